@@ -1,0 +1,52 @@
+// Registry of papshim's own algorithms. Adding an algorithm = one file under
+// src/algorithms/<collective>/ plus one line in that collective's registry table.
+#pragma once
+
+#include <mpi.h>
+
+#include <span>
+#include <string_view>
+
+#include "papshim/schedule.hpp"
+
+namespace papshim {
+
+// Cost-model inputs measured at init (Hockney α-β): seconds per message, seconds per byte.
+struct LinkModel {
+    double alpha = 2e-6;
+    double beta = 1e-9;
+};
+
+struct AllgatherAlgorithm {
+    std::string_view name;
+    schedule::Builder build;
+    // Predicted time of one call on a balanced arrival pattern, for `auto`.
+    double (*cost)(int ranks, double bytes_per_rank, const LinkModel& link);
+};
+
+// Every Allgather/Allgatherv algorithm of papshim's own (not "native" nor "auto").
+std::span<const AllgatherAlgorithm> allgather_algorithms();
+const AllgatherAlgorithm* find_allgather_algorithm(std::string_view name);
+// `auto`: the algorithm whose cost model is lowest for this size and process count.
+const AllgatherAlgorithm& auto_allgather_algorithm(int ranks, double bytes_per_rank,
+                                                   const LinkModel& link);
+
+// Buffers of one Allgather or Allgatherv call. `recvcounts`/`displs` (elements of
+// recvtype) are null for Allgather, which uses `recvcount` for every block.
+struct AllgatherBuffers {
+    const void* sendbuf = nullptr;  // may be MPI_IN_PLACE
+    int sendcount = 0;
+    MPI_Datatype sendtype = MPI_DATATYPE_NULL;
+    void* recvbuf = nullptr;
+    int recvcount = 0;
+    const int* recvcounts = nullptr;
+    const int* displs = nullptr;
+    MPI_Datatype recvtype = MPI_DATATYPE_NULL;
+};
+
+// Runs `plan` (built for this rank of `comm`) on `comm`, which must be the private
+// duplicate of the user's communicator. Returns an MPI error code.
+int execute_allgather(const schedule::Schedule& plan, const AllgatherBuffers& buffers,
+                      MPI_Comm comm);
+
+}  // namespace papshim

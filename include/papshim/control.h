@@ -1,0 +1,33 @@
+/* papshim public control API (C). Resolvable with dlsym(RTLD_DEFAULT, ...) when the
+ * library is preloaded, so a program can use it without linking papshim. */
+#ifndef PAPSHIM_CONTROL_H
+#define PAPSHIM_CONTROL_H
+
+#include <mpi.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Select the algorithm for one collective ("allgather", "allgatherv", "reduce",
+ * "allreduce") on `comm`: "native", "auto" or an algorithm name. Collective over `comm`:
+ * every rank must call it with the same arguments (checked; a mismatch or an unknown name
+ * returns MPI_ERR_ARG on every rank and changes nothing). Returns MPI_SUCCESS otherwise. */
+int papshim_set_algorithm(MPI_Comm comm, const char* collective, const char* name);
+
+/* Writes the algorithm currently selected for `collective` on `comm` into name[0..len). */
+int papshim_get_algorithm(MPI_Comm comm, const char* collective, char* name, int len);
+
+/* Switch the process-wide mode: "off", "profile" or "dispatch". Every rank must switch at
+ * the same point of the program (between collectives). Returns MPI_ERR_ARG for an unknown
+ * mode. Used by papshim-bench to compare modes inside one run. */
+int papshim_set_mode(const char* mode);
+
+/* The library version, e.g. "0.1.0". */
+const char* papshim_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
