@@ -7,6 +7,7 @@
 #include <span>
 #include <string_view>
 
+#include "papshim/config.hpp"
 #include "papshim/schedule.hpp"
 
 namespace papshim {
@@ -48,5 +49,8 @@ struct AllgatherBuffers {
 // duplicate of the user's communicator. Returns an MPI error code.
 int execute_allgather(const schedule::Schedule& plan, const AllgatherBuffers& buffers,
                       MPI_Comm comm);
+
+// Every algorithm name of papshim's own, per collective (configuration checks, help).
+AlgorithmNames algorithm_names();
 
 }  // namespace papshim

@@ -23,6 +23,11 @@ int papshim_get_algorithm(MPI_Comm comm, const char* collective, char* name, int
  * mode. Used by papshim-bench to compare modes inside one run. */
 int papshim_set_mode(const char* mode);
 
+/* Seconds on the job-global clock, the one trace times use: a monotonic local clock plus
+ * this rank's offset to world rank 0, estimated at MPI_Init (0 = rank 0's MPI_Init).
+ * Lets a benchmark compare arrival and exit times across ranks. */
+double papshim_wtime(void);
+
 /* The library version, e.g. "0.1.0". */
 const char* papshim_version(void);
 

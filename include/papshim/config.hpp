@@ -1,0 +1,71 @@
+// Configuration from PAPSHIM_* environment variables (DESIGN §6). Parsing is a pure
+// function of a variable lookup, so it is unit-testable; the runtime reads the real
+// environment once at MPI_Init and checks that every rank got the same values.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace papshim {
+
+enum class Mode : std::uint8_t { off, profile, dispatch };
+
+enum class Collective : std::uint8_t { allgather, allgatherv, reduce, allreduce };
+inline constexpr int collective_count = 4;
+std::string_view collective_name(Collective c);
+std::optional<Collective> parse_collective(std::string_view name);
+
+// Algorithm names papshim knows for each collective, besides "native" and "auto".
+using AlgorithmNames = std::array<std::vector<std::string>, collective_count>;
+
+struct Config {
+    Mode mode = Mode::dispatch;
+    std::array<std::string, collective_count> algorithm{"auto", "auto", "auto", "auto"};
+    std::string trace_dir;      // empty: no tracing
+    int callsite_depth = 1;
+    int verbose = 0;
+    std::size_t trace_buffer = 65536;  // records kept in memory per rank before spilling
+
+    bool tracing() const { return mode == Mode::profile || (mode == Mode::dispatch && !trace_dir.empty()); }
+    // Canonical "NAME=value" lines, identical on ranks with the same configuration.
+    std::vector<std::string> canonical() const;
+};
+
+// One documented variable: what papshim-info and papshim-run --help print.
+struct VariableInfo {
+    std::string name;
+    std::string default_value;
+    std::string choices;
+    std::string description;
+};
+std::vector<VariableInfo> describe_variables(const AlgorithmNames& names);
+
+using Lookup = std::function<const char*(const char*)>;
+
+struct ConfigError {
+    std::string message;  // one line: names the variable, the value and the valid choices
+};
+
+// Parses every PAPSHIM_* variable; the first invalid one is reported. Unknown PAPSHIM_*
+// variables are errors too (a typo must not silently run the default).
+struct ParseResult {
+    std::optional<Config> config;
+    std::optional<ConfigError> error;
+};
+ParseResult parse_config(const Lookup& lookup, const std::vector<std::string>& environment_names,
+                         const AlgorithmNames& names);
+
+// Validates one algorithm name for a collective ("native", "auto" or a known name).
+bool valid_algorithm(Collective c, std::string_view name, const AlgorithmNames& names);
+std::string algorithm_choices(Collective c, const AlgorithmNames& names);
+
+std::string_view mode_name(Mode m);
+std::optional<Mode> parse_mode(std::string_view s);
+
+}  // namespace papshim

@@ -1,0 +1,89 @@
+// Process-wide state of the shim: configuration, the global clock, per-communicator
+// contexts and the trace writer. Everything here is set up once in MPI_Init and torn
+// down in MPI_Finalize; intercepted calls only read it (contexts and the trace are
+// guarded for MPI_THREAD_MULTIPLE applications).
+#pragma once
+
+#include <mpi.h>
+
+#include <array>
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "papshim/algorithms.hpp"
+#include "papshim/config.hpp"
+#include "papshim/trace.hpp"
+
+namespace papshim::runtime {
+
+// The communicator's private state, stored as an MPI attribute and freed with it.
+struct CommContext {
+    MPI_Comm user = MPI_COMM_NULL;
+    MPI_Comm priv = MPI_COMM_NULL;   // private duplicate: the shim's traffic never meets the user's
+    int size = 1;
+    int rank = 0;
+    bool inter = false;
+    std::uint64_t id = 0;            // trace::comm_id, identical on every member
+    std::uint64_t next_seq = 0;
+    // Per-collective algorithm chosen with papshim_set_algorithm; empty: the configured one.
+    std::array<std::string, collective_count> algorithm;
+    // Schedules are pure functions of (algorithm, p, rank) here, so they are built once.
+    std::map<std::string, schedule::Schedule, std::less<>> schedules;
+    std::mutex lock;                 // guards `schedules` and `algorithm`
+};
+
+struct State {
+    Config config;
+    bool initialised = false;
+    int world_rank = 0;
+    int world_size = 1;
+    MPI_Comm world = MPI_COMM_NULL;  // the shim's private duplicate of MPI_COMM_WORLD
+    double clock_offset = 0.0;       // local_now() + offset = global time
+    double clock_max_rtt = 0.0;
+    LinkModel link;
+    int keyval = MPI_KEYVAL_INVALID;
+    std::atomic<bool> any_override{false};  // some communicator has a papshim_set_algorithm choice
+};
+
+State& state();
+
+// The mode in force (papshim_set_mode may change it between collectives). `off` until
+// MPI_Init has finished and after MPI_Finalize has started.
+inline std::atomic<Mode> current_mode{Mode::off};
+inline Mode mode() { return current_mode.load(std::memory_order_relaxed); }
+
+// Called by MPI_Init/MPI_Init_thread after PMPI_Init succeeded. Validates the configuration
+// collectively; on invalid or inconsistent configuration prints one line and exits.
+void initialise(const AlgorithmNames& names);
+// Called by MPI_Finalize before PMPI_Finalize: writes the trace, frees every context.
+void finalise();
+
+// The context of `comm`, created on first use (collective over `comm`: it duplicates it).
+CommContext& context(MPI_Comm comm);
+// The context if `comm` already has one (no communication), else nullptr.
+CommContext* existing_context(MPI_Comm comm);
+
+// The algorithm configured for `collective` on this communicator.
+std::string_view algorithm_for(CommContext& ctx, Collective collective);
+
+// Whether calls made in `mode` are recorded: always in profile mode (if the trace is
+// open); in dispatch mode only when the job was configured as dispatch with a trace dir.
+bool records_in(Mode mode);
+// True when this collective forwards to native on every communicator (the fast path).
+bool always_native(Collective collective);
+// papshim_set_algorithm: validated and agreed on by the caller; stores the override.
+void set_algorithm(CommContext& ctx, Collective collective, std::string name);
+bool valid_algorithm_name(Collective collective, std::string_view name);
+
+// Tracing: the call site of the current call and the record sink.
+bool tracing();
+std::uint32_t call_site(const void* caller);
+void record(const trace::Record& r);
+std::uint8_t algorithm_index(std::string_view name);
+std::int16_t op_index(MPI_Op op);
+double now();  // global clock
+
+}  // namespace papshim::runtime

@@ -1,0 +1,9 @@
+// The C entry points: each forwards to its handler with the caller's return address (the
+// call site, read before any other work). MPICH's Fortran bindings call these too.
+#include "entry_points.hpp"
+
+#define PAPSHIM_DEFINE_C_ENTRY(Name, lower, params, args)                              \
+    PAPSHIM_EXPORT int MPI_##Name params {                                               \
+        return papshim::interpose::lower(PAPSHIM_UNPACK args, __builtin_return_address(0)); \
+    }
+PAPSHIM_COLLECTIVES(PAPSHIM_DEFINE_C_ENTRY)

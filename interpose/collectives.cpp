@@ -1,0 +1,162 @@
+// The four handlers: measure arrival, ask the dispatcher, run, record (DESIGN §2).
+#include <optional>
+
+#include "entry_points.hpp"
+#include "papshim/algorithms.hpp"
+#include "papshim/runtime.hpp"
+
+namespace papshim::interpose {
+namespace {
+
+using runtime::CommContext;
+
+struct Outcome {
+    int result = MPI_SUCCESS;
+    std::string_view algorithm = "native";
+};
+
+// What a record says about the call; computed after it succeeded, so the handles are valid.
+struct Shape {
+    std::uint64_t bytes = 0;
+    int root = -1;
+    std::int16_t op = -1;
+};
+
+std::uint64_t type_size(MPI_Datatype type) {
+    int size = 0;
+    PMPI_Type_size(type, &size);
+    return std::uint64_t(size);
+}
+
+// The common path of every handler. `native` forwards to PMPI; `own` runs papshim's
+// algorithm and returns nullopt when the call must go native (decided before any message).
+template <class Native, class Own, class Describe>
+int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, Own&& own, Describe&& describe) {
+    const Mode mode = runtime::mode();
+    if (mode == Mode::off || comm == MPI_COMM_NULL) return native();
+    const bool traced = runtime::records_in(mode);
+    if (!traced && mode == Mode::dispatch && runtime::always_native(kind)) return native();
+
+    const double arrival = runtime::now();
+    CommContext& ctx = runtime::context(comm);
+    const std::uint64_t seq = ctx.next_seq++;
+    Outcome outcome;
+    std::optional<Outcome> ran;
+    if (mode == Mode::dispatch) ran = own(ctx);
+    if (ran) {
+        outcome = *ran;
+        if (outcome.result != MPI_SUCCESS) PMPI_Comm_call_errhandler(comm, outcome.result);
+    } else {
+        outcome.result = native();
+    }
+    if (traced && outcome.result == MPI_SUCCESS) {
+        const double exit = runtime::now();
+        const Shape shape = describe(ctx);
+        trace::Record r;
+        r.arrival = arrival;
+        r.exit = exit;
+        r.bytes = shape.bytes;
+        r.seq = seq;
+        r.comm = ctx.id;
+        r.rank = ctx.rank;
+        r.world_rank = runtime::state().world_rank;
+        r.comm_size = ctx.size;
+        r.root = shape.root;
+        r.site = runtime::call_site(caller);
+        r.collective = std::uint8_t(kind);
+        r.algorithm = runtime::algorithm_index(outcome.algorithm);
+        r.op = shape.op;
+        runtime::record(r);
+    }
+    return outcome.result;
+}
+
+// papshim's own Allgather/Allgatherv, or nullopt for arguments it leaves to MPI: invalid
+// ones (so the native call raises the native error), inter-communicators, p = 1, no data.
+std::optional<Outcome> run_allgather(CommContext& ctx, Collective kind, const AllgatherBuffers& buffers) {
+    const std::string_view choice = runtime::algorithm_for(ctx, kind);
+    if (choice == "native" || ctx.inter || ctx.size < 2) return std::nullopt;
+    const bool in_place = buffers.sendbuf == MPI_IN_PLACE;
+    if (buffers.recvtype == MPI_DATATYPE_NULL || (!in_place && (buffers.sendtype == MPI_DATATYPE_NULL || buffers.sendcount < 0)))
+        return std::nullopt;
+    std::uint64_t elements = 0;
+    if (buffers.recvcounts) {
+        if (!buffers.displs) return std::nullopt;
+        for (int i = 0; i < ctx.size; ++i) {
+            if (buffers.recvcounts[i] < 0) return std::nullopt;
+            elements += std::uint64_t(buffers.recvcounts[i]);
+        }
+    } else {
+        if (buffers.recvcount < 0) return std::nullopt;
+        elements = std::uint64_t(buffers.recvcount) * std::uint64_t(ctx.size);
+    }
+    const std::uint64_t bytes = elements * type_size(buffers.recvtype);
+    if (bytes == 0) return std::nullopt;
+
+    const runtime::State& s = runtime::state();
+    const AllgatherAlgorithm* algorithm =
+        choice == "auto" ? &auto_allgather_algorithm(ctx.size, double(bytes) / ctx.size, s.link)
+                         : find_allgather_algorithm(choice);
+    if (!algorithm) return std::nullopt;
+    const schedule::Schedule* plan = nullptr;
+    {
+        std::lock_guard guard(ctx.lock);
+        auto it = ctx.schedules.find(algorithm->name);
+        if (it == ctx.schedules.end())
+            it = ctx.schedules.emplace(std::string(algorithm->name),
+                                       algorithm->build(schedule::BuildInput{ctx.size, ctx.rank, {}})).first;
+        plan = &it->second;
+    }
+    return Outcome{execute_allgather(*plan, buffers, ctx.priv), algorithm->name};
+}
+
+}  // namespace
+
+int allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+              MPI_Datatype recvtype, MPI_Comm comm, const void* caller) {
+    return handle(
+        Collective::allgather, comm, caller,
+        [&] { return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); },
+        [&](CommContext& ctx) {
+            AllgatherBuffers b{sendbuf, sendcount, sendtype, recvbuf, recvcount, nullptr, nullptr, recvtype};
+            return run_allgather(ctx, Collective::allgather, b);
+        },
+        [&](CommContext& ctx) { return Shape{std::uint64_t(recvcount) * std::uint64_t(ctx.size) * type_size(recvtype)}; });
+}
+
+int allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int* recvcounts,
+               const int* displs, MPI_Datatype recvtype, MPI_Comm comm, const void* caller) {
+    return handle(
+        Collective::allgatherv, comm, caller,
+        [&] { return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm); },
+        [&](CommContext& ctx) {
+            AllgatherBuffers b{sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype};
+            return run_allgather(ctx, Collective::allgatherv, b);
+        },
+        [&](CommContext& ctx) {
+            std::uint64_t elements = 0;
+            for (int i = 0; i < (ctx.inter ? 0 : ctx.size); ++i) elements += std::uint64_t(recvcounts[i]);
+            return Shape{elements * type_size(recvtype)};
+        });
+}
+
+// Reduce and Allreduce have no algorithms of papshim's own yet: `auto` means native.
+int reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
+           const void* caller) {
+    return handle(
+        Collective::reduce, comm, caller,
+        [&] { return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm); },
+        [](CommContext&) { return std::optional<Outcome>{}; },
+        [&](CommContext&) { return Shape{std::uint64_t(count) * type_size(datatype), root, runtime::op_index(op)}; });
+}
+
+int allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+              const void* caller) {
+    return handle(
+        Collective::allreduce, comm, caller,
+        [&] { return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm); },
+        [](CommContext&) { return std::optional<Outcome>{}; },
+        [&](CommContext&) { return Shape{std::uint64_t(count) * type_size(datatype), -1, runtime::op_index(op)}; });
+}
+
+}  // namespace papshim::interpose

@@ -1,0 +1,65 @@
+// The public C API of include/papshim/control.h.
+#include "papshim/control.h"
+
+#include <cstring>
+#include <string>
+
+#include "entry_points.hpp"
+#include "papshim/runtime.hpp"
+
+namespace {
+
+// Every rank must pass the same (collective, name): compare against rank 0's choice so a
+// mismatch fails everywhere instead of running different algorithms.
+bool same_on_every_rank(MPI_Comm comm, const std::string& choice) {
+    int length = int(choice.size());
+    PMPI_Bcast(&length, 1, MPI_INT, 0, comm);
+    std::string reference(std::size_t(length), '\0');
+    int rank = 0;
+    PMPI_Comm_rank(comm, &rank);
+    if (rank == 0) reference = choice;
+    PMPI_Bcast(reference.data(), length, MPI_CHAR, 0, comm);
+    int mine = reference == choice ? 1 : 0, all = 0;
+    PMPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_LAND, comm);
+    return all != 0;
+}
+
+}  // namespace
+
+PAPSHIM_EXPORT int papshim_set_algorithm(MPI_Comm comm, const char* collective, const char* name) {
+    using namespace papshim;
+    if (!runtime::state().initialised || comm == MPI_COMM_NULL || !collective || !name) return MPI_ERR_ARG;
+    auto kind = parse_collective(collective);
+    runtime::CommContext& ctx = runtime::context(comm);
+    bool valid = kind && runtime::valid_algorithm_name(*kind, name);
+    int ok_here = valid ? 1 : 0, ok_everywhere = 0;
+    PMPI_Allreduce(&ok_here, &ok_everywhere, 1, MPI_INT, MPI_LAND, ctx.priv);
+    if (!ok_everywhere || !same_on_every_rank(ctx.priv, std::string(collective) + '\n' + name)) return MPI_ERR_ARG;
+    runtime::set_algorithm(ctx, *kind, name);
+    return MPI_SUCCESS;
+}
+
+PAPSHIM_EXPORT int papshim_get_algorithm(MPI_Comm comm, const char* collective, char* name, int len) {
+    using namespace papshim;
+    if (!runtime::state().initialised || comm == MPI_COMM_NULL || !collective || !name || len <= 0) return MPI_ERR_ARG;
+    auto kind = parse_collective(collective);
+    if (!kind) return MPI_ERR_ARG;
+    // A query, not a collective: without a context yet, the configured choice applies.
+    runtime::CommContext* ctx = runtime::existing_context(comm);
+    std::string_view chosen = ctx ? runtime::algorithm_for(*ctx, *kind) : runtime::state().config.algorithm[std::size_t(*kind)];
+    std::size_t n = std::min(chosen.size(), std::size_t(len - 1));
+    std::memcpy(name, chosen.data(), n);
+    name[n] = '\0';
+    return MPI_SUCCESS;
+}
+
+PAPSHIM_EXPORT int papshim_set_mode(const char* mode) {
+    auto parsed = mode ? papshim::parse_mode(mode) : std::nullopt;
+    if (!parsed || !papshim::runtime::state().initialised) return MPI_ERR_ARG;
+    papshim::runtime::current_mode.store(*parsed);
+    return MPI_SUCCESS;
+}
+
+PAPSHIM_EXPORT double papshim_wtime(void) { return papshim::runtime::now(); }
+
+PAPSHIM_EXPORT const char* papshim_version(void) { return PAPSHIM_VERSION; }

@@ -1,0 +1,93 @@
+// Fortran entry points (mpif.h and `use mpi`) for Open MPI, whose Fortran layer calls
+// PMPI_* directly and so would bypass the C entry points (DESIGN §7). Each mangling
+// gfortran and other compilers use is stamped from one wrapper per collective. MPICH's
+// Fortran layer calls the C MPI_* symbols, so there the C entry points already see
+// Fortran callers and these are not built.
+#ifdef PAPSHIM_OPEN_MPI
+
+#include <dlfcn.h>
+
+#include "entry_points.hpp"
+
+namespace {
+
+// Open MPI's Fortran MPI_IN_PLACE and MPI_BOTTOM are common blocks in libmpi; a Fortran
+// caller passes their address. Looked up once (the library is loaded before any call).
+const void* fortran_symbol(const char* name) {
+    static void* self = dlopen(nullptr, RTLD_LAZY);
+    return dlsym(self, name);
+}
+
+const void* c_buffer(const void* fortran_buffer) {
+    static const void* in_place = fortran_symbol("mpi_fortran_in_place_");
+    static const void* bottom = fortran_symbol("mpi_fortran_bottom_");
+    if (fortran_buffer == in_place) return MPI_IN_PLACE;
+    if (fortran_buffer == bottom) return MPI_BOTTOM;
+    return fortran_buffer;
+}
+
+void* c_buffer(void* fortran_buffer) { return const_cast<void*>(c_buffer(static_cast<const void*>(fortran_buffer))); }
+
+// Open MPI converts Fortran INTEGER arrays of counts in place when INTEGER is the size of
+// int; anything else would need a copy, which Debian's gfortran ABI does not need.
+static_assert(sizeof(MPI_Fint) == sizeof(int), "MPI_Fint must be int-sized");
+
+}  // namespace
+
+// X(lower_name, UPPER_NAME, (Fortran parameters), (arguments of the wrapper))
+#define PAPSHIM_FORTRAN_MANGLINGS(lower, UPPER, params, args)                                  \
+    PAPSHIM_EXPORT void lower##_ params { fortran_##lower(PAPSHIM_UNPACK args, __builtin_return_address(0)); } \
+    PAPSHIM_EXPORT void lower##__ params { fortran_##lower(PAPSHIM_UNPACK args, __builtin_return_address(0)); } \
+    PAPSHIM_EXPORT void lower params { fortran_##lower(PAPSHIM_UNPACK args, __builtin_return_address(0)); } \
+    PAPSHIM_EXPORT void UPPER params { fortran_##lower(PAPSHIM_UNPACK args, __builtin_return_address(0)); }
+
+namespace {
+
+void fortran_mpi_allgather(void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf,
+                           MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* comm, MPI_Fint* ierr,
+                           const void* caller) {
+    *ierr = papshim::interpose::allgather(c_buffer(sendbuf), *sendcount, PMPI_Type_f2c(*sendtype), c_buffer(recvbuf),
+                                          *recvcount, PMPI_Type_f2c(*recvtype), PMPI_Comm_f2c(*comm), caller);
+}
+
+void fortran_mpi_allgatherv(void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf,
+                            MPI_Fint* recvcounts, MPI_Fint* displs, MPI_Fint* recvtype, MPI_Fint* comm,
+                            MPI_Fint* ierr, const void* caller) {
+    *ierr = papshim::interpose::allgatherv(c_buffer(sendbuf), *sendcount, PMPI_Type_f2c(*sendtype),
+                                           c_buffer(recvbuf), recvcounts, displs, PMPI_Type_f2c(*recvtype),
+                                           PMPI_Comm_f2c(*comm), caller);
+}
+
+void fortran_mpi_reduce(void* sendbuf, void* recvbuf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* op,
+                        MPI_Fint* root, MPI_Fint* comm, MPI_Fint* ierr, const void* caller) {
+    *ierr = papshim::interpose::reduce(c_buffer(sendbuf), c_buffer(recvbuf), *count, PMPI_Type_f2c(*datatype),
+                                       PMPI_Op_f2c(*op), *root, PMPI_Comm_f2c(*comm), caller);
+}
+
+void fortran_mpi_allreduce(void* sendbuf, void* recvbuf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* op,
+                           MPI_Fint* comm, MPI_Fint* ierr, const void* caller) {
+    *ierr = papshim::interpose::allreduce(c_buffer(sendbuf), c_buffer(recvbuf), *count, PMPI_Type_f2c(*datatype),
+                                          PMPI_Op_f2c(*op), PMPI_Comm_f2c(*comm), caller);
+}
+
+}  // namespace
+
+PAPSHIM_FORTRAN_MANGLINGS(mpi_allgather, MPI_ALLGATHER,
+                          (void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf, MPI_Fint* recvcount,
+                           MPI_Fint* recvtype, MPI_Fint* comm, MPI_Fint* ierr),
+                          (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierr))
+PAPSHIM_FORTRAN_MANGLINGS(mpi_allgatherv, MPI_ALLGATHERV,
+                          (void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf,
+                           MPI_Fint* recvcounts, MPI_Fint* displs, MPI_Fint* recvtype, MPI_Fint* comm,
+                           MPI_Fint* ierr),
+                          (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierr))
+PAPSHIM_FORTRAN_MANGLINGS(mpi_reduce, MPI_REDUCE,
+                          (void* sendbuf, void* recvbuf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* op,
+                           MPI_Fint* root, MPI_Fint* comm, MPI_Fint* ierr),
+                          (sendbuf, recvbuf, count, datatype, op, root, comm, ierr))
+PAPSHIM_FORTRAN_MANGLINGS(mpi_allreduce, MPI_ALLREDUCE,
+                          (void* sendbuf, void* recvbuf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* op,
+                           MPI_Fint* comm, MPI_Fint* ierr),
+                          (sendbuf, recvbuf, count, datatype, op, comm, ierr))
+
+#endif

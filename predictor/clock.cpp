@@ -1,0 +1,97 @@
+#include "papshim/clock.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <vector>
+
+namespace papshim::clock {
+namespace {
+
+constexpr int sync_tag = 1;
+constexpr int link_tag = 2;
+constexpr int sync_rounds = 8;
+constexpr int link_rounds = 5;
+constexpr int large_message = 1 << 16;
+
+// One rank's estimate of (rank 0 time − local time), from the exchange with the least RTT.
+double estimate_offset(MPI_Comm comm, double& best_rtt) {
+    double best_offset = 0.0;
+    best_rtt = std::numeric_limits<double>::infinity();
+    for (int i = 0; i < sync_rounds; ++i) {
+        double sent = local_now();
+        double remote = 0.0;
+        PMPI_Send(&sent, 1, MPI_DOUBLE, 0, sync_tag, comm);
+        PMPI_Recv(&remote, 1, MPI_DOUBLE, 0, sync_tag, comm, MPI_STATUS_IGNORE);
+        double received = local_now();
+        if (received - sent < best_rtt) {
+            best_rtt = received - sent;
+            best_offset = remote - (sent + received) / 2;
+        }
+    }
+    return best_offset;
+}
+
+void serve_offset(MPI_Comm comm, int peer) {
+    for (int i = 0; i < sync_rounds; ++i) {
+        double ignored = 0.0;
+        PMPI_Recv(&ignored, 1, MPI_DOUBLE, peer, sync_tag, comm, MPI_STATUS_IGNORE);
+        double now = local_now();
+        PMPI_Send(&now, 1, MPI_DOUBLE, peer, sync_tag, comm);
+    }
+}
+
+// Minimum one-way time of `bytes` between rank 0 and `peer`, measured on rank 0.
+double one_way_time(MPI_Comm comm, int rank, int peer, std::vector<char>& buffer, int bytes) {
+    double best = std::numeric_limits<double>::infinity();
+    for (int i = 0; i < link_rounds; ++i) {
+        if (rank == 0) {
+            double t0 = local_now();
+            PMPI_Send(buffer.data(), bytes, MPI_BYTE, peer, link_tag, comm);
+            PMPI_Recv(buffer.data(), bytes, MPI_BYTE, peer, link_tag, comm, MPI_STATUS_IGNORE);
+            best = std::min(best, (local_now() - t0) / 2);
+        } else {
+            PMPI_Recv(buffer.data(), bytes, MPI_BYTE, 0, link_tag, comm, MPI_STATUS_IGNORE);
+            PMPI_Send(buffer.data(), bytes, MPI_BYTE, 0, link_tag, comm);
+        }
+    }
+    return best;
+}
+
+}  // namespace
+
+Synchronisation synchronise(MPI_Comm comm) {
+    int rank = 0, size = 1;
+    PMPI_Comm_rank(comm, &rank);
+    PMPI_Comm_size(comm, &size);
+    Synchronisation sync;
+    double rtt = 0.0;
+    // Rank 0 serves every other rank in turn, so each estimate sees an idle peer.
+    for (int peer = 1; peer < size; ++peer) {
+        if (rank == 0) serve_offset(comm, peer);
+        else if (rank == peer) sync.offset = estimate_offset(comm, rtt);
+    }
+    double base = rank == 0 ? local_now() : 0.0;
+    PMPI_Bcast(&base, 1, MPI_DOUBLE, 0, comm);
+    sync.offset -= base;  // rank 0's local time `base` becomes global time 0
+    PMPI_Reduce(rank == 0 ? MPI_IN_PLACE : &rtt, &rtt, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
+
+    double measured[3] = {rtt, sync.link.alpha, sync.link.beta};
+    if (size > 1) {
+        int peer = size - 1;  // with block mapping the last rank is the farthest from rank 0
+        std::vector<char> buffer(large_message);
+        if (rank == 0 || rank == peer) {
+            double small = one_way_time(comm, rank, peer, buffer, 8);
+            double large = one_way_time(comm, rank, peer, buffer, large_message);
+            if (rank == 0) {
+                measured[1] = small;
+                measured[2] = std::max(large - small, 0.0) / large_message;
+            }
+        }
+    }
+    PMPI_Bcast(measured, 3, MPI_DOUBLE, 0, comm);
+    sync.max_rtt = measured[0];
+    sync.link = LinkModel{measured[1], measured[2]};
+    return sync;
+}
+
+}  // namespace papshim::clock

@@ -1,0 +1,14 @@
+#include "papshim/algorithms.hpp"
+
+namespace papshim {
+
+AlgorithmNames algorithm_names() {
+    AlgorithmNames names;
+    for (const auto& a : allgather_algorithms()) {
+        names[std::size_t(Collective::allgather)].emplace_back(a.name);
+        names[std::size_t(Collective::allgatherv)].emplace_back(a.name);
+    }
+    return names;
+}
+
+}  // namespace papshim

@@ -1,0 +1,155 @@
+#include "papshim/config.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+
+namespace papshim {
+namespace {
+
+constexpr std::array<std::string_view, collective_count> collective_names{
+    "allgather", "allgatherv", "reduce", "allreduce"};
+
+std::string upper(std::string_view s) {
+    std::string out(s);
+    std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return char(std::toupper(c)); });
+    return out;
+}
+
+std::string algorithm_variable(Collective c) { return "PAPSHIM_" + upper(collective_name(c)); }
+
+std::optional<long> parse_integer(std::string_view s) {
+    long value = 0;
+    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+    if (ec != std::errc{} || end != s.data() + s.size() || s.empty()) return std::nullopt;
+    return value;
+}
+
+constexpr std::string_view default_profile_dir = "papshim-trace";
+
+}  // namespace
+
+std::string_view collective_name(Collective c) { return collective_names[std::size_t(c)]; }
+
+std::optional<Collective> parse_collective(std::string_view name) {
+    for (std::size_t i = 0; i < collective_names.size(); ++i)
+        if (collective_names[i] == name) return Collective(i);
+    return std::nullopt;
+}
+
+std::string_view mode_name(Mode m) {
+    switch (m) {
+        case Mode::off: return "off";
+        case Mode::profile: return "profile";
+        case Mode::dispatch: return "dispatch";
+    }
+    return "?";
+}
+
+std::optional<Mode> parse_mode(std::string_view s) {
+    for (Mode m : {Mode::off, Mode::profile, Mode::dispatch})
+        if (mode_name(m) == s) return m;
+    return std::nullopt;
+}
+
+bool valid_algorithm(Collective c, std::string_view name, const AlgorithmNames& names) {
+    if (name == "native" || name == "auto") return true;
+    const auto& known = names[std::size_t(c)];
+    return std::find(known.begin(), known.end(), name) != known.end();
+}
+
+std::string algorithm_choices(Collective c, const AlgorithmNames& names) {
+    std::string out = "native, auto";
+    for (const auto& n : names[std::size_t(c)]) out += ", " + n;
+    return out;
+}
+
+std::vector<std::string> Config::canonical() const {
+    std::vector<std::string> lines;
+    lines.push_back(fmt::format("PAPSHIM_MODE={}", mode_name(mode)));
+    for (int i = 0; i < collective_count; ++i)
+        lines.push_back(fmt::format("{}={}", algorithm_variable(Collective(i)), algorithm[std::size_t(i)]));
+    lines.push_back(fmt::format("PAPSHIM_TRACE_DIR={}", trace_dir));
+    lines.push_back(fmt::format("PAPSHIM_CALLSITE_DEPTH={}", callsite_depth));
+    lines.push_back(fmt::format("PAPSHIM_VERBOSE={}", verbose));
+    lines.push_back(fmt::format("PAPSHIM_TRACE_BUFFER={}", trace_buffer));
+    return lines;
+}
+
+std::vector<VariableInfo> describe_variables(const AlgorithmNames& names) {
+    std::vector<VariableInfo> vars;
+    vars.push_back({"PAPSHIM_MODE", "dispatch", "off, profile, dispatch",
+                    "off: forward every call untouched; profile: forward and record the arrival "
+                    "pattern; dispatch: run the selected algorithms (records too if PAPSHIM_TRACE_DIR is set)"});
+    for (int i = 0; i < collective_count; ++i) {
+        auto c = Collective(i);
+        vars.push_back({algorithm_variable(c), "auto", algorithm_choices(c, names),
+                        fmt::format("algorithm for MPI_{}{} in dispatch mode; auto picks per call from "
+                                    "the cost models (native where papshim has no algorithm)",
+                                    char(std::toupper(collective_name(c)[0])), collective_name(c).substr(1))});
+    }
+    vars.push_back({"PAPSHIM_TRACE_DIR", std::string(default_profile_dir) + " (profile mode)", "a directory",
+                    "where calls.csv, trace.json, summary.txt and meta.txt are written at MPI_Finalize; "
+                    "created if missing; in dispatch mode tracing happens only when it is set"});
+    vars.push_back({"PAPSHIM_CALLSITE_DEPTH", "1", "1..16",
+                    "stack frames above the MPI call that identify a call site"});
+    vars.push_back({"PAPSHIM_VERBOSE", "0", "0, 1, 2", "1: one line per rank 0 at init and finalize; 2: also per-communicator events"});
+    vars.push_back({"PAPSHIM_TRACE_BUFFER", "65536", "1..100000000",
+                    "trace records kept in memory per rank before they are spilled to a file in the trace directory"});
+    return vars;
+}
+
+ParseResult parse_config(const Lookup& lookup, const std::vector<std::string>& environment_names,
+                         const AlgorithmNames& names) {
+    Config cfg;
+    auto fail = [](std::string msg) { return ParseResult{std::nullopt, ConfigError{std::move(msg)}}; };
+    auto invalid = [&](std::string_view var, std::string_view value, std::string_view expected) {
+        return fail(fmt::format("invalid {}='{}': expected {}", var, value, expected));
+    };
+
+    const auto vars = describe_variables(names);
+    for (const auto& env : environment_names) {
+        if (env.rfind("PAPSHIM_", 0) != 0) continue;
+        bool known = std::any_of(vars.begin(), vars.end(), [&](const VariableInfo& v) { return v.name == env; });
+        if (!known) {
+            std::string all;
+            for (const auto& v : vars) all += (all.empty() ? "" : ", ") + v.name;
+            return fail(fmt::format("unknown variable {}: papshim reads {}", env, all));
+        }
+    }
+
+    if (const char* v = lookup("PAPSHIM_MODE")) {
+        auto m = parse_mode(v);
+        if (!m) return invalid("PAPSHIM_MODE", v, "one of off, profile, dispatch");
+        cfg.mode = *m;
+    }
+    for (int i = 0; i < collective_count; ++i) {
+        auto c = Collective(i);
+        std::string var = algorithm_variable(c);
+        if (const char* v = lookup(var.c_str())) {
+            if (!valid_algorithm(c, v, names)) return invalid(var, v, "one of " + algorithm_choices(c, names));
+            cfg.algorithm[std::size_t(i)] = v;
+        }
+    }
+    if (const char* v = lookup("PAPSHIM_TRACE_DIR")) {
+        if (*v == '\0') return invalid("PAPSHIM_TRACE_DIR", v, "a non-empty directory path");
+        cfg.trace_dir = v;
+    } else if (cfg.mode == Mode::profile) {
+        cfg.trace_dir = default_profile_dir;
+    }
+    auto integer = [&](const char* var, long lo, long hi, auto& out) -> std::optional<ParseResult> {
+        const char* v = lookup(var);
+        if (!v) return std::nullopt;
+        auto n = parse_integer(v);
+        if (!n || *n < lo || *n > hi) return invalid(var, v, fmt::format("an integer in {}..{}", lo, hi));
+        out = static_cast<std::remove_reference_t<decltype(out)>>(*n);
+        return std::nullopt;
+    };
+    if (auto e = integer("PAPSHIM_CALLSITE_DEPTH", 1, 16, cfg.callsite_depth)) return *e;
+    if (auto e = integer("PAPSHIM_VERBOSE", 0, 2, cfg.verbose)) return *e;
+    if (auto e = integer("PAPSHIM_TRACE_BUFFER", 1, 100000000, cfg.trace_buffer)) return *e;
+    return ParseResult{cfg, std::nullopt};
+}
+
+}  // namespace papshim
