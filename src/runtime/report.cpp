@@ -1,0 +1,334 @@
+// PAP report maths and the streaming analysis of calls.csv: rows are grouped into calls by
+// (comm, seq); a call is folded into its site's statistics as soon as every rank's row is in,
+// so memory holds only the calls still open, the per-call ω and the sampled delay vectors.
+#include "papshim/report.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+#include <tuple>
+#include <unordered_map>
+
+namespace papshim::report {
+
+// ---- pure maths ----------------------------------------------------------------------------
+
+double mean(std::span<const double> values) {
+    if (values.empty()) return 0;
+    return std::accumulate(values.begin(), values.end(), 0.0) /
+           static_cast<double>(values.size());
+}
+
+double omega(std::span<const double> arrivals) {
+    if (arrivals.size() < 2) return 0;
+    const auto [low, high] = std::minmax_element(arrivals.begin(), arrivals.end());
+    return *high - *low;
+}
+
+double mean_absolute_deviation(std::span<const double> arrivals) {
+    if (arrivals.empty()) return 0;
+    const double centre = mean(arrivals);
+    double sum = 0;
+    for (const double a : arrivals) sum += std::abs(a - centre);
+    return sum / static_cast<double>(arrivals.size());
+}
+
+double percentile(std::vector<double> values, double p) {
+    if (values.empty()) return 0;
+    const double position = std::clamp(p, 0.0, 100.0) / 100.0 *
+                            static_cast<double>(values.size() - 1);
+    const auto below = static_cast<std::size_t>(std::floor(position));
+    const double fraction = position - static_cast<double>(below);
+    std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(below),
+                     values.end());
+    const double low = values[below];
+    if (fraction == 0 || below + 1 >= values.size()) return low;
+    // The next order statistic is the smallest of the elements after `below`.
+    const double high = *std::min_element(
+        values.begin() + static_cast<std::ptrdiff_t>(below) + 1, values.end());
+    return low + fraction * (high - low);
+}
+
+int last_rank(std::span<const double> arrivals) {
+    if (arrivals.empty()) return -1;
+    return static_cast<int>(std::max_element(arrivals.begin(), arrivals.end()) -
+                            arrivals.begin());
+}
+
+std::vector<double> wait_at_nxn(std::span<const double> arrivals) {
+    std::vector<double> waits(arrivals.size());
+    if (arrivals.empty()) return waits;
+    const double latest = *std::max_element(arrivals.begin(), arrivals.end());
+    std::transform(arrivals.begin(), arrivals.end(), waits.begin(),
+                   [latest](double a) { return latest - a; });
+    return waits;
+}
+
+double early_reduce(std::span<const double> arrivals, int root) {
+    if (root < 0 || static_cast<std::size_t>(root) >= arrivals.size()) return 0;
+    double earliest_other = std::numeric_limits<double>::infinity();
+    for (std::size_t i = 0; i < arrivals.size(); ++i) {
+        if (static_cast<int>(i) != root) earliest_other = std::min(earliest_other, arrivals[i]);
+    }
+    const double wait = earliest_other - arrivals[static_cast<std::size_t>(root)];
+    return std::isfinite(wait) && wait > 0 ? wait : 0;
+}
+
+std::vector<RankShare> top_ranks(const std::map<int, std::uint64_t>& counts,
+                                 std::uint64_t total_calls, std::size_t n) {
+    std::vector<RankShare> ranked;
+    for (const auto& [rank, count] : counts) {
+        const double share = total_calls == 0 ? 0.0
+                                              : static_cast<double>(count) /
+                                                    static_cast<double>(total_calls);
+        ranked.push_back({rank, count, share});
+    }
+    // Stable on the rank-ordered map input: ties keep the lower rank first.
+    std::stable_sort(ranked.begin(), ranked.end(),
+                     [](const RankShare& a, const RankShare& b) { return a.count > b.count; });
+    if (ranked.size() > n) ranked.resize(n);
+    return ranked;
+}
+
+namespace {
+bool is_allgather(const std::string& collective) {
+    return collective == "allgather" || collective == "allgatherv";
+}
+bool is_nxn(const std::string& collective) {
+    return is_allgather(collective) || collective == "allreduce";
+}
+}  // namespace
+
+double message_bytes(const std::string& collective, std::uint64_t bytes, int comm_size) {
+    if (is_allgather(collective) && comm_size > 0) {
+        return static_cast<double>(bytes) / static_cast<double>(comm_size);
+    }
+    return static_cast<double>(bytes);
+}
+
+double tau(double alpha_s, double beta_s_per_byte, double message_bytes_) {
+    return alpha_s + beta_s_per_byte * message_bytes_;
+}
+
+// ---- analysis ------------------------------------------------------------------------------
+
+namespace {
+
+constexpr std::size_t incomplete_examples = 5;
+
+// A call whose rows are still coming in.
+struct OpenCall {
+    std::string comm;
+    std::int64_t seq = 0;
+    std::string collective;
+    int comm_size = 0;
+    int root = -1;
+    std::uint64_t bytes = 0;
+    std::string callsite, function, location;  // rank 0's once its row is in
+    bool site_from_rank0 = false;
+    bool mixed_site = false;
+    int seen = 0;
+    std::vector<double> arrivals;   // NaN until the rank's row is read
+    std::vector<int> world_ranks;
+};
+
+class Analyzer {
+public:
+    Analyzer(Analysis& out, const std::string& name) : out_(out), name_(name) {}
+
+    void add(const CallRow& row, std::size_t line) {
+        ++out_.rows;
+        out_.first_arrival_s = out_.rows == 1 ? row.arrival_s
+                                              : std::min(out_.first_arrival_s, row.arrival_s);
+        out_.last_exit_s = out_.rows == 1 ? row.exit_s : std::max(out_.last_exit_s, row.exit_s);
+        out_.time_in_calls_s += row.exit_s - row.arrival_s;
+
+        const std::string key = fmt::format("{}\n{}", row.comm, row.seq);
+        auto [it, fresh] = open_.try_emplace(key);
+        OpenCall& call = it->second;
+        if (fresh) {
+            call.comm = row.comm;
+            call.seq = row.seq;
+            call.collective = row.collective;
+            call.comm_size = row.comm_size;
+            call.root = row.root;
+            call.bytes = row.bytes;
+            call.callsite = row.callsite;
+            call.function = row.function;
+            call.location = row.location;
+            call.arrivals.assign(static_cast<std::size_t>(row.comm_size),
+                                 std::numeric_limits<double>::quiet_NaN());
+            call.world_ranks.assign(static_cast<std::size_t>(row.comm_size), -1);
+        } else {
+            check_same_call(call, row, line);
+        }
+        const auto slot = static_cast<std::size_t>(row.rank);
+        if (!std::isnan(call.arrivals[slot])) {
+            fail(line, fmt::format("second row for rank {} of call (comm {}, seq {})", row.rank,
+                                   row.comm, row.seq));
+        }
+        if (row.callsite != call.callsite) {
+            call.mixed_site = true;
+            if (row.rank == 0) {  // the call is listed under rank 0's site
+                call.callsite = row.callsite;
+                call.function = row.function;
+                call.location = row.location;
+            }
+        }
+        call.arrivals[slot] = row.arrival_s;
+        call.world_ranks[slot] = row.world_rank;
+        if (++call.seen == call.comm_size) {
+            complete(call);
+            open_.erase(it);
+        }
+    }
+
+    void finish() {
+        // Whatever is still open lacks some rank's rows: counted, never mixed into metrics.
+        std::vector<const OpenCall*> left;
+        for (const auto& entry : open_) left.push_back(&entry.second);
+        std::sort(left.begin(), left.end(), [](const OpenCall* a, const OpenCall* b) {
+            return std::tie(a->comm, a->seq) < std::tie(b->comm, b->seq);
+        });
+        for (const OpenCall* call : left) {
+            ++site_for(*call).incomplete;
+            ++out_.incomplete_total;
+            if (out_.incomplete.size() >= incomplete_examples) continue;
+            IncompleteCall example{call->comm, call->seq, call->collective, call->comm_size, {}};
+            for (std::size_t r = 0; r < call->arrivals.size(); ++r) {
+                if (std::isnan(call->arrivals[r])) {
+                    example.missing_ranks.push_back(static_cast<int>(r));
+                }
+            }
+            out_.incomplete.push_back(std::move(example));
+        }
+        std::stable_sort(out_.sites.begin(), out_.sites.end(),
+                         [](const SiteStats& a, const SiteStats& b) {
+                             return a.calls + a.incomplete > b.calls + b.incomplete;
+                         });
+    }
+
+private:
+    [[noreturn]] void fail(std::size_t line, const std::string& what) const {
+        throw std::runtime_error(fmt::format("{}:{}: {}", name_, line, what));
+    }
+
+    void check_same_call(const OpenCall& call, const CallRow& row, std::size_t line) const {
+        if (row.collective != call.collective || row.comm_size != call.comm_size ||
+            row.root != call.root) {
+            fail(line, fmt::format("call (comm {}, seq {}) is {} of size {} root {} on another "
+                                   "rank, here {} of size {} root {}",
+                                   row.comm, row.seq, call.collective, call.comm_size,
+                                   call.root, row.collective, row.comm_size, row.root));
+        }
+    }
+
+    SiteStats& site_for(const OpenCall& call) {
+        const std::string key = call.collective + '\n' + call.callsite;
+        auto [it, fresh] = site_index_.try_emplace(key, out_.sites.size());
+        if (fresh) {
+            SiteStats site;
+            site.collective = call.collective;
+            site.callsite = call.callsite;
+            site.function = call.function;
+            site.location = call.location;
+            out_.sites.push_back(std::move(site));
+        }
+        return out_.sites[it->second];
+    }
+
+    void complete(const OpenCall& call) {
+        SiteStats& site = site_for(call);
+        const std::span<const double> arrivals = call.arrivals;
+        const double w = omega(arrivals);
+        const std::uint64_t index = site.calls++;
+        site.bytes += call.bytes;
+        site.max_comm_size = std::max(site.max_comm_size, call.comm_size);
+        site.omega_s.push_back(w);
+        site.sum_mad_s += mean_absolute_deviation(arrivals);
+        if (call.mixed_site) ++site.mixed_sites;
+        if (out_.has_tau()) {
+            const double t = tau(*out_.meta.alpha_s, *out_.meta.beta_s_per_byte,
+                                 message_bytes(call.collective, call.bytes, call.comm_size));
+            if (t > 0) site.sum_omega_over_tau += w / t;
+        }
+
+        const int last_world = call.world_ranks[static_cast<std::size_t>(last_rank(arrivals))];
+        ++site.last_counts[last_world];
+        for (const int world : call.world_ranks) ++out_.ranks[world].calls;
+        ++out_.ranks[last_world].last;
+
+        if (is_nxn(call.collective)) {
+            const auto waits = wait_at_nxn(arrivals);
+            for (std::size_t r = 0; r < waits.size(); ++r) {
+                RankWait& rank = out_.ranks[call.world_ranks[r]];
+                ++rank.nxn_calls;
+                rank.wait_nxn_s += waits[r];
+                site.wait_s += waits[r];
+            }
+        } else if (call.collective == "reduce" && call.root >= 0 && call.root < call.comm_size) {
+            const double early = early_reduce(arrivals, call.root);
+            RankWait& root = out_.ranks[call.world_ranks[static_cast<std::size_t>(call.root)]];
+            ++root.reduce_root_calls;
+            root.early_reduce_s += early;
+            site.wait_s += early;
+        }
+        sample(site, index, arrivals);
+    }
+
+    // Keeps every stride-th call's delays; doubling the stride keeps the count bounded.
+    static void sample(SiteStats& site, std::uint64_t index, std::span<const double> arrivals) {
+        if (index % site.sample_stride != 0) return;
+        const double first = *std::min_element(arrivals.begin(), arrivals.end());
+        SampledCall kept{index, {}};
+        kept.delays_s.reserve(arrivals.size());
+        for (const double a : arrivals) kept.delays_s.push_back(a - first);
+        site.samples.push_back(std::move(kept));
+        if (site.samples.size() <= max_sampled_calls) return;
+        site.sample_stride *= 2;
+        std::erase_if(site.samples, [&](const SampledCall& s) {
+            return s.index % site.sample_stride != 0;
+        });
+    }
+
+    Analysis& out_;
+    std::string name_;
+    std::unordered_map<std::string, OpenCall> open_;
+    std::unordered_map<std::string, std::size_t> site_index_;
+};
+
+}  // namespace
+
+Analysis analyze(std::istream& calls, const std::string& calls_name, RunMeta meta) {
+    Analysis analysis;
+    analysis.meta = std::move(meta);
+    Analyzer analyzer(analysis, calls_name);
+    CallsReader reader(calls, calls_name);
+    CallRow row;
+    while (reader.next(row)) analyzer.add(row, reader.line());
+    analyzer.finish();
+    return analysis;
+}
+
+Analysis analyze_directory(const std::string& dir) {
+    const std::string meta_path = dir + "/meta.txt";
+    RunMeta meta;
+    if (std::ifstream probe(meta_path); probe) meta = parse_meta(probe, meta_path);
+    const std::string calls_path = dir + "/calls.csv";
+    std::ifstream calls(calls_path);
+    if (!calls) throw std::runtime_error(fmt::format("{}: cannot open for reading", calls_path));
+    Analysis analysis = analyze(calls, calls_path, std::move(meta));
+    analysis.directory = dir;
+    return analysis;
+}
+
+std::string summarize_directory(const std::string& dir) {
+    return format_summary(analyze_directory(dir));
+}
+
+}  // namespace papshim::report

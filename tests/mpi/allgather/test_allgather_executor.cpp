@@ -1,0 +1,406 @@
+// Runs every Allgather schedule through papshim's executor and compares the receive buffer,
+// byte for byte, with the native PMPI_Allgather / PMPI_Allgatherv on the same inputs:
+// predefined, vector, struct-with-gap and non-zero-lower-bound types, send types that differ
+// from the receive type, MPI_IN_PLACE, counts 0/1/odd/large, irregular Allgatherv layouts,
+// reordered and split sub-communicators, and random arrival delays.
+// Linked to papshim_schedule directly (not through the preload shim).
+
+#include <mpi.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <numeric>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "papshim/algorithms.hpp"
+#include "papshim/schedule.hpp"
+
+namespace {
+
+using papshim::schedule::BuildInput;
+using papshim::schedule::Schedule;
+using papshim::schedule::Step;
+
+// ---- schedules under test --------------------------------------------------------------
+
+struct AlgorithmUnderTest {
+    std::string name;
+    papshim::schedule::Builder build;
+};
+
+// Everything goes to rank 0, which returns each peer all other blocks in reverse order:
+// reversed block lists make the executor describe many non-adjacent runs in one message.
+Schedule reversed_star(const BuildInput& in) {
+    Schedule plan{in.ranks, in.rank, in.ranks, {}};
+    if (in.ranks == 1) return plan;
+    Step gather, scatter;
+    for (int peer = 1; peer < in.ranks; ++peer) {
+        std::vector<int> others;
+        for (int b = in.ranks - 1; b >= 0; --b) {
+            if (b != peer) others.push_back(b);
+        }
+        if (in.rank == 0) {
+            gather.recvs.push_back({peer, {peer}});
+            scatter.sends.push_back({peer, others});
+        } else if (in.rank == peer) {
+            gather.sends.push_back({0, {peer}});
+            scatter.recvs.push_back({0, others});
+        }
+    }
+    plan.steps = {gather, scatter};
+    return plan;
+}
+
+// Every registered algorithm, plus the executor stress schedule above.
+std::vector<AlgorithmUnderTest> algorithms_under_test() {
+    std::vector<AlgorithmUnderTest> list;
+    for (const auto& algorithm : papshim::allgather_algorithms()) {
+        list.push_back({std::string(algorithm.name), algorithm.build});
+    }
+    list.push_back({"test:reversed_star", reversed_star});
+    return list;
+}
+
+// ---- datatypes ---------------------------------------------------------------------------
+
+struct TypeCase {
+    std::string name;
+    MPI_Datatype recv = MPI_DATATYPE_NULL;
+    MPI_Datatype send = MPI_DATATYPE_NULL;
+    int send_per_recv = 1;  // sendcount = recvcount * send_per_recv (equal signatures)
+};
+
+MPI_Datatype committed(MPI_Datatype type) {
+    MPI_Type_commit(&type);
+    return type;
+}
+
+struct TypeCatalog {
+    std::vector<TypeCase> cases;
+    std::vector<MPI_Datatype> owned;
+
+    MPI_Datatype own(MPI_Datatype type) {
+        owned.push_back(committed(type));
+        return owned.back();
+    }
+
+    TypeCatalog() {
+        MPI_Datatype strided = MPI_DATATYPE_NULL;  // 3 ints, one every other int
+        MPI_Type_vector(3, 1, 2, MPI_INT, &strided);
+        strided = own(strided);
+
+        // {int at 0, double at 8}: a 4-byte gap after the int.
+        const int lengths[2] = {1, 1};
+        const MPI_Datatype members[2] = {MPI_INT, MPI_DOUBLE};
+        const MPI_Aint gapped_displs[2] = {0, 8};
+        MPI_Datatype gapped = MPI_DATATYPE_NULL;
+        MPI_Type_create_struct(2, lengths, gapped_displs, members, &gapped);
+        gapped = own(gapped);
+        // The same signature packed into 12 bytes.
+        const MPI_Aint packed_displs[2] = {0, 4};
+        MPI_Datatype packed_raw = MPI_DATATYPE_NULL, packed = MPI_DATATYPE_NULL;
+        MPI_Type_create_struct(2, lengths, packed_displs, members, &packed_raw);
+        MPI_Type_create_resized(packed_raw, 0, 12, &packed);
+        MPI_Type_free(&packed_raw);
+        packed = own(packed);
+
+        // Two ints at -8 and +4: lower bound -8 (data before the buffer pointer), gap between.
+        const MPI_Aint shifted_displs[2] = {-8, 4};
+        MPI_Datatype shifted = MPI_DATATYPE_NULL;
+        MPI_Type_create_hindexed(2, lengths, shifted_displs, MPI_INT, &shifted);
+        shifted = own(shifted);
+        MPI_Datatype int_pair = MPI_DATATYPE_NULL;
+        MPI_Type_contiguous(2, MPI_INT, &int_pair);
+        int_pair = own(int_pair);
+
+        cases = {
+            {"byte", MPI_BYTE, MPI_BYTE, 1},
+            {"int", MPI_INT, MPI_INT, 1},
+            {"double", MPI_DOUBLE, MPI_DOUBLE, 1},
+            {"vector", strided, strided, 1},
+            {"vector<-int", strided, MPI_INT, 3},
+            {"struct_gap", gapped, gapped, 1},
+            {"struct_gap<-packed", gapped, packed, 1},
+            {"lb-8<-int_pair", shifted, int_pair, 1},
+        };
+    }
+    ~TypeCatalog() {
+        for (auto& type : owned) MPI_Type_free(&type);
+    }
+    const TypeCase& get(const std::string& name) const {
+        return *std::find_if(cases.begin(), cases.end(), [&](const TypeCase& c) { return c.name == name; });
+    }
+};
+
+// A byte buffer that can hold `elements` consecutive elements of `type` at base(), with room
+// for a negative true lower bound before it and the true extent after it.
+struct TypedBuffer {
+    std::vector<unsigned char> bytes;
+    std::size_t origin = 0;
+
+    TypedBuffer(MPI_Datatype type, std::int64_t elements) {
+        MPI_Aint lb = 0, extent = 0, true_lb = 0, true_extent = 0;
+        MPI_Type_get_extent(type, &lb, &extent);
+        MPI_Type_get_true_extent(type, &true_lb, &true_extent);
+        origin = static_cast<std::size_t>(std::max<MPI_Aint>(0, -true_lb));
+        const auto tail = std::max<MPI_Aint>(0, true_lb + true_extent);
+        bytes.resize(origin + static_cast<std::size_t>(elements * std::max<MPI_Aint>(extent, 0) + tail) + 16);
+    }
+    void* base() { return bytes.data() + origin; }
+    void fill(unsigned seed) {
+        for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<unsigned char>((seed + i * 13) & 0xff);
+    }
+};
+
+// ---- cases ---------------------------------------------------------------------------------
+
+enum class Layout { allgather, packed, reversed, permuted };
+
+const char* layout_name(Layout layout) {
+    switch (layout) {
+        case Layout::allgather: return "allgather";
+        case Layout::packed: return "allgatherv-packed";
+        case Layout::reversed: return "allgatherv-reversed";
+        case Layout::permuted: return "allgatherv-permuted";
+    }
+    return "?";
+}
+
+struct Case {
+    const AlgorithmUnderTest* algorithm;
+    const TypeCase* type;
+    Layout layout;
+    int count;  // Allgather: recvcount; Allgatherv: the largest block
+    bool in_place;
+    bool random_delay;
+    unsigned seed;  // identical on every rank
+};
+
+struct CommUnderTest {
+    std::string name;
+    MPI_Comm user = MPI_COMM_NULL;     // where the native reference runs
+    MPI_Comm private_ = MPI_COMM_NULL;  // what the executor gets, as in the shim
+    int size = 0;
+    int rank = 0;
+};
+
+// Allgatherv counts (about a quarter zero) and displacements, identical on every rank.
+struct VectorLayout {
+    std::vector<int> counts, displs;
+    std::int64_t elements = 0;  // receive buffer length in elements
+};
+
+VectorLayout make_vector_layout(Layout layout, int p, int max_count, unsigned seed) {
+    std::mt19937 rng(seed);
+    VectorLayout v;
+    v.counts.resize(p);
+    v.displs.resize(p);
+    for (int& c : v.counts) c = (rng() % 4 == 0) ? 0 : static_cast<int>(rng() % (max_count + 1));
+    std::vector<int> order(p);
+    std::iota(order.begin(), order.end(), 0);
+    if (layout == Layout::reversed) std::reverse(order.begin(), order.end());
+    if (layout == Layout::permuted) std::shuffle(order.begin(), order.end(), rng);
+    int next = 0;
+    for (const int b : order) {
+        if (layout == Layout::permuted) next += static_cast<int>(rng() % 3);  // gaps between blocks
+        v.displs[b] = next;
+        next += v.counts[b];
+    }
+    v.elements = next;
+    return v;
+}
+
+struct Outcome {
+    int cases = 0;
+    int failures = 0;
+    int printed = 0;
+};
+
+void report_failure(Outcome& outcome, const CommUnderTest& comm, const Case& c, const std::string& what) {
+    ++outcome.failures;
+    if (outcome.printed++ >= 20) return;
+    fmt::print(stderr, "FAIL algorithm={} call={} type={} count={} in_place={} seed={} comm={} p={} rank={}: {}\n",
+               c.algorithm->name, layout_name(c.layout), c.type->name, c.count, c.in_place, c.seed, comm.name,
+               comm.size, comm.rank, what);
+}
+
+void run_case(const CommUnderTest& comm, const Case& c, Outcome& outcome) {
+    const int p = comm.size, r = comm.rank;
+    ++outcome.cases;
+    const bool is_vector = c.layout != Layout::allgather;
+    VectorLayout v;
+    if (is_vector) v = make_vector_layout(c.layout, p, c.count, c.seed);
+    const int own_count = is_vector ? v.counts[r] : c.count;
+    const std::int64_t recv_elements = is_vector ? v.elements : std::int64_t{c.count} * p;
+
+    const int sendcount = own_count * c.type->send_per_recv;
+    TypedBuffer send(c.type->send, sendcount);
+    send.fill(c.seed * 7 + static_cast<unsigned>(r) * 131 + 1);
+    TypedBuffer initial(c.type->recv, recv_elements);
+    initial.fill(0x5a);
+    // This rank's contribution placed into its own block, as MPI_IN_PLACE callers do.
+    auto place_own_block = [&](TypedBuffer& buffer) {
+        MPI_Aint lb = 0, extent = 0;
+        MPI_Type_get_extent(c.type->recv, &lb, &extent);
+        const std::int64_t first = is_vector ? v.displs[r] : std::int64_t{c.count} * r;
+        MPI_Sendrecv(send.base(), sendcount, c.type->send, 0, 0, static_cast<unsigned char*>(buffer.base()) + first * extent,
+                     own_count, c.type->recv, 0, 0, MPI_COMM_SELF, MPI_STATUS_IGNORE);
+    };
+    if (c.in_place) place_own_block(initial);
+    TypedBuffer expected = initial;
+    TypedBuffer actual = initial;
+
+    const void* sendbuf = c.in_place ? MPI_IN_PLACE : send.base();
+    if (p == 1 && is_vector) {
+        // MPICH 4.0.2's Allgatherv on a size-1 communicator writes at offset 0, ignoring
+        // displs[0]; the answer there is just the own block.
+        place_own_block(expected);
+    } else {
+        const int native_error = is_vector
+            ? PMPI_Allgatherv(sendbuf, sendcount, c.type->send, expected.base(), v.counts.data(), v.displs.data(),
+                              c.type->recv, comm.user)
+            : PMPI_Allgather(sendbuf, sendcount, c.type->send, expected.base(), c.count, c.type->recv, comm.user);
+        if (native_error != MPI_SUCCESS) report_failure(outcome, comm, c, fmt::format("native error {}", native_error));
+    }
+
+    std::vector<double> arrivals;
+    if (c.seed % 2 == 1) {
+        std::mt19937 rng(c.seed);
+        for (int i = 0; i < p; ++i) arrivals.push_back(static_cast<double>(rng() % 1000) * 1e-6);
+    }
+    const Schedule plan = c.algorithm->build(BuildInput{p, r, arrivals});
+    if (plan.ranks != p || plan.rank != r) {
+        report_failure(outcome, comm, c, fmt::format("schedule built for p={} rank={}", plan.ranks, plan.rank));
+    }
+    if (c.random_delay) {
+        std::mt19937 rng(c.seed ^ static_cast<unsigned>(r * 7919));
+        std::this_thread::sleep_for(std::chrono::microseconds(rng() % 3000));
+    }
+    papshim::AllgatherBuffers buffers;
+    buffers.sendbuf = sendbuf;
+    buffers.sendcount = sendcount;
+    buffers.sendtype = c.type->send;
+    buffers.recvbuf = actual.base();
+    buffers.recvcount = is_vector ? 0 : c.count;
+    buffers.recvcounts = is_vector ? v.counts.data() : nullptr;
+    buffers.displs = is_vector ? v.displs.data() : nullptr;
+    buffers.recvtype = c.type->recv;
+    const int error = papshim::execute_allgather(plan, buffers, comm.private_);
+    if (error != MPI_SUCCESS) report_failure(outcome, comm, c, fmt::format("executor error {}", error));
+
+    if (actual.bytes != expected.bytes) {
+        const auto mismatch = std::mismatch(actual.bytes.begin(), actual.bytes.end(), expected.bytes.begin());
+        const auto at = mismatch.first - actual.bytes.begin();
+        report_failure(outcome, comm, c,
+                       fmt::format("first differing byte at offset {} from the buffer base: got {:#04x}, native {:#04x}",
+                                   at - static_cast<std::ptrdiff_t>(actual.origin), *mismatch.first, *mismatch.second));
+    }
+}
+
+// ---- the case matrix ----------------------------------------------------------------------
+
+// Sized for MPICH, which busy-polls: with many ranks on 2 cores every message costs
+// milliseconds. So every algorithm meets every type and layout, but only `per_combination`
+// of the (count, in-place) variants, rotating through them so that each variant still meets
+// every algorithm, type and layout across the run; the matrix shrinks as p grows.
+struct Matrix {
+    std::vector<std::string> types;
+    std::vector<Layout> layouts;
+    std::vector<int> counts;
+    int per_combination = 1;
+    bool large = false;
+};
+
+Matrix matrix_for(int world_size, bool is_world) {
+    const std::vector<std::string> all_types = {"byte", "int", "double", "vector", "vector<-int",
+                                                "struct_gap", "struct_gap<-packed", "lb-8<-int_pair"};
+    const std::vector<Layout> all_layouts = {Layout::allgather, Layout::packed, Layout::reversed, Layout::permuted};
+    if (!is_world) return {{"int", "vector<-int", "struct_gap<-packed"}, {Layout::allgather, Layout::permuted}, {1, 7}, 1, false};
+    if (world_size <= 4) return {all_types, all_layouts, {0, 1, 7, 33}, 3, true};
+    if (world_size <= 6) return {all_types, {Layout::allgather, Layout::permuted}, {0, 1, 7}, 2, false};
+    return {{"byte", "vector<-int", "struct_gap<-packed", "lb-8<-int_pair"}, {Layout::allgather, Layout::reversed}, {0, 3}, 2, false};
+}
+
+void run_matrix(const CommUnderTest& comm, const Matrix& m, const TypeCatalog& types,
+                const std::vector<AlgorithmUnderTest>& algorithms, Outcome& outcome) {
+    const std::size_t variants = m.counts.size() * 2;  // (count, in_place)
+    unsigned seed = 1;
+    std::size_t next_variant = 0;
+    for (const auto& algorithm : algorithms) {
+        for (const auto& type_name : m.types) {
+            for (const Layout layout : m.layouts) {
+                for (int i = 0; i < m.per_combination; ++i, ++next_variant) {
+                    const std::size_t variant = next_variant % variants;
+                    ++seed;
+                    run_case(comm, Case{&algorithm, &types.get(type_name), layout, m.counts[variant / 2], variant % 2 == 1,
+                                        seed % 3 == 0, seed},
+                             outcome);
+                }
+            }
+            // Shift the rotation per type so consecutive algorithms do not repeat one pattern.
+            ++next_variant;
+        }
+        if (m.large) {
+            // >= 1 MiB per block (odd element count), beyond every eager limit.
+            constexpr int kLargeInts = (1 << 18) + 1;
+            run_case(comm, Case{&algorithm, &types.get("int"), Layout::allgather, kLargeInts, false, true, ++seed}, outcome);
+            run_case(comm, Case{&algorithm, &types.get("vector<-int"), Layout::permuted, kLargeInts / 3, true, false, ++seed},
+                     outcome);
+        }
+    }
+}
+
+CommUnderTest make_comm(std::string name, MPI_Comm user) {
+    CommUnderTest comm{std::move(name), user, MPI_COMM_NULL, 0, 0};
+    MPI_Comm_size(user, &comm.size);
+    MPI_Comm_rank(user, &comm.rank);
+    MPI_Comm_dup(user, &comm.private_);
+    MPI_Comm_set_errhandler(comm.private_, MPI_ERRORS_RETURN);
+    return comm;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    int world_size = 0, world_rank = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    Outcome outcome;
+    {
+        const TypeCatalog types;
+        const auto algorithms = algorithms_under_test();
+
+        MPI_Comm reversed = MPI_COMM_NULL, parity = MPI_COMM_NULL;
+        MPI_Comm_split(MPI_COMM_WORLD, 0, world_size - 1 - world_rank, &reversed);
+        MPI_Comm_split(MPI_COMM_WORLD, world_rank % 2, world_rank, &parity);
+        std::vector<CommUnderTest> comms = {make_comm("world", MPI_COMM_WORLD),
+                                            make_comm("reversed", reversed),
+                                            make_comm(world_rank % 2 ? "odd" : "even", parity)};
+        for (const auto& comm : comms) {
+            run_matrix(comm, matrix_for(world_size, comm.user == MPI_COMM_WORLD), types, algorithms, outcome);
+        }
+        for (auto& comm : comms) MPI_Comm_free(&comm.private_);
+        MPI_Comm_free(&reversed);
+        MPI_Comm_free(&parity);
+
+        int total_failures = 0;
+        MPI_Allreduce(&outcome.failures, &total_failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        outcome.failures = total_failures;
+        if (world_rank == 0) {
+            std::string names;
+            for (const auto& a : algorithms) names += (names.empty() ? "" : ", ") + a.name;
+            fmt::print("allgather executor, p={}: {} cases on rank 0, {} failing case-ranks; algorithms: {}\n",
+                       world_size, outcome.cases, total_failures, names);
+        }
+    }
+    MPI_Finalize();
+    return outcome.failures == 0 ? 0 : 1;
+}

@@ -1,0 +1,330 @@
+// PAP report: the maths on hand-computed examples, the CSV and meta readers (quoting, errors),
+// call grouping (incomplete calls, wait states, sampling) and the whole text on a directory.
+#include "papshim/report.hpp"
+
+#include <catch.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace report = papshim::report;
+using Catch::Matchers::Contains;
+
+namespace {
+
+std::vector<std::vector<std::string>> read_all_csv(const std::string& text) {
+    std::istringstream in(text);
+    report::CsvReader reader(in, "t.csv");
+    std::vector<std::vector<std::string>> records;
+    std::vector<std::string> fields;
+    while (reader.next(fields)) records.push_back(fields);
+    return records;
+}
+
+report::Analysis analyze_text(const std::string& calls, const std::string& meta = "") {
+    std::istringstream meta_in(meta);
+    std::istringstream calls_in(calls);
+    return report::analyze(calls_in, "calls.csv", report::parse_meta(meta_in, "meta.txt"));
+}
+
+const std::string header =
+    "rank,world_rank,comm,comm_size,seq,collective,bytes,root,op,algorithm,callsite,function,"
+    "location,arrival_s,exit_s\n";
+
+std::string row(int rank, int seq, const std::string& collective, int bytes, int root,
+                const std::string& site, double arrival, int comm_size = 3,
+                const std::string& comm = "c0.1") {
+    std::ostringstream out;
+    out.precision(17);
+    out << rank << ',' << rank + 4 << ',' << comm << ',' << comm_size << ',' << seq << ','
+        << collective << ',' << bytes << ',' << root << ",MPI_SUM,native," << site
+        << ",fn,\"a.c:1\"," << arrival << ',' << arrival + 0.01 << '\n';
+    return out.str();
+}
+
+// Three calls on a 3-rank communicator (world ranks 4..6) plus one with rank 1 missing.
+std::string small_trace() {
+    return header +
+           row(0, 0, "allreduce", 1000, -1, "app+0x10", 1.000) +
+           row(2, 0, "allreduce", 1000, -1, "app+0x10", 1.001) +
+           row(1, 0, "allreduce", 1000, -1, "app+0x10", 1.004) +
+           row(0, 1, "allreduce", 1000, -1, "app+0x10", 2.000) +
+           row(1, 1, "allreduce", 1000, -1, "app+0x10", 2.000) +
+           row(2, 1, "allreduce", 1000, -1, "app+0x10", 2.002) +
+           row(1, 2, "reduce", 8, 1, "app+0x20", 3.000) +
+           row(2, 2, "reduce", 8, 1, "app+0x20", 3.003) +
+           row(0, 2, "reduce", 8, 1, "app+0x20", 3.005) +
+           row(0, 3, "allgather", 3000, -1, "app+0x30", 4.000) +
+           row(2, 3, "allgather", 3000, -1, "app+0x30", 4.001);
+}
+const std::string small_meta =
+    "# test run\nmpi=openmpi\nworld_size=7\nalpha_s=1e-6   # latency\nbeta_s_per_byte=1e-9\n"
+    "future_key=whatever\n";
+
+struct TempDir {
+    std::filesystem::path path;
+    TempDir() {
+        std::string pattern = (std::filesystem::temp_directory_path() / "papshim-report-XXXXXX");
+        path = mkdtemp(pattern.data());
+    }
+    ~TempDir() { std::filesystem::remove_all(path); }
+    void write(const std::string& name, const std::string& text) const {
+        std::ofstream(path / name) << text;
+    }
+};
+
+}  // namespace
+
+TEST_CASE("omega, mean absolute deviation, last rank and Wait at NxN", "[report][maths]") {
+    const std::vector<double> arrivals = {1.0, 3.0, 2.0, 6.0};
+    CHECK(report::omega(arrivals) == Approx(5.0));
+    CHECK(report::mean(arrivals) == Approx(3.0));
+    CHECK(report::mean_absolute_deviation(arrivals) == Approx(1.5));  // (2+0+1+3)/4
+    CHECK(report::last_rank(arrivals) == 3);
+    CHECK(report::wait_at_nxn(arrivals) == std::vector<double>{5.0, 3.0, 4.0, 0.0});
+
+    CHECK(report::omega(std::vector<double>{7.0}) == 0.0);
+    CHECK(report::omega(std::vector<double>{}) == 0.0);
+    CHECK(report::mean_absolute_deviation(std::vector<double>{}) == 0.0);
+    CHECK(report::last_rank(std::vector<double>{}) == -1);
+    CHECK(report::last_rank(std::vector<double>{2.0, 5.0, 5.0}) == 1);  // tie: lowest rank
+}
+
+TEST_CASE("percentiles interpolate between closest ranks", "[report][maths]") {
+    CHECK(report::percentile({5, 1, 4, 2, 3}, 50) == Approx(3.0));
+    CHECK(report::percentile({5, 1, 4, 2, 3}, 95) == Approx(4.8));  // 4 + 0.8 * (5 - 4)
+    CHECK(report::percentile({5, 1, 4, 2, 3}, 0) == Approx(1.0));
+    CHECK(report::percentile({5, 1, 4, 2, 3}, 100) == Approx(5.0));
+    CHECK(report::percentile({10, 20}, 50) == Approx(15.0));
+    CHECK(report::percentile({7}, 95) == Approx(7.0));
+    CHECK(report::percentile({}, 50) == 0.0);
+}
+
+TEST_CASE("Early Reduce is the root's wait for the first other rank", "[report][maths]") {
+    CHECK(report::early_reduce(std::vector<double>{5.0, 7.0, 6.0}, 0) == Approx(1.0));
+    CHECK(report::early_reduce(std::vector<double>{5.0, 7.0, 6.0}, 1) == 0.0);  // root late
+    CHECK(report::early_reduce(std::vector<double>{4.0}, 0) == 0.0);            // nobody else
+    CHECK(report::early_reduce(std::vector<double>{1.0, 2.0}, 5) == 0.0);       // bad root
+}
+
+TEST_CASE("ranks most often last, with their share", "[report][maths]") {
+    const std::map<int, std::uint64_t> counts = {{0, 1}, {1, 5}, {2, 5}, {3, 2}};
+    const auto top = report::top_ranks(counts, 13, 3);
+    REQUIRE(top.size() == 3);
+    CHECK(top[0].rank == 1);
+    CHECK(top[1].rank == 2);  // tie with rank 1: lower rank first
+    CHECK(top[2].rank == 3);
+    CHECK(top[0].share == Approx(5.0 / 13.0));
+    CHECK(report::top_ranks({}, 0, 3).empty());
+}
+
+TEST_CASE("tau uses one message: a block for Allgather(v), the vector for reductions",
+          "[report][maths]") {
+    CHECK(report::message_bytes("allgather", 16384, 4) == Approx(4096));
+    CHECK(report::message_bytes("allgatherv", 100, 4) == Approx(25));
+    CHECK(report::message_bytes("allreduce", 8192, 4) == Approx(8192));
+    CHECK(report::message_bytes("reduce", 8, 2) == Approx(8));
+    CHECK(report::tau(1e-6, 1e-9, 1000) == Approx(2e-6));
+}
+
+TEST_CASE("CSV reader follows RFC 4180", "[report][csv]") {
+    SECTION("quotes, commas, doubled quotes and empty fields") {
+        const auto records = read_all_csv("a,\"b,c\",\"say \"\"hi\"\"\",\n,x\n");
+        REQUIRE(records.size() == 2);
+        CHECK(records[0] == std::vector<std::string>{"a", "b,c", "say \"hi\"", ""});
+        CHECK(records[1] == std::vector<std::string>{"", "x"});
+    }
+    SECTION("line breaks inside quotes, CRLF, no final newline, blank lines") {
+        std::istringstream in("\"x\ny\",z\r\n\r\nlast,\"\"");
+        report::CsvReader reader(in, "t.csv");
+        std::vector<std::string> fields;
+        REQUIRE(reader.next(fields));
+        CHECK(fields == std::vector<std::string>{"x\ny", "z"});
+        CHECK(reader.line() == 1);
+        REQUIRE(reader.next(fields));
+        CHECK(fields == std::vector<std::string>{"last", ""});
+        CHECK(reader.line() == 4);
+        CHECK_FALSE(reader.next(fields));
+    }
+    SECTION("malformed quoting names file and line") {
+        CHECK_THROWS_WITH(read_all_csv("ok\na\"b\n"), Contains("t.csv:2:"));
+        CHECK_THROWS_WITH(read_all_csv("\"abc\n"), Contains("unterminated"));
+        CHECK_THROWS_WITH(read_all_csv("x\n\"ab\"c\n"), Contains("t.csv:2:"));
+    }
+}
+
+TEST_CASE("calls.csv columns are found by header name", "[report][csv]") {
+    std::istringstream in(
+        "extra,arrival_s,exit_s,rank,world_rank,comm,comm_size,seq,collective,bytes,root\n"
+        "\"q,q\",1.5,1.75,1,3,world,2,9,reduce,64,0\n");
+    report::CallsReader reader(in, "calls.csv");
+    report::CallRow parsed;
+    REQUIRE(reader.next(parsed));
+    CHECK(parsed.rank == 1);
+    CHECK(parsed.world_rank == 3);
+    CHECK(parsed.comm == "world");
+    CHECK(parsed.seq == 9);
+    CHECK(parsed.collective == "reduce");
+    CHECK(parsed.bytes == 64);
+    CHECK(parsed.arrival_s == 1.5);
+    CHECK(parsed.callsite.empty());  // optional column absent
+    CHECK_FALSE(reader.next(parsed));
+}
+
+TEST_CASE("malformed calls.csv is an error naming file and line", "[report][csv]") {
+    CHECK_THROWS_WITH(analyze_text(""), Contains("calls.csv:1: empty file"));
+    CHECK_THROWS_WITH(analyze_text("rank,comm\n"), Contains("no column 'world_rank'"));
+    CHECK_THROWS_WITH(analyze_text(header + row(0, 0, "allreduce", 8, -1, "s", 1.0) + "1,2\n"),
+                      Contains("calls.csv:3: expected 15 fields"));
+    CHECK_THROWS_WITH(analyze_text(header + "0,0,world,2,zero,allreduce,8,-1,,n,s,f,l,1,2\n"),
+                      Contains("calls.csv:2: column 'seq': 'zero'"));
+    CHECK_THROWS_WITH(analyze_text(header + "2,0,world,2,0,allreduce,8,-1,,n,s,f,l,1,2\n"),
+                      Contains("rank 2 is not in a communicator of size 2"));
+    CHECK_THROWS_WITH(analyze_text(header + "0,0,world,2,0,allreduce,8,-1,,n,s,f,l,nan,2\n"),
+                      Contains("finite"));
+    SECTION("two rows of one rank in one call") {
+        CHECK_THROWS_WITH(analyze_text(header + row(0, 0, "allreduce", 8, -1, "s", 1.0) +
+                                       row(0, 0, "allreduce", 8, -1, "s", 1.1)),
+                          Contains("calls.csv:3: second row for rank 0"));
+    }
+    SECTION("ranks disagree on what the call is") {
+        CHECK_THROWS_WITH(analyze_text(header + row(0, 0, "allreduce", 8, -1, "s", 1.0) +
+                                       row(1, 0, "allgather", 8, -1, "s", 1.1)),
+                          Contains("calls.csv:3:"));
+    }
+}
+
+TEST_CASE("meta.txt: key=value, comments, unknown keys", "[report][meta]") {
+    std::istringstream in(small_meta);
+    const auto meta = report::parse_meta(in, "meta.txt");
+    REQUIRE(meta.alpha_s);
+    CHECK(*meta.alpha_s == Approx(1e-6));
+    CHECK(*meta.beta_s_per_byte == Approx(1e-9));
+    CHECK(meta.get("mpi") == "openmpi");
+    CHECK(meta.get("future_key") == "whatever");
+    CHECK(meta.get("absent", "x") == "x");
+
+    std::istringstream broken("mpi=openmpi\njust text\n");
+    CHECK_THROWS_WITH(report::parse_meta(broken, "meta.txt"), Contains("meta.txt:2:"));
+    std::istringstream negative("alpha_s=-1\n");
+    CHECK_THROWS_WITH(report::parse_meta(negative, "meta.txt"), Contains("alpha_s"));
+}
+
+TEST_CASE("calls are grouped by (comm, seq); incomplete ones stay out", "[report][analysis]") {
+    const auto a = analyze_text(small_trace(), small_meta);
+    CHECK(a.rows == 11);
+    REQUIRE(a.sites.size() == 3);
+
+    const auto& allreduce = a.sites[0];
+    CHECK(allreduce.collective == "allreduce");
+    CHECK(allreduce.callsite == "app+0x10");
+    CHECK(allreduce.calls == 2);
+    CHECK(allreduce.bytes == 2000);
+    REQUIRE(allreduce.omega_s.size() == 2);
+    CHECK(allreduce.omega_s[0] == Approx(0.004));
+    CHECK(allreduce.omega_s[1] == Approx(0.002));
+    // MAD of {1.000, 1.004, 1.001} is 0.0046667/3; of {2, 2, 2.002} it is 0.0026667/3.
+    CHECK(allreduce.sum_mad_s == Approx((0.0046667 + 0.0026667) / 3).epsilon(1e-4));
+    // τ = 1 µs + 1 ns/B · 1000 B = 2 µs: ω/τ = 2000 and 1000.
+    CHECK(allreduce.sum_omega_over_tau == Approx(3000));
+    CHECK(allreduce.wait_s == Approx(0.007 + 0.004));
+    CHECK(allreduce.last_counts == std::map<int, std::uint64_t>{{5, 1}, {6, 1}});  // world
+
+    const auto& reduce = a.sites[1];
+    CHECK(reduce.collective == "reduce");
+    CHECK(reduce.calls == 1);
+    CHECK(reduce.wait_s == Approx(0.003));
+
+    const auto& allgather = a.sites[2];
+    CHECK(allgather.calls == 0);
+    CHECK(allgather.incomplete == 1);
+    CHECK(a.incomplete_total == 1);
+    REQUIRE(a.incomplete.size() == 1);
+    CHECK(a.incomplete[0].comm == "c0.1");
+    CHECK(a.incomplete[0].seq == 3);
+    CHECK(a.incomplete[0].missing_ranks == std::vector<int>{1});
+
+    // Wait states by world rank (comm rank + 4).
+    CHECK(a.ranks.at(4).wait_nxn_s == Approx(0.006));
+    CHECK(a.ranks.at(4).nxn_calls == 2);
+    CHECK(a.ranks.at(4).calls == 3);
+    CHECK(a.ranks.at(4).last == 1);  // the Reduce
+    CHECK(a.ranks.at(5).early_reduce_s == Approx(0.003));
+    CHECK(a.ranks.at(5).reduce_root_calls == 1);
+    CHECK(a.ranks.at(6).wait_nxn_s == Approx(0.003));
+}
+
+TEST_CASE("a call is listed under rank 0's call site", "[report][analysis]") {
+    const auto a = analyze_text(header + row(1, 0, "allreduce", 8, -1, "other+0x1", 1.0, 2) +
+                                row(0, 0, "allreduce", 8, -1, "main+0x1", 1.1, 2));
+    REQUIRE(a.sites.size() == 1);
+    CHECK(a.sites[0].callsite == "main+0x1");
+    CHECK(a.sites[0].mixed_sites == 1);
+    CHECK_FALSE(a.has_tau());
+}
+
+TEST_CASE("long runs keep a bounded, evenly strided sample of delay vectors",
+          "[report][analysis]") {
+    std::string calls = header;
+    constexpr int n = 5000;
+    for (int seq = 0; seq < n; ++seq) {
+        calls += row(0, seq, "allgather", 16, -1, "s", seq * 1.0, 2, "world");
+        calls += row(1, seq, "allgather", 16, -1, "s", seq * 1.0 + 0.5, 2, "world");
+    }
+    const auto a = analyze_text(calls);
+    const auto& site = a.sites.at(0);
+    CHECK(site.omega_s.size() == n);
+    CHECK(site.samples.size() <= report::max_sampled_calls);
+    CHECK(site.samples.size() >= report::max_sampled_calls / 2);
+    CHECK(site.sample_stride > 1);
+    for (const auto& sample : site.samples) {
+        CHECK(sample.index % site.sample_stride == 0);
+        CHECK(sample.delays_s == std::vector<double>{0.0, 0.5});
+    }
+}
+
+TEST_CASE("summarize_directory writes the whole report", "[report][summary]") {
+    TempDir dir;
+    dir.write("calls.csv", small_trace());
+    dir.write("meta.txt", small_meta + "records=11\n");
+    const std::string text = report::summarize_directory(dir.path.string());
+    CHECK_THAT(text, Contains("7 ranks, MPI openmpi"));
+    CHECK_THAT(text, Contains("11 rows, 3 complete calls, 1 incomplete"));
+    CHECK_THAT(text, Contains("omega = last arrival - first arrival"));
+    CHECK_THAT(text, Contains("allreduce"));
+    CHECK_THAT(text, Contains("1500.0"));          // mean ω/τ of the Allreduce site
+    CHECK_THAT(text, Contains("5:50% 6:50%"));     // last arrivals of the Allreduce site
+    CHECK_THAT(text, Contains("#1  app+0x10  fn  a.c:1"));
+    CHECK_THAT(text, Contains("comm c0.1 seq 3 allgather (size 3): missing ranks 1"));
+    CHECK_THAT(text, Contains("Early Reduce"));
+    CHECK_FALSE(text.find("warning") != std::string::npos);
+
+    report::write_plot_data(report::analyze_directory(dir.path.string()), dir.path.string(), 10);
+    std::ifstream sites(dir.path / "plot-sites.csv");
+    std::string first, second;
+    std::getline(sites, first);
+    std::getline(sites, second);
+    CHECK_THAT(first, Contains("site,collective,callsite"));
+    CHECK(second == "1,allreduce,app+0x10,fn,a.c:1,2,3,1,1");
+    std::ifstream data(dir.path / "plot-data.csv");
+    std::getline(data, first);
+    std::getline(data, second);
+    CHECK(first == "site,call,rank,value_ms");
+    CHECK(second == "1,0,-1,4");  // ω of the first Allreduce call in ms
+}
+
+TEST_CASE("summarize_directory reports what it cannot read", "[report][summary]") {
+    TempDir dir;
+    CHECK_THROWS_WITH(report::summarize_directory(dir.path.string()),
+                      Contains("calls.csv: cannot open"));
+    dir.write("calls.csv", header);
+    dir.write("meta.txt", "records=5\n");
+    const std::string text = report::summarize_directory(dir.path.string());
+    CHECK_THAT(text, Contains("no collective calls recorded"));
+    CHECK_THAT(text, Contains("warning : meta.txt says records=5"));
+}
