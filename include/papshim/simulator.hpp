@@ -1,0 +1,137 @@
+// Runs the schedules of all p ranks without MPI (DESIGN §4): a data-flow check that proves a
+// schedule set correct, and a LogGP-style timing model that projects it to large p.
+//
+// Pairing rule (the executor relies on it): a step's sends and receives are posted together
+// and all complete before the rank's next step. A receive from rank q listed in step s of
+// rank r matches a send to r listed in step s of rank q — the same step index on both
+// sides. When q sends to r several times in one step, the k-th such send matches r's k-th
+// receive from q in that step (MPI's non-overtaking order on one tag). A matched pair must
+// list the same blocks in the same order: the blocks are packed in that order.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "papshim/schedule.hpp"
+
+namespace papshim::sim {
+
+// The schedules of every rank of one communicator, flattened so that p = 4096 fits (a ring
+// there has 16.7 million messages): one record per message, blocks in a shared pool.
+class ScheduleSet {
+public:
+    struct Message {
+        int step = 0;
+        int peer = 0;
+        std::size_t first_block = 0;  // index into the block pool
+        std::size_t block_count = 0;
+    };
+
+    // Builds the schedule of each rank in turn with `build` and keeps only its flat form.
+    static ScheduleSet build(schedule::Builder build, int ranks,
+                             std::span<const double> predicted_arrival = {});
+    // Flattens given schedules; schedules[i] must be rank i's (tests use this for broken ones).
+    static ScheduleSet from(std::span<const schedule::Schedule> schedules);
+
+    int ranks() const { return ranks_; }
+    int blocks() const { return blocks_; }
+    // Steps listed in rank's schedule, including empty ones.
+    int step_count(int rank) const { return step_counts_[static_cast<std::size_t>(rank)]; }
+    int max_step_count() const;
+    std::span<const Message> sends(int rank) const;
+    std::span<const Message> recvs(int rank) const;
+    std::span<const int> blocks_of(const Message& message) const {
+        return {block_pool_.data() + message.first_block, message.block_count};
+    }
+    std::size_t send_count() const { return sends_.size(); }
+    std::size_t recv_count() const { return recvs_.size(); }
+    // Every rank's messages in rank order; sends(rank) starts at all_sends()[send_offset(rank)].
+    std::span<const Message> all_sends() const { return sends_; }
+    std::size_t send_offset(int rank) const { return send_begin_[static_cast<std::size_t>(rank)]; }
+    std::size_t recv_offset(int rank) const { return recv_begin_[static_cast<std::size_t>(rank)]; }
+    // Blocks rank receives over the whole schedule (p-1 for every correct Allgather).
+    std::size_t blocks_received(int rank) const;
+
+private:
+    void append(const schedule::Schedule& plan);
+
+    int ranks_ = 0;
+    int blocks_ = 0;
+    std::vector<int> step_counts_;
+    std::vector<std::size_t> send_begin_{0}, recv_begin_{0};  // per rank, CSR style
+    std::vector<Message> sends_, recvs_;
+    std::vector<int> block_pool_;
+};
+
+// Empty when the set is correct, otherwise a description of the first problem found:
+// - a send and a receive break the pairing rule above, or list different blocks;
+// - a rank sends a block it does not hold at the start of that step (own block, or received
+//   in an earlier step), or lists a block twice in one message;
+// - a rank receives a block it already holds, or two messages bring the same block;
+// - a rank ends without some block.
+// Block ids must be in [0, blocks) and peers in [0, ranks), not the rank itself.
+std::string check_data_flow(const ScheduleSet& set);
+
+// LogGP-style costs. A message of B bytes is injected by its sender, then arrives
+// `latency + B * per_byte` later. Each message costs `overhead` of the CPU at both ends
+// (sends issued one after another when the step starts; receives processed in arrival
+// order). With `contention`, a rank's link carries one message at a time in each direction:
+// sends in one step are injected back to back (B * per_byte each) and arrivals are taken
+// one at a time (the single-port model of spec §2.7). Messages of at least
+// `rendezvous_bytes` cannot start before the receiver has entered that step, and their send
+// completes only on arrival. Messages whose blocks are all empty are skipped, as the
+// executor skips them.
+//
+// Optional two-level machine (spec §2.8), when ranks_per_node > 0: rank r sits on node
+// r / ranks_per_node (sequential mapping) or r % nodes (cyclic). A message between nodes costs
+// `inter_latency + B * inter_per_byte * k` instead, where k is the number of non-empty
+// inter-node messages with the same step index that leave the sender's node or enter the
+// receiver's node, whichever is more: the node's one network port is shared fairly among
+// them. Messages inside a node keep latency/per_byte.
+struct TimingModel {
+    double latency = 2e-6;    // α
+    double per_byte = 1e-9;   // β (G)
+    double overhead = 0.0;    // o
+    bool contention = false;
+    double rendezvous_bytes = std::numeric_limits<double>::infinity();
+    int ranks_per_node = 0;  // 0: every pair of ranks alike
+    bool cyclic_mapping = false;
+    double inter_latency = 2e-6;
+    double inter_per_byte = 1e-9;
+};
+
+struct TimingResult {
+    std::vector<double> exit;  // f_i
+    double mean_elapsed = 0;   // ē = mean(f_i − a_i)
+    double run_time = 0;       // r = max f − min a
+};
+
+// `arrival[i]` is a_i; `block_bytes[b]` the size of block b. Throws std::invalid_argument
+// if the sizes do not fit the set or its messages do not pair up.
+TimingResult simulate_timing(const ScheduleSet& set, const TimingModel& model,
+                             std::span<const double> arrival, std::span<const double> block_bytes);
+
+// Per-rank arrival times for the simulator and benchmarks, reproducible from a seed: rank i's
+// random draw depends only on (seed, i).
+struct ArrivalPattern {
+    enum class Kind { balanced, uniform, one_late, staircase };
+    Kind kind = Kind::balanced;
+    double seconds = 0;  // uniform: max delay; one_late: the delay; staircase: delay per rank
+};
+
+// Parses "balanced", "uniform:MAX_S", "one-late:D_S" or "staircase:STEP_S"; nullopt if bad.
+std::optional<ArrivalPattern> parse_arrival_pattern(std::string_view text);
+// uniform: a_i ~ U[0, MAX); one_late: one rank (chosen by the seed) arrives D after the rest;
+// staircase: a_i = i * STEP.
+std::vector<double> make_arrivals(const ArrivalPattern& pattern, int ranks, std::uint64_t seed);
+
+// Human-readable dump of one schedule, for debugging and test failure messages.
+std::string to_string(const schedule::Schedule& plan);
+
+}  // namespace papshim::sim

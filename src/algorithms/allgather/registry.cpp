@@ -1,0 +1,47 @@
+// The table of papshim's own Allgather/Allgatherv algorithms. Adding one = a builder file
+// plus one line here. Order matters: `auto` keeps the earliest of equally cheap entries, so
+// Sparbit comes first (its α-β cost ties Bruck's, and recursive doubling's at powers of two).
+
+#include <array>
+
+#include "builders.hpp"
+
+namespace papshim {
+
+namespace {
+
+constexpr std::array<AllgatherAlgorithm, 6> kAllgatherAlgorithms{{
+    {"sparbit", allgather::build_sparbit, allgather::sparbit_cost},
+    {"bruck", allgather::build_bruck, allgather::bruck_cost},
+    {"recursive_doubling", allgather::build_recursive_doubling, allgather::recursive_doubling_cost},
+    {"neighbor_exchange", allgather::build_neighbor_exchange, allgather::neighbor_exchange_cost},
+    {"ring", allgather::build_ring, allgather::ring_cost},
+    {"gather_bcast", allgather::build_gather_bcast, allgather::gather_bcast_cost},
+}};
+
+}  // namespace
+
+std::span<const AllgatherAlgorithm> allgather_algorithms() { return kAllgatherAlgorithms; }
+
+const AllgatherAlgorithm* find_allgather_algorithm(std::string_view name) {
+    for (const auto& algorithm : kAllgatherAlgorithms) {
+        if (algorithm.name == name) return &algorithm;
+    }
+    return nullptr;
+}
+
+const AllgatherAlgorithm& auto_allgather_algorithm(int ranks, double bytes_per_rank,
+                                                   const LinkModel& link) {
+    const AllgatherAlgorithm* best = &kAllgatherAlgorithms.front();
+    double best_cost = best->cost(ranks, bytes_per_rank, link);
+    for (const auto& algorithm : kAllgatherAlgorithms) {
+        const double cost = algorithm.cost(ranks, bytes_per_rank, link);
+        if (cost < best_cost) {
+            best = &algorithm;
+            best_cost = cost;
+        }
+    }
+    return *best;
+}
+
+}  // namespace papshim

@@ -1,0 +1,425 @@
+// The schedule simulator: flattening, the data-flow check and the LogGP-style timing model
+// (include/papshim/simulator.hpp says what each promises).
+
+#include "papshim/simulator.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <charconv>
+#include <stdexcept>
+
+namespace papshim::sim {
+
+// --- ScheduleSet ---------------------------------------------------------------------------
+
+ScheduleSet ScheduleSet::build(schedule::Builder build, int ranks,
+                               std::span<const double> predicted_arrival) {
+    ScheduleSet set;
+    set.ranks_ = ranks;
+    set.blocks_ = ranks;
+    for (int rank = 0; rank < ranks; ++rank) {
+        const schedule::BuildInput input{.ranks = ranks, .rank = rank, .predicted_arrival = predicted_arrival};
+        set.append(build(input));  // one rank's Schedule at a time: the flat form is far smaller
+    }
+    return set;
+}
+
+ScheduleSet ScheduleSet::from(std::span<const schedule::Schedule> schedules) {
+    ScheduleSet set;
+    set.ranks_ = static_cast<int>(schedules.size());
+    set.blocks_ = schedules.empty() ? 0 : schedules.front().blocks;
+    for (const auto& plan : schedules) set.append(plan);
+    return set;
+}
+
+void ScheduleSet::append(const schedule::Schedule& plan) {
+    auto flatten = [this](int step, const schedule::Transfer& transfer, std::vector<Message>& out) {
+        out.push_back({.step = step, .peer = transfer.peer, .first_block = block_pool_.size(),
+                       .block_count = transfer.blocks.size()});
+        block_pool_.insert(block_pool_.end(), transfer.blocks.begin(), transfer.blocks.end());
+    };
+    for (std::size_t s = 0; s < plan.steps.size(); ++s) {
+        for (const auto& transfer : plan.steps[s].sends) flatten(static_cast<int>(s), transfer, sends_);
+        for (const auto& transfer : plan.steps[s].recvs) flatten(static_cast<int>(s), transfer, recvs_);
+    }
+    step_counts_.push_back(static_cast<int>(plan.steps.size()));
+    send_begin_.push_back(sends_.size());
+    recv_begin_.push_back(recvs_.size());
+}
+
+int ScheduleSet::max_step_count() const {
+    return step_counts_.empty() ? 0 : *std::max_element(step_counts_.begin(), step_counts_.end());
+}
+
+std::span<const ScheduleSet::Message> ScheduleSet::sends(int rank) const {
+    const auto r = static_cast<std::size_t>(rank);
+    return {sends_.data() + send_begin_[r], send_begin_[r + 1] - send_begin_[r]};
+}
+
+std::span<const ScheduleSet::Message> ScheduleSet::recvs(int rank) const {
+    const auto r = static_cast<std::size_t>(rank);
+    return {recvs_.data() + recv_begin_[r], recv_begin_[r + 1] - recv_begin_[r]};
+}
+
+std::size_t ScheduleSet::blocks_received(int rank) const {
+    std::size_t total = 0;
+    for (const auto& message : recvs(rank)) total += message.block_count;
+    return total;
+}
+
+namespace {
+
+// --- pairing -------------------------------------------------------------------------------
+
+// One message seen from the pairing rule's point of view.
+struct Endpoint {
+    int rank;   // owner of the schedule
+    int peer;
+    int step;
+    std::span<const int> blocks;
+};
+
+std::string describe(const Endpoint& e, bool send) {
+    return fmt::format("rank {}'s {} {} {} in step {} (blocks [{}])", e.rank, send ? "send" : "receive",
+                       send ? "to" : "from", e.peer, e.step, fmt::join(e.blocks, ","));
+}
+
+std::string check_peer(int rank, int peer, int ranks, int step, bool send) {
+    if (peer >= 0 && peer < ranks && peer != rank) return {};
+    return fmt::format("rank {} lists a {} with invalid peer {} in step {} (ranks: {})", rank,
+                       send ? "send" : "receive", peer, step, ranks);
+}
+
+// Pairs every receive with its send (the rule in simulator.hpp). On success fills
+// `send_of_recv[k]` with the send index of receive k (indices into the set's flat lists, in
+// rank order) and returns ""; otherwise describes the first mismatch.
+std::string match_messages(const ScheduleSet& set, std::vector<std::size_t>& send_of_recv) {
+    const int p = set.ranks();
+    // Sends bucketed by receiver; within a bucket by sender, then step, then listing order.
+    std::vector<std::size_t> bucket_begin(static_cast<std::size_t>(p) + 1, 0);
+    for (int i = 0; i < p; ++i) {
+        for (const auto& m : set.sends(i)) {
+            if (auto error = check_peer(i, m.peer, p, m.step, true); !error.empty()) return error;
+            ++bucket_begin[static_cast<std::size_t>(m.peer) + 1];
+        }
+    }
+    for (int j = 0; j < p; ++j) bucket_begin[static_cast<std::size_t>(j) + 1] += bucket_begin[static_cast<std::size_t>(j)];
+    std::vector<std::size_t> fill(bucket_begin.begin(), bucket_begin.end() - 1);
+    std::vector<std::size_t> incoming(set.send_count());
+    std::vector<int> incoming_sender(set.send_count());
+    std::size_t global = 0;
+    for (int i = 0; i < p; ++i) {
+        for (const auto& m : set.sends(i)) {
+            const std::size_t slot = fill[static_cast<std::size_t>(m.peer)]++;
+            incoming[slot] = global++;
+            incoming_sender[slot] = i;
+        }
+    }
+
+    send_of_recv.assign(set.recv_count(), 0);
+    std::vector<std::size_t> order;
+    for (int j = 0; j < p; ++j) {
+        const auto recvs = set.recvs(j);
+        for (const auto& m : recvs) {
+            if (auto error = check_peer(j, m.peer, p, m.step, false); !error.empty()) return error;
+        }
+        order.resize(recvs.size());
+        for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+            return std::pair(recvs[a].peer, recvs[a].step) < std::pair(recvs[b].peer, recvs[b].step);
+        });
+        const std::size_t first = bucket_begin[static_cast<std::size_t>(j)];
+        const std::size_t bucket_size = bucket_begin[static_cast<std::size_t>(j) + 1] - first;
+        const auto send_endpoint = [&](std::size_t k) {
+            const auto& m = set.all_sends()[incoming[first + k]];
+            return Endpoint{incoming_sender[first + k], j, m.step, set.blocks_of(m)};
+        };
+        for (std::size_t k = 0; k < std::max(order.size(), bucket_size); ++k) {
+            if (k >= order.size()) return describe(send_endpoint(k), true) + " has no matching receive";
+            const auto& r = recvs[order[k]];
+            const Endpoint recv{j, r.peer, r.step, set.blocks_of(r)};
+            if (k >= bucket_size) return describe(recv, false) + " has no matching send";
+            const Endpoint send = send_endpoint(k);
+            if (std::pair(send.rank, send.step) < std::pair(recv.peer, recv.step)) {
+                return describe(send, true) + " has no matching receive";
+            }
+            if (std::pair(send.rank, send.step) > std::pair(recv.peer, recv.step)) {
+                return describe(recv, false) + " has no matching send";
+            }
+            if (!std::ranges::equal(send.blocks, recv.blocks)) {
+                return describe(send, true) + " does not list the blocks of " + describe(recv, false);
+            }
+            send_of_recv[set.recv_offset(j) + order[k]] = incoming[first + k];
+        }
+    }
+    return {};
+}
+
+// --- data flow -------------------------------------------------------------------------------
+
+// Follows one rank's blocks through its steps. `held` and `listed` are scratch of size blocks.
+std::string check_rank_flow(const ScheduleSet& set, int rank, std::vector<char>& held,
+                            std::vector<std::size_t>& listed, std::size_t& stamp) {
+    const int blocks = set.blocks();
+    std::fill(held.begin(), held.end(), 0);
+    if (rank < blocks) held[static_cast<std::size_t>(rank)] = 1;
+    const auto sends = set.sends(rank);
+    const auto recvs = set.recvs(rank);
+    auto valid_block = [&](int b) { return b >= 0 && b < blocks; };
+    std::size_t next_send = 0, next_recv = 0;
+    for (int step = 0; step < set.step_count(rank); ++step) {
+        // Sends first: a block received in this step cannot leave in the same step.
+        for (; next_send < sends.size() && sends[next_send].step == step; ++next_send) {
+            const auto& m = sends[next_send];
+            ++stamp;
+            for (int b : set.blocks_of(m)) {
+                if (!valid_block(b)) return fmt::format("rank {} sends invalid block {} in step {}", rank, b, step);
+                if (held[static_cast<std::size_t>(b)] == 0) {
+                    return fmt::format("rank {} sends block {} to {} in step {} before it holds it", rank, b,
+                                       m.peer, step);
+                }
+                if (listed[static_cast<std::size_t>(b)] == stamp) {
+                    return fmt::format("rank {} lists block {} twice in its send to {} in step {}", rank, b,
+                                       m.peer, step);
+                }
+                listed[static_cast<std::size_t>(b)] = stamp;
+            }
+        }
+        for (; next_recv < recvs.size() && recvs[next_recv].step == step; ++next_recv) {
+            const auto& m = recvs[next_recv];
+            for (int b : set.blocks_of(m)) {
+                if (!valid_block(b)) return fmt::format("rank {} receives invalid block {} in step {}", rank, b, step);
+                if (held[static_cast<std::size_t>(b)] != 0) {
+                    return fmt::format("rank {} receives block {} from {} in step {} but already holds it",
+                                       rank, b, m.peer, step);
+                }
+                held[static_cast<std::size_t>(b)] = 1;
+            }
+        }
+    }
+    const auto missing = std::find(held.begin(), held.end(), 0);
+    if (missing != held.end()) {
+        return fmt::format("rank {} ends without block {}", rank, missing - held.begin());
+    }
+    return {};
+}
+
+}  // namespace
+
+std::string check_data_flow(const ScheduleSet& set) {
+    std::vector<std::size_t> send_of_recv;
+    if (auto error = match_messages(set, send_of_recv); !error.empty()) return error;
+    std::vector<char> held(static_cast<std::size_t>(set.blocks()));
+    std::vector<std::size_t> listed(static_cast<std::size_t>(set.blocks()), 0);
+    std::size_t stamp = 0;
+    for (int rank = 0; rank < set.ranks(); ++rank) {
+        if (auto error = check_rank_flow(set, rank, held, listed, stamp); !error.empty()) return error;
+    }
+    return {};
+}
+
+// --- timing ----------------------------------------------------------------------------------
+
+namespace {
+
+// The optional two-level machine of TimingModel: which node a rank sits on, and how many
+// inter-node messages of the current step share each node's port in each direction.
+class NodePorts {
+public:
+    NodePorts(const TimingModel& model, int ranks)
+        : per_node_(model.ranks_per_node),
+          nodes_(per_node_ > 0 ? (ranks + per_node_ - 1) / per_node_ : 1),
+          cyclic_(model.cyclic_mapping),
+          out_(static_cast<std::size_t>(nodes_), 0),
+          in_(static_cast<std::size_t>(nodes_), 0) {}
+
+    bool crosses(int from, int to) const { return per_node_ > 0 && node(from) != node(to); }
+    void count(int from, int to) {
+        if (++out_[node(from)] == 1) touched_.push_back(node(from));
+        if (++in_[node(to)] == 1) touched_.push_back(node(to));
+    }
+    int sharing(int from, int to) const { return std::max(out_[node(from)], in_[node(to)]); }
+    void clear() {
+        for (std::size_t n : touched_) out_[n] = in_[n] = 0;
+        touched_.clear();
+    }
+
+private:
+    std::size_t node(int rank) const {
+        return static_cast<std::size_t>(cyclic_ ? rank % nodes_ : rank / per_node_);
+    }
+
+    int per_node_;
+    int nodes_;
+    bool cyclic_;
+    std::vector<int> out_, in_;
+    std::vector<std::size_t> touched_;
+};
+
+}  // namespace
+
+TimingResult simulate_timing(const ScheduleSet& set, const TimingModel& model,
+                             std::span<const double> arrival, std::span<const double> block_bytes) {
+    const int p = set.ranks();
+    if (arrival.size() != static_cast<std::size_t>(p)) {
+        throw std::invalid_argument(fmt::format("{} arrival times for {} ranks", arrival.size(), p));
+    }
+    if (block_bytes.size() != static_cast<std::size_t>(set.blocks())) {
+        throw std::invalid_argument(fmt::format("{} block sizes for {} blocks", block_bytes.size(), set.blocks()));
+    }
+    if (model.ranks_per_node < 0) throw std::invalid_argument("ranks_per_node must be >= 0");
+    std::vector<std::size_t> send_of_recv;
+    if (auto error = match_messages(set, send_of_recv); !error.empty()) throw std::invalid_argument(error);
+
+    // Bytes, time on the wire and arrival time of every send, indexed like the flat send list.
+    std::vector<double> send_bytes(set.send_count()), send_wire(set.send_count()),
+        send_arrival(set.send_count());
+    for (std::size_t g = 0; g < set.send_count(); ++g) {
+        double bytes = 0;
+        for (int b : set.blocks_of(set.all_sends()[g])) bytes += block_bytes[static_cast<std::size_t>(b)];
+        send_bytes[g] = bytes;
+    }
+
+    std::vector<double> now(arrival.begin(), arrival.end());
+    std::vector<double> start(now.size()), cpu(now.size()), finish(now.size());
+    std::vector<std::size_t> next_send(now.size(), 0), next_recv(now.size(), 0);
+    std::vector<std::pair<double, double>> arrivals;  // (arrival, wire time) of one rank's step
+    const int steps = set.max_step_count();
+    NodePorts ports(model, p);
+    for (int step = 0; step < steps; ++step) {
+        start = now;
+        ports.clear();
+        for (int i = 0; i < p; ++i) {
+            const auto sends = set.sends(i);
+            for (std::size_t k = next_send[static_cast<std::size_t>(i)]; k < sends.size() && sends[k].step == step; ++k) {
+                if (send_bytes[set.send_offset(i) + k] > 0 && ports.crosses(i, sends[k].peer)) ports.count(i, sends[k].peer);
+            }
+        }
+        for (int i = 0; i < p; ++i) {
+            const auto ui = static_cast<std::size_t>(i);
+            const auto sends = set.sends(i);
+            double link_free = start[ui];
+            cpu[ui] = finish[ui] = start[ui];
+            for (auto& k = next_send[ui]; k < sends.size() && sends[k].step == step; ++k) {
+                const std::size_t g = set.send_offset(i) + k;
+                const double bytes = send_bytes[g];
+                if (bytes <= 0) continue;  // the executor skips empty messages on both sides
+                cpu[ui] += model.overhead;
+                double inject = cpu[ui];
+                if (model.contention) inject = std::max(inject, link_free);
+                const int to = sends[k].peer;
+                const bool rendezvous = bytes >= model.rendezvous_bytes;
+                if (rendezvous) inject = std::max(inject, start[static_cast<std::size_t>(to)]);
+                const bool remote = ports.crosses(i, to);
+                send_wire[g] = remote ? bytes * model.inter_per_byte * ports.sharing(i, to) : bytes * model.per_byte;
+                link_free = inject + send_wire[g];
+                send_arrival[g] = link_free + (remote ? model.inter_latency : model.latency);
+                finish[ui] = std::max(finish[ui], rendezvous ? send_arrival[g] : link_free);
+            }
+        }
+        for (int j = 0; j < p; ++j) {
+            const auto uj = static_cast<std::size_t>(j);
+            const auto recvs = set.recvs(j);
+            arrivals.clear();
+            for (auto& k = next_recv[uj]; k < recvs.size() && recvs[k].step == step; ++k) {
+                const std::size_t g = send_of_recv[set.recv_offset(j) + k];
+                if (send_bytes[g] > 0) arrivals.emplace_back(send_arrival[g], send_wire[g]);
+            }
+            std::sort(arrivals.begin(), arrivals.end());
+            double link_free = start[uj];
+            for (const auto& [arrives, wire] : arrivals) {
+                double received = arrives;
+                if (model.contention) received = std::max(arrives, link_free + wire);
+                link_free = received;
+                cpu[uj] = std::max(cpu[uj], received) + model.overhead;
+                finish[uj] = std::max(finish[uj], cpu[uj]);
+            }
+            now[uj] = finish[uj];
+        }
+    }
+
+    TimingResult result;
+    result.exit = std::move(now);
+    if (p == 0) return result;
+    double elapsed = 0;
+    for (std::size_t i = 0; i < result.exit.size(); ++i) elapsed += result.exit[i] - arrival[i];
+    result.mean_elapsed = elapsed / p;
+    result.run_time = *std::max_element(result.exit.begin(), result.exit.end()) -
+                      *std::min_element(arrival.begin(), arrival.end());
+    return result;
+}
+
+// --- arrival patterns ------------------------------------------------------------------------
+
+namespace {
+
+std::uint64_t splitmix64(std::uint64_t x) {
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+// A draw in [0, 1) that depends only on (seed, stream).
+double unit_draw(std::uint64_t seed, std::uint64_t stream) {
+    return static_cast<double>(splitmix64(splitmix64(seed) ^ stream) >> 11) * 0x1.0p-53;
+}
+
+}  // namespace
+
+std::optional<ArrivalPattern> parse_arrival_pattern(std::string_view text) {
+    if (text == "balanced") return ArrivalPattern{};
+    const auto colon = text.find(':');
+    if (colon == std::string_view::npos) return std::nullopt;
+    const std::string_view name = text.substr(0, colon);
+    const std::string value(text.substr(colon + 1));
+    ArrivalPattern pattern;
+    if (name == "uniform") {
+        pattern.kind = ArrivalPattern::Kind::uniform;
+    } else if (name == "one-late") {
+        pattern.kind = ArrivalPattern::Kind::one_late;
+    } else if (name == "staircase") {
+        pattern.kind = ArrivalPattern::Kind::staircase;
+    } else {
+        return std::nullopt;
+    }
+    const char* end = value.data() + value.size();
+    const auto [parsed_end, error] = std::from_chars(value.data(), end, pattern.seconds);
+    if (error != std::errc{} || parsed_end != end || !(pattern.seconds >= 0)) return std::nullopt;
+    return pattern;
+}
+
+std::vector<double> make_arrivals(const ArrivalPattern& pattern, int ranks, std::uint64_t seed) {
+    std::vector<double> arrival(static_cast<std::size_t>(std::max(ranks, 0)), 0.0);
+    switch (pattern.kind) {
+        case ArrivalPattern::Kind::balanced:
+            break;
+        case ArrivalPattern::Kind::uniform:
+            for (std::size_t i = 0; i < arrival.size(); ++i) arrival[i] = pattern.seconds * unit_draw(seed, i);
+            break;
+        case ArrivalPattern::Kind::one_late:
+            if (!arrival.empty()) arrival[splitmix64(seed) % arrival.size()] = pattern.seconds;
+            break;
+        case ArrivalPattern::Kind::staircase:
+            for (std::size_t i = 0; i < arrival.size(); ++i) arrival[i] = pattern.seconds * static_cast<double>(i);
+            break;
+    }
+    return arrival;
+}
+
+// --- debugging -------------------------------------------------------------------------------
+
+std::string to_string(const schedule::Schedule& plan) {
+    std::string out = fmt::format("rank {} of {} ({} steps)\n", plan.rank, plan.ranks, plan.steps.size());
+    for (std::size_t s = 0; s < plan.steps.size(); ++s) {
+        out += fmt::format("  step {}:", s);
+        for (const auto& t : plan.steps[s].sends) out += fmt::format(" send [{}] -> {};", fmt::join(t.blocks, ","), t.peer);
+        for (const auto& t : plan.steps[s].recvs) out += fmt::format(" recv [{}] <- {};", fmt::join(t.blocks, ","), t.peer);
+        out += '\n';
+    }
+    return out;
+}
+
+}  // namespace papshim::sim

@@ -1,0 +1,115 @@
+#include <catch.hpp>
+
+#include <map>
+
+#include "papshim/config.hpp"
+
+using namespace papshim;
+
+namespace {
+
+AlgorithmNames sample_names() {
+    AlgorithmNames names;
+    names[std::size_t(Collective::allgather)] = {"sparbit", "ring"};
+    names[std::size_t(Collective::allgatherv)] = {"sparbit", "ring"};
+    return names;
+}
+
+ParseResult parse(const std::map<std::string, std::string>& env) {
+    std::vector<std::string> keys;
+    for (const auto& [k, v] : env) keys.push_back(k);
+    keys.push_back("HOME");  // other variables are ignored
+    return parse_config(
+        [&](const char* name) -> const char* {
+            auto it = env.find(name);
+            return it == env.end() ? nullptr : it->second.c_str();
+        },
+        keys, sample_names());
+}
+
+}  // namespace
+
+TEST_CASE("defaults without any variable") {
+    auto r = parse({});
+    REQUIRE(r.config);
+    CHECK(r.config->mode == Mode::dispatch);
+    CHECK(r.config->algorithm[0] == "auto");
+    CHECK(r.config->trace_dir.empty());
+    CHECK_FALSE(r.config->tracing());
+    CHECK(r.config->callsite_depth == 1);
+    CHECK(r.config->trace_buffer == 65536);
+}
+
+TEST_CASE("profile mode traces into the default directory") {
+    auto r = parse({{"PAPSHIM_MODE", "profile"}});
+    REQUIRE(r.config);
+    CHECK(r.config->trace_dir == "papshim-trace");
+    CHECK(r.config->tracing());
+}
+
+TEST_CASE("dispatch traces only with a directory") {
+    auto r = parse({{"PAPSHIM_TRACE_DIR", "/tmp/x"}});
+    REQUIRE(r.config);
+    CHECK(r.config->tracing());
+}
+
+TEST_CASE("valid algorithm names per collective") {
+    auto r = parse({{"PAPSHIM_ALLGATHER", "sparbit"}, {"PAPSHIM_ALLREDUCE", "native"}});
+    REQUIRE(r.config);
+    CHECK(r.config->algorithm[std::size_t(Collective::allgather)] == "sparbit");
+    CHECK(r.config->algorithm[std::size_t(Collective::allreduce)] == "native");
+}
+
+TEST_CASE("invalid values name the variable, the value and the choices") {
+    auto mode = parse({{"PAPSHIM_MODE", "bogus"}});
+    REQUIRE(mode.error);
+    CHECK(mode.error->message == "invalid PAPSHIM_MODE='bogus': expected one of off, profile, dispatch");
+
+    auto alg = parse({{"PAPSHIM_REDUCE", "sparbit"}});  // sparbit is not a Reduce algorithm
+    REQUIRE(alg.error);
+    CHECK(alg.error->message == "invalid PAPSHIM_REDUCE='sparbit': expected one of native, auto");
+
+    auto ag = parse({{"PAPSHIM_ALLGATHER", "nosuch"}});
+    REQUIRE(ag.error);
+    CHECK(ag.error->message == "invalid PAPSHIM_ALLGATHER='nosuch': expected one of native, auto, sparbit, ring");
+
+    for (const char* bad : {"0", "17", "-1", "1x", "", " 2"}) {
+        auto depth = parse({{"PAPSHIM_CALLSITE_DEPTH", bad}});
+        REQUIRE(depth.error);
+        CHECK(depth.error->message.find("PAPSHIM_CALLSITE_DEPTH") != std::string::npos);
+        CHECK(depth.error->message.find("1..16") != std::string::npos);
+    }
+    CHECK(parse({{"PAPSHIM_VERBOSE", "3"}}).error);
+    CHECK(parse({{"PAPSHIM_TRACE_BUFFER", "0"}}).error);
+    CHECK(parse({{"PAPSHIM_TRACE_DIR", ""}}).error);
+}
+
+TEST_CASE("an unknown PAPSHIM_ variable is an error, not a silent default") {
+    auto r = parse({{"PAPSHIM_ALLGATHR", "ring"}});
+    REQUIRE(r.error);
+    CHECK(r.error->message.find("unknown variable PAPSHIM_ALLGATHR") == 0);
+}
+
+TEST_CASE("canonical form differs exactly where the configuration differs") {
+    auto a = parse({{"PAPSHIM_MODE", "profile"}}).config->canonical();
+    auto b = parse({{"PAPSHIM_MODE", "dispatch"}}).config->canonical();
+    REQUIRE(a.size() == b.size());
+    int differing = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) differing += a[i] != b[i];
+    CHECK(differing == 2);  // the mode, and the trace directory that profile mode defaults
+}
+
+TEST_CASE("every documented variable is parsed and every parsed variable documented") {
+    auto vars = describe_variables(sample_names());
+    std::vector<std::string> names;
+    for (const auto& v : vars) names.push_back(v.name);
+    auto canonical = parse({}).config->canonical();
+    REQUIRE(canonical.size() == names.size());
+    for (std::size_t i = 0; i < names.size(); ++i) CHECK(canonical[i].rfind(names[i] + "=", 0) == 0);
+}
+
+TEST_CASE("collective and mode names round-trip") {
+    for (int c = 0; c < collective_count; ++c) CHECK(parse_collective(collective_name(Collective(c))) == Collective(c));
+    CHECK_FALSE(parse_collective("bcast"));
+    for (Mode m : {Mode::off, Mode::profile, Mode::dispatch}) CHECK(parse_mode(mode_name(m)) == m);
+}

@@ -1,0 +1,289 @@
+// The simulator: the data-flow check catches broken schedule sets, the timing model behaves
+// as documented in simulator.hpp, arrival patterns are reproducible, and p = 4096 runs.
+
+#include <catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "papshim/algorithms.hpp"
+#include "papshim/simulator.hpp"
+#include "src/algorithms/allgather/builders.hpp"
+
+using papshim::schedule::Schedule;
+using papshim::schedule::Step;
+using papshim::schedule::Transfer;
+using papshim::sim::ScheduleSet;
+using papshim::sim::TimingModel;
+
+namespace {
+
+// Schedules written by hand: rank i's steps are given as {sends, recvs}.
+Schedule plan(int ranks, int rank, std::vector<Step> steps) {
+    return Schedule{.ranks = ranks, .rank = rank, .blocks = ranks, .steps = std::move(steps)};
+}
+
+Step step(std::vector<Transfer> sends, std::vector<Transfer> recvs) {
+    Step s;
+    s.sends = std::move(sends);
+    s.recvs = std::move(recvs);
+    return s;
+}
+
+std::string check(const std::vector<Schedule>& schedules) {
+    return papshim::sim::check_data_flow(ScheduleSet::from(schedules));
+}
+
+ScheduleSet built(std::string_view algorithm, int p) {
+    return ScheduleSet::build(papshim::find_allgather_algorithm(algorithm)->build, p);
+}
+
+std::vector<double> same(int n, double value) { return std::vector<double>(static_cast<std::size_t>(n), value); }
+
+TimingModel plain_model() {
+    TimingModel model;
+    model.latency = 2e-6;
+    model.per_byte = 1e-9;
+    return model;
+}
+
+}  // namespace
+
+TEST_CASE("a correct hand-written exchange passes", "[simulator][dataflow]") {
+    CHECK(check({plan(2, 0, {step({{1, {0}}}, {{1, {1}}})}),
+                 plan(2, 1, {step({{0, {1}}}, {{0, {0}}})})})
+              .empty());
+}
+
+TEST_CASE("the data-flow check reports broken schedules", "[simulator][dataflow]") {
+    const Schedule ok0 = plan(2, 0, {step({{1, {0}}}, {{1, {1}}})});
+    const Schedule ok1 = plan(2, 1, {step({{0, {1}}}, {{0, {0}}})});
+
+    SECTION("a receive in a different step from its send") {
+        const auto error = check({ok0, plan(2, 1, {step({{0, {1}}}, {}), step({}, {{0, {0}}})})});
+        CHECK(error.find("no matching") != std::string::npos);
+    }
+    SECTION("a send nobody receives") {
+        const auto error = check({plan(2, 0, {step({{1, {0}}, {1, {0}}}, {{1, {1}}})}), ok1});
+        CHECK(error.find("has no matching receive") != std::string::npos);
+    }
+    SECTION("different blocks on the two sides") {
+        const auto error = check({ok0, plan(2, 1, {step({{0, {1}}}, {{0, {1}}})})});
+        CHECK(error.find("does not list the blocks") != std::string::npos);
+    }
+    SECTION("a block sent before it is held") {
+        const auto error = check({plan(3, 0, {step({{1, {2}}}, {{2, {2}}}), step({}, {{1, {1}}})}),
+                                  plan(3, 1, {step({}, {{0, {2}}}), step({{0, {1}}}, {})}),
+                                  plan(3, 2, {step({{0, {2}}}, {})})});
+        CHECK(error == "rank 0 sends block 2 to 1 in step 0 before it holds it");
+    }
+    SECTION("a block received twice") {
+        const auto error = check({plan(2, 0, {step({{1, {0}}}, {{1, {1}}}), step({{1, {0}}}, {})}),
+                                  plan(2, 1, {step({{0, {1}}}, {{0, {0}}}), step({}, {{0, {0}}})})});
+        CHECK(error == "rank 1 receives block 0 from 0 in step 1 but already holds it");
+    }
+    SECTION("a block listed twice in one message") {
+        const auto error = check({plan(2, 0, {step({{1, {0, 0}}}, {{1, {1}}})}),
+                                  plan(2, 1, {step({{0, {1}}}, {{0, {0, 0}}})})});
+        CHECK(error == "rank 0 lists block 0 twice in its send to 1 in step 0");
+    }
+    SECTION("a rank left without a block") {
+        const auto error = check({plan(2, 0, {step({{1, {0}}}, {})}), plan(2, 1, {step({}, {{0, {0}}})})});
+        CHECK(error == "rank 0 ends without block 1");
+    }
+    SECTION("a message to itself or outside the communicator") {
+        CHECK(check({plan(2, 0, {step({{0, {0}}}, {{0, {0}}})}), ok1}).find("invalid peer 0") !=
+              std::string::npos);
+        CHECK(check({plan(2, 0, {step({{2, {0}}}, {})}), ok1}).find("invalid peer 2") != std::string::npos);
+    }
+}
+
+TEST_CASE("ring at p = 2 takes one message time", "[simulator][timing]") {
+    const TimingModel model = plain_model();
+    const auto timing =
+        papshim::sim::simulate_timing(built("ring", 2), model, same(2, 0.0), same(2, 1000.0));
+    const double one_message = model.latency + 1000 * model.per_byte;
+    CHECK(timing.exit[0] == Approx(one_message));
+    CHECK(timing.exit[1] == Approx(one_message));
+    CHECK(timing.mean_elapsed == Approx(one_message));
+    CHECK(timing.run_time == Approx(one_message));
+}
+
+TEST_CASE("a late rank delays everybody's exit", "[simulator][timing]") {
+    const TimingModel model = plain_model();
+    const double delay = 1e-3;
+    for (const auto& algorithm : papshim::allgather_algorithms()) {
+        INFO(algorithm.name);
+        const auto set = ScheduleSet::build(algorithm.build, 12);
+        const auto balanced = papshim::sim::simulate_timing(set, model, same(12, 0.0), same(12, 64.0));
+        auto arrival = same(12, 0.0);
+        arrival[5] = delay;
+        const auto late = papshim::sim::simulate_timing(set, model, arrival, same(12, 64.0));
+        // Nobody can leave before the late rank's block exists.
+        for (double f : late.exit) CHECK(f > delay);
+        CHECK(late.mean_elapsed > balanced.mean_elapsed);
+        CHECK(late.run_time > balanced.run_time);
+    }
+}
+
+TEST_CASE("zero-byte blocks cost nothing, as the executor skips them", "[simulator][timing]") {
+    const TimingModel model = plain_model();
+    SECTION("all blocks empty") {
+        const auto arrival = papshim::sim::make_arrivals({papshim::sim::ArrivalPattern::Kind::uniform, 1e-4}, 16, 7);
+        const auto timing = papshim::sim::simulate_timing(built("sparbit", 16), model, arrival, same(16, 0.0));
+        CHECK(timing.exit == arrival);
+        CHECK(timing.mean_elapsed == 0.0);
+    }
+    SECTION("only block 0 non-empty: Sparbit becomes a binomial broadcast") {
+        auto sizes = same(8, 0.0);
+        sizes[0] = 4096;
+        const auto timing = papshim::sim::simulate_timing(built("sparbit", 8), model, same(8, 0.0), sizes);
+        const double wire = 4096 * model.per_byte;
+        const double hop = model.latency + wire;
+        CHECK(timing.exit[0] == Approx(3 * wire));        // only sends block 0, eagerly
+        CHECK(timing.exit[4] == Approx(hop + 2 * wire));  // gets it at d = 4, forwards it twice
+        CHECK(timing.exit[7] == Approx(3 * hop));         // 0 -> 4 -> 6 -> 7
+        CHECK(timing.run_time == Approx(3 * hop));
+    }
+}
+
+TEST_CASE("contention, overhead and rendezvous", "[simulator][timing]") {
+    // Rank 0 sends one block to each of ranks 1..3 in one step (timing needs pairing only).
+    std::vector<Schedule> fan_out{plan(4, 0, {step({{1, {0}}, {2, {0}}, {3, {0}}}, {})})};
+    for (int r = 1; r < 4; ++r) fan_out.push_back(plan(4, r, {step({}, {{0, {0}}})}));
+    const auto set = ScheduleSet::from(fan_out);
+    const double bytes = 1000;
+    TimingModel model = plain_model();
+    const double wire = bytes * model.per_byte;
+
+    const auto free_links = papshim::sim::simulate_timing(set, model, same(4, 0.0), same(4, bytes));
+    CHECK(free_links.exit[3] == Approx(model.latency + wire));
+
+    model.contention = true;
+    const auto single_port = papshim::sim::simulate_timing(set, model, same(4, 0.0), same(4, bytes));
+    CHECK(single_port.exit[1] == Approx(model.latency + wire));
+    CHECK(single_port.exit[3] == Approx(model.latency + 3 * wire));
+    CHECK(single_port.exit[0] == Approx(3 * wire));  // eager: done once injected
+
+    model.contention = false;
+    model.overhead = 1e-6;
+    const auto with_overhead = papshim::sim::simulate_timing(set, model, same(4, 0.0), same(4, bytes));
+    // The third send is issued after three overheads and received with one more.
+    CHECK(with_overhead.exit[3] == Approx(3e-6 + wire + model.latency + 1e-6));
+
+    model.overhead = 0;
+    model.rendezvous_bytes = 1;
+    auto arrival = same(4, 0.0);
+    arrival[2] = 1e-3;
+    const auto rendezvous = papshim::sim::simulate_timing(set, model, arrival, same(4, bytes));
+    // Rank 0 waits until rank 2 posts its receive, then until the data arrived.
+    CHECK(rendezvous.exit[0] == Approx(1e-3 + wire + model.latency));
+    CHECK(rendezvous.exit[1] == Approx(model.latency + wire));
+}
+
+TEST_CASE("inter-node messages share their node's port", "[simulator][timing][nodes]") {
+    // Rank 0 sends one block to each of ranks 1..3; two ranks per node: 1 is local, 2 and 3
+    // sit on the other node and share its port.
+    std::vector<Schedule> fan_out{plan(4, 0, {step({{1, {0}}, {2, {0}}, {3, {0}}}, {})})};
+    for (int r = 1; r < 4; ++r) fan_out.push_back(plan(4, r, {step({}, {{0, {0}}})}));
+    TimingModel model = plain_model();
+    model.ranks_per_node = 2;
+    model.inter_latency = 10e-6;
+    model.inter_per_byte = 4e-9;
+    const double bytes = 1000;
+    const auto sequential = papshim::sim::simulate_timing(ScheduleSet::from(fan_out), model, same(4, 0.0), same(4, bytes));
+    CHECK(sequential.exit[1] == Approx(model.latency + bytes * model.per_byte));
+    CHECK(sequential.exit[2] == Approx(model.inter_latency + 2 * bytes * model.inter_per_byte));
+    CHECK(sequential.exit[3] == Approx(sequential.exit[2]));
+    model.cyclic_mapping = true;  // nodes {0, 2} and {1, 3}
+    const auto cyclic = papshim::sim::simulate_timing(ScheduleSet::from(fan_out), model, same(4, 0.0), same(4, bytes));
+    CHECK(cyclic.exit[2] == Approx(model.latency + bytes * model.per_byte));
+    CHECK(cyclic.exit[1] == Approx(model.inter_latency + 2 * bytes * model.inter_per_byte));
+}
+
+TEST_CASE("mapping decides Sparbit against Bruck (spec §2.8)", "[simulator][timing][nodes]") {
+    TimingModel model = plain_model();
+    model.latency = 1e-6;
+    model.per_byte = 0.2e-9;
+    model.inter_latency = 20e-6;
+    model.inter_per_byte = 2e-9;
+    model.ranks_per_node = 8;  // 64 ranks on 8 nodes: a power-of-two node count
+    model.contention = true;
+    const auto sparbit = built("sparbit", 64);
+    const auto bruck = built("bruck", 64);
+    auto run_time = [&](const ScheduleSet& set) {
+        return papshim::sim::simulate_timing(set, model, same(64, 0.0), same(64, 65536.0)).run_time;
+    };
+    // Sequential: Sparbit's heavy last steps stay inside nodes, Bruck's cross them.
+    CHECK(run_time(sparbit) < run_time(bruck));
+    // Cyclic with power-of-two M: Bruck's heavy long-distance steps become node-local.
+    model.cyclic_mapping = true;
+    CHECK(run_time(bruck) < run_time(sparbit));
+}
+
+TEST_CASE("timing rejects sizes that do not fit", "[simulator][timing]") {
+    const auto set = built("ring", 4);
+    CHECK_THROWS_AS(papshim::sim::simulate_timing(set, plain_model(), same(3, 0.0), same(4, 1.0)),
+                    std::invalid_argument);
+    CHECK_THROWS_AS(papshim::sim::simulate_timing(set, plain_model(), same(4, 0.0), same(5, 1.0)),
+                    std::invalid_argument);
+    const auto broken = ScheduleSet::from(std::vector<Schedule>{plan(2, 0, {step({{1, {0}}}, {})}), plan(2, 1, {})});
+    CHECK_THROWS_AS(papshim::sim::simulate_timing(broken, plain_model(), same(2, 0.0), same(2, 1.0)),
+                    std::invalid_argument);
+}
+
+TEST_CASE("arrival patterns parse and reproduce", "[simulator][arrivals]") {
+    using Kind = papshim::sim::ArrivalPattern::Kind;
+    CHECK(papshim::sim::parse_arrival_pattern("balanced")->kind == Kind::balanced);
+    const auto uniform = papshim::sim::parse_arrival_pattern("uniform:0.5");
+    REQUIRE(uniform);
+    CHECK(uniform->kind == Kind::uniform);
+    CHECK(uniform->seconds == 0.5);
+    CHECK(papshim::sim::parse_arrival_pattern("one-late:1e-3")->kind == Kind::one_late);
+    CHECK(papshim::sim::parse_arrival_pattern("staircase:2e-6")->seconds == 2e-6);
+    for (const char* bad : {"", "uniform", "uniform:", "uniform:x", "uniform:-1", "late:1", "balanced:1",
+                            "staircase:1s"}) {
+        INFO(bad);
+        CHECK_FALSE(papshim::sim::parse_arrival_pattern(bad));
+    }
+
+    const auto a = papshim::sim::make_arrivals(*uniform, 20, 42);
+    CHECK(a == papshim::sim::make_arrivals(*uniform, 20, 42));
+    CHECK(a != papshim::sim::make_arrivals(*uniform, 20, 43));
+    // Seeded per rank: the first ranks draw the same whatever p is.
+    const auto fewer = papshim::sim::make_arrivals(*uniform, 10, 42);
+    CHECK(std::equal(fewer.begin(), fewer.end(), a.begin()));
+    for (double t : a) CHECK((t >= 0 && t < 0.5));
+
+    const auto late = papshim::sim::make_arrivals({Kind::one_late, 1.0}, 50, 3);
+    CHECK(std::count(late.begin(), late.end(), 1.0) == 1);
+    CHECK(std::count(late.begin(), late.end(), 0.0) == 49);
+    const auto stairs = papshim::sim::make_arrivals({Kind::staircase, 2.0}, 4, 0);
+    CHECK(stairs == std::vector<double>{0, 2, 4, 6});
+}
+
+TEST_CASE("the simulator handles p = 4096", "[simulator][scale]") {
+    const int p = 4096;
+    const auto arrival = papshim::sim::make_arrivals({papshim::sim::ArrivalPattern::Kind::uniform, 1e-4}, p, 1);
+    for (const char* name : {"sparbit", "bruck"}) {
+        INFO(name);
+        const auto set = built(name, p);
+        CHECK(set.send_count() == static_cast<std::size_t>(p) * 12);
+        CHECK(papshim::sim::check_data_flow(set).empty());
+        const auto timing = papshim::sim::simulate_timing(set, plain_model(), arrival, same(p, 1024.0));
+        CHECK(timing.exit.size() == static_cast<std::size_t>(p));
+        CHECK(std::isfinite(timing.mean_elapsed));
+        CHECK(timing.run_time >= timing.mean_elapsed);
+    }
+}
+
+TEST_CASE("to_string shows a schedule step by step", "[simulator]") {
+    const auto text = papshim::sim::to_string(papshim::allgather::build_sparbit({.ranks = 5, .rank = 0, .predicted_arrival = {}}));
+    CHECK(text == "rank 0 of 5 (3 steps)\n"
+                  "  step 0: send [0] -> 4; recv [1] <- 1;\n"
+                  "  step 1: send [0] -> 2; recv [3] <- 3;\n"
+                  "  step 2: send [0,3] -> 1; recv [4,2] <- 4;\n");
+}
