@@ -1,0 +1,129 @@
+// The shim as an application sees it: results equal native ones while algorithms switch,
+// from two threads on two communicators at once, across communicator free and handle reuse.
+#include <mpi.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "papshim/control.h"
+
+namespace {
+
+int world_rank = 0;
+int failures = 0;
+
+void expect(bool ok, const std::string& what) {
+    if (!ok) {
+        std::fprintf(stderr, "rank %d: FAILED: %s\n", world_rank, what.c_str());
+        ++failures;
+    }
+}
+
+// One Allgather and one Allgatherv through the shim, compared with PMPI on the same data.
+void gather_and_compare(MPI_Comm comm, int round, const char* algorithm) {
+    int rank = 0, size = 1;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    const int count = 1 + (round % 5) * 37;
+    std::vector<int> mine(static_cast<std::size_t>(count + 2));  // Allgatherv sends up to 2
+    for (int i = 0; i < count + 2; ++i) mine[std::size_t(i)] = rank * 100000 + round * 100 + i;
+    std::vector<int> got(std::size_t(count * size), -1), want(std::size_t(count * size), -2);
+    MPI_Allgather(mine.data(), count, MPI_INT, got.data(), count, MPI_INT, comm);
+    PMPI_Allgather(mine.data(), count, MPI_INT, want.data(), count, MPI_INT, comm);
+    expect(got == want, std::string("allgather with ") + algorithm + " round " + std::to_string(round));
+
+    std::vector<int> counts(static_cast<std::size_t>(size)), displs(static_cast<std::size_t>(size));
+    int total = 0;
+    for (int r = size - 1; r >= 0; --r) {  // reversed displacements
+        counts[std::size_t(r)] = (r + round) % 3;
+        displs[std::size_t(r)] = total;
+        total += counts[std::size_t(r)];
+    }
+    std::vector<int> vgot(std::size_t(total) + 1, -1), vwant(std::size_t(total) + 1, -1);
+    MPI_Allgatherv(mine.data(), counts[std::size_t(rank)], MPI_INT, vgot.data(), counts.data(), displs.data(), MPI_INT, comm);
+    PMPI_Allgatherv(mine.data(), counts[std::size_t(rank)], MPI_INT, vwant.data(), counts.data(), displs.data(), MPI_INT, comm);
+    expect(vgot == vwant, std::string("allgatherv with ") + algorithm + " round " + std::to_string(round));
+
+    long sum = 0, want_sum = 0, mine_sum = rank + round;
+    MPI_Allreduce(&mine_sum, &sum, 1, MPI_LONG, MPI_SUM, comm);
+    PMPI_Allreduce(&mine_sum, &want_sum, 1, MPI_LONG, MPI_SUM, comm);
+    expect(sum == want_sum, "allreduce round " + std::to_string(round));
+}
+
+void control_api() {
+    char name[64];
+    expect(papshim_set_algorithm(MPI_COMM_WORLD, "allgather", "ring") == MPI_SUCCESS, "set ring");
+    expect(papshim_get_algorithm(MPI_COMM_WORLD, "allgather", name, sizeof name) == MPI_SUCCESS &&
+               std::strcmp(name, "ring") == 0, "get ring");
+    expect(papshim_set_algorithm(MPI_COMM_WORLD, "allgather", "nosuch") == MPI_ERR_ARG, "unknown name refused");
+    expect(papshim_set_algorithm(MPI_COMM_WORLD, "bcast", "ring") == MPI_ERR_ARG, "unknown collective refused");
+    expect(papshim_set_algorithm(MPI_COMM_WORLD, "reduce", "sparbit") == MPI_ERR_ARG, "allgather algorithm for reduce refused");
+    // Different names on different ranks: refused everywhere, nothing changes.
+    const char* split = world_rank == 0 ? "bruck" : "sparbit";
+    int size = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int rc = papshim_set_algorithm(MPI_COMM_WORLD, "allgather", split);
+    expect(size == 1 ? rc == MPI_SUCCESS : rc == MPI_ERR_ARG, "mismatched names refused on every rank");
+    if (size > 1) {
+        papshim_get_algorithm(MPI_COMM_WORLD, "allgather", name, sizeof name);
+        expect(std::strcmp(name, "ring") == 0, "a refused choice changes nothing");
+    }
+    expect(papshim_set_mode("sideways") == MPI_ERR_ARG, "unknown mode refused");
+    expect(papshim_version() && *papshim_version(), "version");
+    double t0 = papshim_wtime(), t1 = papshim_wtime();
+    expect(t1 >= t0, "global clock is monotonic");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    int provided = 0;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    control_api();
+
+    const char* algorithms[] = {"native", "auto", "sparbit", "ring", "neighbor_exchange", "recursive_doubling", "bruck",
+                                "gather_bcast"};
+    int round = 0;
+    for (const char* a : algorithms) {
+        expect(papshim_set_algorithm(MPI_COMM_WORLD, "allgather", a) == MPI_SUCCESS, std::string("set ") + a);
+        expect(papshim_set_algorithm(MPI_COMM_WORLD, "allgatherv", a) == MPI_SUCCESS, std::string("set v ") + a);
+        for (int i = 0; i < 3; ++i) gather_and_compare(MPI_COMM_WORLD, round++, a);
+    }
+
+    // Communicators created and freed in a loop: handles are reused, contexts must not be.
+    for (int i = 0; i < 6; ++i) {
+        MPI_Comm sub;
+        MPI_Comm_split(MPI_COMM_WORLD, world_rank % 2, -world_rank, &sub);
+        papshim_set_algorithm(sub, "allgather", algorithms[2 + i % 6]);
+        gather_and_compare(sub, i, algorithms[2 + i % 6]);
+        MPI_Comm_free(&sub);
+    }
+
+    // Two threads, each on its own communicator, calling collectives concurrently.
+    if (provided == MPI_THREAD_MULTIPLE) {
+        MPI_Comm comms[2];
+        MPI_Comm_dup(MPI_COMM_WORLD, &comms[0]);
+        MPI_Comm_dup(MPI_COMM_WORLD, &comms[1]);
+        papshim_set_algorithm(comms[0], "allgather", "sparbit");
+        papshim_set_algorithm(comms[1], "allgather", "ring");
+        std::thread workers[2];
+        for (int t = 0; t < 2; ++t)
+            workers[t] = std::thread([&, t] {
+                for (int i = 0; i < 20; ++i) gather_and_compare(comms[t], i, t == 0 ? "sparbit (thread)" : "ring (thread)");
+            });
+        for (auto& w : workers) w.join();
+        MPI_Comm_free(&comms[0]);
+        MPI_Comm_free(&comms[1]);
+    }
+
+    int all_failures = 0;
+    PMPI_Allreduce(&failures, &all_failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (world_rank == 0) std::printf("%s: %d failures\n", all_failures ? "FAILED" : "passed", all_failures);
+    MPI_Finalize();
+    return all_failures ? 1 : 0;
+}
