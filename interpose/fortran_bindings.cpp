@@ -90,4 +90,25 @@ PAPSHIM_FORTRAN_MANGLINGS(mpi_allreduce, MPI_ALLREDUCE,
                            MPI_Fint* comm, MPI_Fint* ierr),
                           (sendbuf, recvbuf, count, datatype, op, comm, ierr))
 
+// Open MPI's Fortran MPI_Init/MPI_Finalize call PMPI_* too; without these the runtime
+// would never start for a Fortran program. C's MPI_Init accepts null argc/argv.
+namespace {
+
+void fortran_mpi_init(MPI_Fint* ierr, const void*) { *ierr = MPI_Init(nullptr, nullptr); }
+
+void fortran_mpi_init_thread(MPI_Fint* required, MPI_Fint* provided, MPI_Fint* ierr, const void*) {
+    int level = 0;
+    *ierr = MPI_Init_thread(nullptr, nullptr, *required, &level);
+    *provided = level;
+}
+
+void fortran_mpi_finalize(MPI_Fint* ierr, const void*) { *ierr = MPI_Finalize(); }
+
+}  // namespace
+
+PAPSHIM_FORTRAN_MANGLINGS(mpi_init, MPI_INIT, (MPI_Fint* ierr), (ierr))
+PAPSHIM_FORTRAN_MANGLINGS(mpi_init_thread, MPI_INIT_THREAD, (MPI_Fint* required, MPI_Fint* provided, MPI_Fint* ierr),
+                          (required, provided, ierr))
+PAPSHIM_FORTRAN_MANGLINGS(mpi_finalize, MPI_FINALIZE, (MPI_Fint* ierr), (ierr))
+
 #endif

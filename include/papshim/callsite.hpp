@@ -20,8 +20,9 @@ struct Frame {
 // "module+0xoffset"
 std::string normalise_frame(const std::string& module_path, std::uintptr_t offset);
 
-// Frames of MPI libraries and language bindings (libmpi*, libmpich*, libmpifort*, mpi4py)
-// are skipped so that the site is the application's line, not the binding's.
+// Frames of MPI libraries and their Fortran bindings (libmpi*, libmpich*, libmpifort*) are
+// skipped so that the site is the application's line, not the binding's. mpi4py's module
+// is kept: it is as close to the Python line as a native stack gets.
 bool is_mpi_binding_module(const std::string& module_path);
 
 // Resolves a raw address in this process: module path, offset and symbol name.

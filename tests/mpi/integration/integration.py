@@ -1,0 +1,391 @@
+#!/usr/bin/python3
+"""MPI integration tests: the examples run natively and under the preloaded shim.
+
+One subcommand per test case; CTest passes the build's MPI, launcher, library and folders.
+Every run's command and output are printed when a check fails, so a failing test says what
+to rerun by hand.
+"""
+import argparse
+import csv
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from collections import Counter, defaultdict
+from pathlib import Path
+
+# The algorithm names of the shim's contract for PAPSHIM_ALLGATHER(V).
+ALLGATHER_ALGORITHMS = ("native", "auto", "sparbit", "ring", "neighbor_exchange",
+                        "recursive_doubling", "bruck", "gather_bcast")
+COLLECTIVES = ("allgather", "allgatherv", "allreduce", "reduce")
+RUN_TIMEOUT_S = 120
+
+
+class CheckFailed(Exception):
+    pass
+
+
+class Run:
+    def __init__(self, command, returncode, stdout, stderr):
+        self.command, self.returncode, self.stdout, self.stderr = command, returncode, stdout, stderr
+
+    def describe(self):
+        return (f"command: {shlex.join(self.command)}\nexit status: {self.returncode}\n"
+                f"--- stdout ---\n{self.stdout[-4000:]}--- stderr ---\n{self.stderr[-4000:]}")
+
+    def line(self, prefix):
+        """The first stdout line starting with prefix (e.g. 'checksum ')."""
+        for text in self.stdout.splitlines():
+            if text.startswith(prefix):
+                return text
+        raise CheckFailed(f"no '{prefix.strip()}' line in the output\n{self.describe()}")
+
+
+class Launcher:
+    """Builds mpiexec command lines that hand environment variables to the ranks only."""
+
+    def __init__(self, options):
+        self.mpi = options.mpi
+        self.mpiexec = shlex.split(options.mpiexec)
+        self.shim = options.shim
+
+    def forward(self, env):
+        flags = []
+        for name, value in env.items():
+            flags += ["-x", f"{name}={value}"] if self.mpi == "openmpi" else ["-env", name, value]
+        return flags
+
+    def command(self, np, app, env):
+        return self.mpiexec + self.forward(env) + ["-n", str(np)] + app
+
+    def mpmd(self, parts):
+        """parts: [(np, env, app)] as one MPMD job (per-part variables)."""
+        command = list(self.mpiexec)
+        for index, (np, env, app) in enumerate(parts):
+            if index:
+                command.append(":")
+            command += ["-n", str(np)] + self.forward(env) + app
+        return command
+
+    def shim_env(self, **variables):
+        env = {"LD_PRELOAD": self.shim}
+        env.update({f"PAPSHIM_{name.upper()}": str(value) for name, value in variables.items()})
+        return env
+
+
+def clean_environment():
+    """The tests set every PAPSHIM_ variable they rely on; none leaks in from the caller."""
+    return {name: value for name, value in os.environ.items()
+            if not name.startswith("PAPSHIM_") and name != "LD_PRELOAD"}
+
+
+def execute(command):
+    print(f"$ {shlex.join(command)}", flush=True)
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=RUN_TIMEOUT_S,
+                              env=clean_environment(), check=False)
+    except subprocess.TimeoutExpired as timeout:
+        raise CheckFailed(f"timed out after {RUN_TIMEOUT_S} s: {shlex.join(command)}\n"
+                          f"stdout: {timeout.stdout}\nstderr: {timeout.stderr}") from timeout
+    return Run(command, done.returncode, done.stdout, done.stderr)
+
+
+def expect_success(run):
+    if run.returncode != 0:
+        raise CheckFailed(f"the run failed\n{run.describe()}")
+    if run.line("verify ") != "verify errors=0":
+        raise CheckFailed(f"the example found wrong results\n{run.describe()}")
+    return run
+
+
+def expect_same_checksum(reference, run, what):
+    expected, actual = reference.line("checksum "), run.line("checksum ")
+    if expected != actual:
+        raise CheckFailed(f"{what}: checksum differs from the native run\n"
+                          f"native: {expected}\nshim:   {actual}\n{run.describe()}")
+
+
+def documented_columns(docs):
+    """The calls.csv columns listed in docs/trace-format.md, in order."""
+    text = (Path(docs) / "trace-format.md").read_text()
+    section = text.split("## calls.csv", 1)[1].split("\n## ", 1)[0]
+    columns = re.findall(r"^\| `([a-z_]+)` \|", section, flags=re.MULTILINE)
+    if not columns:
+        raise CheckFailed("no column table found under '## calls.csv' in docs/trace-format.md")
+    return columns
+
+
+def read_trace(directory, docs, expect_files=("calls.csv", "summary.txt", "trace.json", "meta.txt")):
+    """Checks the trace folder's files and returns the calls.csv rows."""
+    directory = Path(directory)
+    missing = [name for name in expect_files if not (directory / name).is_file()]
+    if missing:
+        present = sorted(p.name for p in directory.iterdir()) if directory.is_dir() else "no such folder"
+        raise CheckFailed(f"trace folder {directory} lacks {', '.join(missing)} (has: {present})")
+    if "trace.json" in expect_files:
+        with open(directory / "trace.json") as handle:
+            try:
+                json.load(handle)
+            except json.JSONDecodeError as error:
+                raise CheckFailed(f"{directory}/trace.json is not valid JSON: {error}") from error
+    with open(directory / "calls.csv", newline="") as handle:
+        reader = csv.DictReader(handle)
+        columns = documented_columns(docs)
+        if reader.fieldnames != columns:
+            raise CheckFailed(f"{directory}/calls.csv header {reader.fieldnames}\n"
+                              f"docs/trace-format.md lists {columns}")
+        return list(reader)
+
+
+def check_complete(rows, ranks, calls_per_collective, where):
+    """One row per rank per call: every (comm, seq) has each rank exactly once."""
+    per_collective = Counter(row["collective"] for row in rows)
+    for collective, calls in calls_per_collective.items():
+        if per_collective[collective] != ranks * calls:
+            raise CheckFailed(f"{where}: {per_collective[collective]} {collective} rows, expected "
+                              f"{ranks} ranks x {calls} calls = {ranks * calls} (rows: {dict(per_collective)})")
+    extra = set(per_collective) - set(calls_per_collective)
+    if extra:
+        raise CheckFailed(f"{where}: unexpected collectives {sorted(extra)} in calls.csv")
+    calls = defaultdict(list)
+    for row in rows:
+        calls[(row["comm"], row["seq"])].append(int(row["rank"]))
+    for key, call_ranks in calls.items():
+        if sorted(call_ranks) != list(range(ranks)):
+            raise CheckFailed(f"{where}: call {key} has rows for ranks {sorted(call_ranks)}")
+    return calls
+
+
+def trace_dir(options, name):
+    """A fresh scratch folder path for one trace; the shim creates the folder itself."""
+    path = Path(options.work) / name
+    shutil.rmtree(path, ignore_errors=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+# --- the test cases -------------------------------------------------------------------
+
+def report_algorithms(directory, docs, requested):
+    """The trace says what ran: the requested algorithm, or native where the shim fell back."""
+    rows = read_trace(directory, docs, expect_files=("calls.csv",))
+    ran = Counter(row["algorithm"] for row in rows if row["collective"] in ("allgather", "allgatherv"))
+    allowed = {"native"} if requested == "native" else {requested, "native"}
+    if requested != "auto" and set(ran) - allowed:
+        raise CheckFailed(f"{directory}: PAPSHIM_ALLGATHER(V)={requested} but calls.csv says {dict(ran)} ran")
+    print(f"  allgather(v) ran: {dict(ran)}")
+
+
+def check_locations(rows, source_name, where):
+    """Every call site resolves to file:line in source_name, a file that exists."""
+    locations = sorted({row["location"] for row in rows})
+    for location in locations:
+        path = location.rpartition(":")[0]
+        if Path(path).name != source_name or (Path(path).is_absolute() and not Path(path).is_file()):
+            raise CheckFailed(f"{where}: expected every call site in an existing {source_name}, got {locations} "
+                              f"(functions {sorted({row['function'] for row in rows})})")
+    return locations
+
+
+def case_equivalence(options, launcher):
+    """Native vs off/profile/dispatch and every allgather algorithm: identical checksums."""
+    np = options.np
+    example = [str(Path(options.bin) / "imbalance")]
+    root = np - 1
+    variants = [
+        ("int", ["--count", "37", "--pattern", "random:2", "--iterations", "3"], {}),
+        ("in-place double root", ["--count", "1000", "--type", "double", "--in-place", "--root", str(root),
+                                  "--pattern", "staircase:1", "--iterations", "3"],
+         # Debian's MPICH 4.0.2 crashes natively in Reduce with MPI_IN_PLACE at the root
+         # unless its device-level collectives are off (DESIGN §7); papshim forwards Reduce
+         # to the native one for now, so the shim runs need it too.
+         {"MPIR_CVAR_DEVICE_COLLECTIVES": "none"} if options.mpi == "mpich" else {}),
+    ]
+    algorithms = options.algorithms.split(",") if options.algorithms else ALLGATHER_ALGORITHMS
+    for label, args, extra_env in variants:
+        reference = expect_success(execute(launcher.command(np, example + args, extra_env)))
+        configurations = [("off", {"mode": "off"}),
+                          ("profile", {"mode": "profile", "trace_dir": trace_dir(options, f"np{np}-{label}".replace(" ", "-"))}),
+                          ("dispatch", {"mode": "dispatch"})]
+        configurations += [(f"dispatch allgather(v)={name}",
+                            {"mode": "dispatch", "allgather": name, "allgatherv": name,
+                             "trace_dir": trace_dir(options, f"np{np}-{label}-{name}".replace(" ", "-"))})
+                           for name in algorithms]
+        for what, variables in configurations:
+            env = {**extra_env, **launcher.shim_env(**variables)}
+            run = expect_success(execute(launcher.command(np, example + args, env)))
+            expect_same_checksum(reference, run, f"np {np} {label}, {what}")
+            if "allgather" in variables:
+                report_algorithms(variables["trace_dir"], options.docs, variables["allgather"])
+        print(f"np {np} {label}: {len(configurations)} shim configurations match the native checksum")
+
+
+def case_profile(options, launcher):
+    """One late rank: a complete trace in which that rank arrives last almost always."""
+    np, late, iterations = 4, 2, 30
+    directory = trace_dir(options, "profile-one-late")
+    # The delay precedes every collective, so each call (not only the first of an
+    # iteration) has rank 2 last.
+    example = [str(Path(options.bin) / "imbalance"), "--pattern", f"one-late:{late}:20", "--delay-per", "call",
+               "--iterations", str(iterations), "--count", "256"]
+    expect_success(execute(launcher.command(np, example, launcher.shim_env(mode="profile", trace_dir=directory))))
+    rows = read_trace(directory, options.docs)
+    calls = check_complete(rows, np, dict.fromkeys(COLLECTIVES, iterations), str(directory))
+    last = Counter()
+    arrivals = defaultdict(dict)
+    for row in rows:
+        arrivals[(row["comm"], row["seq"])][int(row["rank"])] = float(row["arrival_s"])
+    for per_rank in arrivals.values():
+        last[max(per_rank, key=per_rank.get)] += 1
+    share = last[late] / len(calls)
+    print(f"rank {late} arrived last in {last[late]} of {len(calls)} calls ({share:.0%}); last arrivals: {dict(last)}")
+    if share < 0.9:
+        raise CheckFailed(f"rank {late} was the last arrival in only {share:.0%} of the calls (need >= 90%)")
+    functions = {row["function"] for row in rows}
+    print(f"call sites: {len({row['callsite'] for row in rows})}, functions {sorted(functions)}")
+    if not {"exchange_halo", "global_sum"} <= functions:
+        raise CheckFailed(f"expected call sites in exchange_halo and global_sum, got functions {sorted(functions)}")
+    check_locations(rows, "imbalance.c", str(directory))
+
+
+def expect_init_failure(run, *words):
+    if run.returncode == 0:
+        raise CheckFailed(f"expected the job to fail at MPI_Init\n{run.describe()}")
+    missing = [word for word in words if word not in run.stderr]
+    if missing:
+        raise CheckFailed(f"stderr does not mention {missing}\n{run.describe()}")
+    if "checksum" in run.stdout:
+        raise CheckFailed(f"the application ran although the configuration is invalid\n{run.describe()}")
+    print(f"rejected as expected: {[line for line in run.stderr.splitlines() if 'papshim' in line][:2]}")
+
+
+def case_invalid(options, launcher):
+    """Invalid or rank-dependent configuration stops the job at MPI_Init, naming the variable."""
+    example = [str(Path(options.bin) / "imbalance"), "--iterations", "1", "--count", "4"]
+    for name, value in (("mode", "bogus"), ("allgather", "nosuch"), ("callsite_depth", "0")):
+        run = execute(launcher.command(2, example, launcher.shim_env(**{name: value})))
+        expect_init_failure(run, f"PAPSHIM_{name.upper()}", value)
+    run = execute(launcher.mpmd([(1, launcher.shim_env(mode="off"), example),
+                                 (1, launcher.shim_env(mode="profile"), example)]))
+    expect_init_failure(run, "PAPSHIM_MODE")
+
+
+def case_unwritable_trace(options, launcher):
+    """A trace folder that cannot be created costs the trace, never the application."""
+    directory = "/proc/papshim-no"
+    example = [str(Path(options.bin) / "imbalance"), "--iterations", "3", "--count", "16"]
+    reference = expect_success(execute(launcher.command(2, example, {})))
+    run = expect_success(execute(launcher.command(2, example, launcher.shim_env(mode="profile", trace_dir=directory))))
+    expect_same_checksum(reference, run, "unwritable trace folder")
+    if directory not in run.stderr:
+        raise CheckFailed(f"no warning naming {directory} on stderr\n{run.describe()}")
+    print(f"warning: {[line for line in run.stderr.splitlines() if directory in line][0]}")
+
+
+def case_fortran(options, launcher):
+    """Fortran callers (use mpi and mpif.h) are intercepted, with call sites in the program."""
+    np, iterations = 3, 4
+    for program in ("imbalance_f90", "imbalance_mpifh"):
+        example = [str(Path(options.bin) / program), str(iterations), "50", "1", "2"]
+        reference = expect_success(execute(launcher.command(np, example, {})))
+        directory = trace_dir(options, f"fortran-{program}")
+        run = expect_success(execute(launcher.command(np, example, launcher.shim_env(mode="profile", trace_dir=directory))))
+        expect_same_checksum(reference, run, program)
+        rows = read_trace(directory, options.docs)
+        check_complete(rows, np, dict.fromkeys(COLLECTIVES, iterations), f"{program} {directory}")
+        locations = check_locations(rows, "imbalance_body.inc", program)
+        functions = {row["function"].partition(".")[0] for row in rows}  # gfortran: exchange_halo.1
+        if functions != {"exchange_halo", "global_sum"}:
+            raise CheckFailed(f"{program}: expected call sites in exchange_halo and global_sum, got {sorted(functions)}")
+        print(f"{program}: {len(rows)} rows, locations {locations}")
+        check_sparbit_allgatherv(options, launcher, np, example, reference, f"fortran-{program}")
+
+
+def case_python(options, launcher):
+    """mpi4py: same checksum with and without the shim, and a complete trace."""
+    np, iterations = 3, 4
+    example = ["/usr/bin/python3", str(Path(options.bin) / "imbalance.py"), "--iterations", str(iterations),
+               "--count", "100", "--pattern", "one-late:1:5", "--in-place", "--root", "2"]
+    reference = expect_success(execute(launcher.command(np, example, {})))
+    directory = trace_dir(options, "python")
+    run = expect_success(execute(launcher.command(np, example, launcher.shim_env(mode="profile", trace_dir=directory))))
+    expect_same_checksum(reference, run, "mpi4py")
+    rows = read_trace(directory, options.docs)
+    check_complete(rows, np, dict.fromkeys(COLLECTIVES, iterations), str(directory))
+    print(f"mpi4py: {len(rows)} rows for {np} ranks x {iterations} iterations x 4 collectives")
+    check_sparbit_allgatherv(options, launcher, np, example, reference, "python")
+
+
+def check_sparbit_allgatherv(options, launcher, np, example, reference, name):
+    """Under PAPSHIM_ALLGATHERV=sparbit the caller's Allgatherv runs papshim's Sparbit, with native results."""
+    directory = trace_dir(options, f"{name}-sparbit")
+    env = launcher.shim_env(mode="dispatch", allgatherv="sparbit", trace_dir=directory)
+    run = expect_success(execute(launcher.command(np, example, env)))
+    expect_same_checksum(reference, run, f"{name} with PAPSHIM_ALLGATHERV=sparbit")
+    rows = read_trace(directory, options.docs)
+    ran = {row["algorithm"] for row in rows if row["collective"] == "allgatherv"}
+    if ran != {"sparbit"}:
+        raise CheckFailed(f"{name}: Allgatherv under PAPSHIM_ALLGATHERV=sparbit ran {sorted(ran)}")
+    print(f"{name}: Allgatherv ran sparbit in {sum(r['collective'] == 'allgatherv' for r in rows)} rows")
+
+
+def case_launcher(options, launcher):
+    """papshim-run: --help lists every variable, bad flags exit 2, a real run works."""
+    script = str(Path(options.bin) / "papshim-run")
+    variables = execute([str(Path(options.bin) / "papshim-info"), "--variables"])
+    names = [line.split("\t")[0] for line in variables.stdout.splitlines() if line.strip()]
+    if variables.returncode != 0 or not names:
+        raise CheckFailed(f"papshim-info --variables listed nothing\n{variables.describe()}")
+    helped = execute([script, "--help"])
+    missing = [name for name in names if name not in helped.stdout]
+    if helped.returncode != 0 or missing:
+        raise CheckFailed(f"papshim-run --help misses {missing}\n{helped.describe()}")
+    for bad in (["--no-such-flag", "1", "--", "true"], ["--mode"], ["--mpi", "lam", "--", "true"], ["true"]):
+        run = execute([script] + bad)
+        lines = run.stderr.strip().splitlines()
+        if run.returncode != 2 or len(lines) != 1 or not lines[0].startswith("papshim-run:"):
+            raise CheckFailed(f"expected exit 2 and one 'papshim-run:' line\n{run.describe()}")
+    other = "mpich" if options.mpi == "openmpi" else "openmpi"
+    run = execute([script, "--", f"mpiexec.{other}", "-n", "1", "true"])
+    if run.returncode != 2 or other not in run.stderr:
+        raise CheckFailed(f"expected papshim-run to refuse the {other} launcher\n{run.describe()}")
+    example = [str(Path(options.bin) / "imbalance"), "--iterations", "2", "--count", "8"]
+    reference = expect_success(execute(launcher.command(2, example, {})))
+    directory = trace_dir(options, "papshim-run")
+    run = expect_success(execute([script, "--mode", "profile", "--trace", str(directory), "--allgather", "ring",
+                                  "--"] + launcher.command(2, example, {})))
+    expect_same_checksum(reference, run, "papshim-run")
+    check_complete(read_trace(directory, options.docs), 2, dict.fromkeys(COLLECTIVES, 2), str(directory))
+    print("papshim-run: help, bad flags, launcher mismatch and a profiled run behave")
+
+
+CASES = {"equivalence": case_equivalence, "profile": case_profile, "invalid": case_invalid,
+         "unwritable-trace": case_unwritable_trace, "fortran": case_fortran, "python": case_python,
+         "papshim-run": case_launcher}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("case", choices=sorted(CASES))
+    parser.add_argument("--mpi", required=True, choices=("openmpi", "mpich"))
+    parser.add_argument("--mpiexec", required=True, help="launcher and its flags, one string")
+    parser.add_argument("--shim", required=True, help="libpapshim.so")
+    parser.add_argument("--bin", required=True, help="folder of the examples, papshim-run and papshim-info")
+    parser.add_argument("--work", required=True, help="scratch folder for traces")
+    parser.add_argument("--docs", required=True, help="the docs folder (trace-format.md)")
+    parser.add_argument("--np", type=int, default=4)
+    parser.add_argument("--algorithms", default="", help="comma-separated allgather algorithms (default: all)")
+    options = parser.parse_args()
+    try:
+        CASES[options.case](options, Launcher(options))
+    except CheckFailed as failure:
+        print(f"FAILED: {failure}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
