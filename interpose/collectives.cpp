@@ -62,11 +62,10 @@ int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, 
         r.world_rank = runtime::state().world_rank;
         r.comm_size = ctx.size;
         r.root = shape.root;
-        r.site = runtime::call_site(caller);
         r.collective = std::uint8_t(kind);
         r.algorithm = runtime::algorithm_index(outcome.algorithm);
         r.op = shape.op;
-        runtime::record(r);
+        runtime::record(r, caller);
     }
     return outcome.result;
 }

@@ -85,8 +85,12 @@ std::uint32_t CallSiteTable::intern(const std::vector<const void*>& frames) {
     return id;
 }
 
-std::uint32_t CallSiteTable::identify(const void* caller) {
-    if (auto cached = fast_.find(caller); cached != fast_.end()) return cached->second;
+std::uint32_t CallSiteTable::identify(const void* caller, bool& reusable) {
+    reusable = false;
+    if (auto cached = fast_.find(caller); cached != fast_.end()) {
+        reusable = true;
+        return cached->second;
+    }
 
     const bool caller_is_application = [&] {
         auto resolved = resolve_address(static_cast<const char*>(caller) - 1);
@@ -95,6 +99,7 @@ std::uint32_t CallSiteTable::identify(const void* caller) {
     if (depth_ == 1 && caller_is_application) {
         auto site = intern({caller});
         fast_.emplace(caller, site);
+        reusable = true;
         return site;
     }
 

@@ -38,8 +38,9 @@ class CallSiteTable {
 public:
     explicit CallSiteTable(int depth) : depth_(depth) {}
     // Identifies the call site of the current intercepted call. `caller` is the return
-    // address of the exported MPI entry point (the fast path for depth 1).
-    std::uint32_t identify(const void* caller);
+    // address of the exported MPI entry point (the fast path for depth 1). `reusable` says
+    // whether the same caller always means this site (so callers may cache it).
+    std::uint32_t identify(const void* caller, bool& reusable);
 
     struct Site {
         std::string key;        // frames joined by ';'

@@ -80,8 +80,8 @@ bool valid_algorithm_name(Collective collective, std::string_view name);
 
 // Tracing: the call site of the current call and the record sink.
 bool tracing();
-std::uint32_t call_site(const void* caller);
-void record(const trace::Record& r);
+// Records one call; identifies its call site from `caller` under the same lock.
+void record(trace::Record r, const void* caller);
 std::uint8_t algorithm_index(std::string_view name);
 std::int16_t op_index(MPI_Op op);
 double now();  // global clock

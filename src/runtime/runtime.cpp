@@ -238,14 +238,25 @@ void set_algorithm(CommContext& ctx, Collective collective, std::string name) {
     ctx.algorithm[std::size_t(collective)] = std::move(name);
 }
 
-std::uint32_t call_site(const void* caller) {
+void record(trace::Record r, const void* caller) {
+    // Per-thread direct-mapped cache of caller -> site: the common case takes no table lookup.
+    struct CachedSite {
+        const void* caller = nullptr;
+        std::uint32_t site = 0;
+    };
+    thread_local std::array<CachedSite, 16> cache{};
+    CachedSite& slot = cache[(reinterpret_cast<std::uintptr_t>(caller) >> 4) % cache.size()];
+    const bool hit = slot.caller == caller;
     std::lock_guard guard(trace_lock);
-    return sites->identify(caller);
-}
-
-void record(const trace::Record& r) {
-    std::lock_guard guard(trace_lock);
-    if (trace_enabled.load(std::memory_order_relaxed)) writer.add(r);
+    if (!trace_enabled.load(std::memory_order_relaxed)) return;
+    if (hit) {
+        r.site = slot.site;
+    } else {
+        bool reusable = false;
+        r.site = sites->identify(caller, reusable);
+        if (reusable) slot = {caller, r.site};
+    }
+    writer.add(r);
 }
 
 std::uint8_t algorithm_index(std::string_view name) {

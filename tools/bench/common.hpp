@@ -1,0 +1,77 @@
+// Pieces shared by the suites of papshim-bench: statistics, clocks, progress and errors.
+#pragma once
+
+#include <mpi.h>
+
+#include <chrono>
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "json_writer.hpp"
+#include "options.hpp"
+
+namespace papshim::bench {
+
+// A problem every rank detects identically (bad algorithm name, bad rank in a pattern):
+// rank 0 prints it and every rank exits with status 2.
+struct UsageError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+struct World {
+    int rank = 0;
+    int ranks = 1;
+};
+
+double median(std::vector<double> values);
+double mean(const std::vector<double>& values);
+double minimum(const std::vector<double>& values);
+double maximum(const std::vector<double>& values);
+
+// "1.23 us", "45.6 ms": three significant digits in a readable unit.
+std::string format_seconds(double seconds);
+// "64 KiB", "1 MiB", "1000 B".
+std::string format_bytes(std::size_t bytes);
+
+// Waits `seconds`: sleeps through most of it, so oversubscribed ranks give the core to ranks
+// that compute, and spins on the clock for the last 200 us, for precision.
+void wait_for(double seconds);
+
+// Rank 0 prints a progress line on stderr at most every few seconds.
+class Progress {
+public:
+    explicit Progress(bool enabled) : enabled_(enabled) {}
+    template <typename... Args>
+    void update(fmt::format_string<Args...> format, Args&&... args) {
+        if (!enabled_) return;
+        const auto now = std::chrono::steady_clock::now();
+        if (now - last_ < std::chrono::seconds(3)) return;
+        last_ = now;
+        const double elapsed = std::chrono::duration<double>(now - start_).count();
+        fmt::print(stderr, "papshim-bench: [{:.0f} s] {}\n", elapsed,
+                   fmt::format(format, std::forward<Args>(args)...));
+        std::fflush(stderr);
+    }
+
+private:
+    bool enabled_;
+    std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+    std::chrono::steady_clock::time_point last_ = start_;
+};
+
+// Both suites print their table on rank 0 and, when `json` is not null (rank 0 with --json),
+// write their results as the value of the current JSON key.
+void run_overhead_suite(const Options& options, const World& world, JsonWriter* json);
+void run_allgather_suite(const Options& options, const World& world, JsonWriter* json);
+
+// Collective over MPI_COMM_WORLD: if `ok` is false on any rank, the first such rank prints
+// `message` (one line on stderr) and the job aborts with status 3.
+void abort_unless_everywhere(bool ok, const std::string& message);
+
+// papshim_set_mode, turning a refusal into a UsageError.
+void switch_mode(const char* mode);
+
+}  // namespace papshim::bench

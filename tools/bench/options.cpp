@@ -1,0 +1,383 @@
+#include "options.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string_view>
+
+namespace papshim::bench {
+namespace {
+
+constexpr std::size_t max_bytes_per_rank = std::size_t{1} << 30;
+
+std::string lowercase(std::string_view text) {
+    std::string out(text);
+    std::ranges::transform(out, out.begin(), [](unsigned char c) { return std::tolower(c); });
+    return out;
+}
+
+std::vector<std::string> split(std::string_view text, char separator) {
+    std::vector<std::string> parts;
+    std::size_t start = 0;
+    while (true) {
+        const std::size_t end = text.find(separator, start);
+        parts.emplace_back(text.substr(start, end - start));
+        if (end == std::string_view::npos) return parts;
+        start = end + 1;
+    }
+}
+
+// Splits "12.5ms" into the number and the unit; throws when there is no number.
+std::pair<double, std::string> number_and_unit(const std::string& text) {
+    std::size_t used = 0;
+    double value = 0.0;
+    try {
+        value = std::stod(text, &used);
+    } catch (const std::exception&) {
+        throw std::invalid_argument(fmt::format("'{}' does not start with a number", text));
+    }
+    if (!std::isfinite(value) || value < 0)
+        throw std::invalid_argument(fmt::format("'{}' is not a non-negative number", text));
+    return {value, lowercase(text.substr(used))};
+}
+
+int parse_positive_int(const std::string& flag, const std::string& text, int minimum) {
+    std::size_t used = 0;
+    long value = 0;
+    try {
+        value = std::stol(text, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (used != text.size() || value < minimum || value > std::numeric_limits<int>::max())
+        throw std::invalid_argument(
+            fmt::format("{} expects an integer >= {}, got '{}'", flag, minimum, text));
+    return static_cast<int>(value);
+}
+
+// splitmix64: a stateless, well-mixed hash, identical on every platform (unlike <random>'s
+// distributions), so a seed reproduces the same delays anywhere.
+std::uint64_t mix(std::uint64_t x) {
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+}  // namespace
+
+const char* suite_name(Suite suite) {
+    return suite == Suite::overhead ? "overhead" : "allgather";
+}
+
+const char* collective_name(Collective collective) {
+    return collective == Collective::allgather ? "allgather" : "allgatherv";
+}
+
+std::size_t parse_byte_size(const std::string& text) {
+    const auto [value, unit] = number_and_unit(text);
+    double multiplier = 0.0;
+    if (unit.empty() || unit == "b")
+        multiplier = 1.0;
+    else if (unit == "k" || unit == "kib" || unit == "kb")
+        multiplier = 1024.0;
+    else if (unit == "m" || unit == "mib" || unit == "mb")
+        multiplier = 1024.0 * 1024.0;
+    else if (unit == "g" || unit == "gib" || unit == "gb")
+        multiplier = 1024.0 * 1024.0 * 1024.0;
+    else
+        throw std::invalid_argument(
+            fmt::format("'{}': unknown size unit '{}' (use B, K, M or G)", text, unit));
+    const double bytes = value * multiplier;
+    if (bytes < 1 || bytes > static_cast<double>(max_bytes_per_rank) || bytes != std::floor(bytes))
+        throw std::invalid_argument(
+            fmt::format("'{}' must be a whole number of bytes between 1 and 1G", text));
+    return static_cast<std::size_t>(bytes);
+}
+
+std::vector<std::size_t> parse_byte_list(const std::string& text) {
+    std::vector<std::size_t> sizes;
+    for (const std::string& item : split(text, ',')) {
+        const std::vector<std::string> ends = split(item, ':');
+        if (ends.size() == 1) {
+            sizes.push_back(parse_byte_size(item));
+        } else if (ends.size() == 2) {
+            const std::size_t first = parse_byte_size(ends[0]);
+            const std::size_t last = parse_byte_size(ends[1]);
+            if (last < first)
+                throw std::invalid_argument(fmt::format("range '{}' ends below its start", item));
+            for (std::size_t size = first; size <= last; size *= 2) sizes.push_back(size);
+        } else {
+            throw std::invalid_argument(fmt::format("'{}' is not SIZE or FIRST:LAST", item));
+        }
+    }
+    return sizes;
+}
+
+double parse_duration(const std::string& text) {
+    const auto [value, unit] = number_and_unit(text);
+    if (unit == "s") return value;
+    if (unit == "ms") return value * 1e-3;
+    if (unit == "us") return value * 1e-6;
+    if (unit == "ns") return value * 1e-9;
+    throw std::invalid_argument(
+        fmt::format("'{}' needs a time unit: s, ms, us or ns (e.g. 2ms)", text));
+}
+
+namespace {
+
+ArrivalPattern parse_pattern_parts(const std::string& text) {
+    const std::vector<std::string> parts = split(text, ':');
+    ArrivalPattern pattern;
+    pattern.text = text;
+    const std::string& kind = parts[0];
+    const auto expect_parts = [&](std::size_t low, std::size_t high, const char* usage) {
+        if (parts.size() < low || parts.size() > high)
+            throw std::invalid_argument(fmt::format("--pattern '{}': expected {}", text, usage));
+    };
+    if (kind == "none") {
+        expect_parts(1, 1, "none");
+    } else if (kind == "uniform") {
+        expect_parts(2, 2, "uniform:MAX, e.g. uniform:1ms");
+        pattern.kind = ArrivalPattern::Kind::uniform;
+        pattern.seconds = parse_duration(parts[1]);
+    } else if (kind == "one-late") {
+        expect_parts(2, 3, "one-late:DELAY[:RANK], e.g. one-late:500us:0");
+        pattern.kind = ArrivalPattern::Kind::one_late;
+        pattern.seconds = parse_duration(parts[1]);
+        if (parts.size() == 3) pattern.late_rank = parse_positive_int("one-late RANK", parts[2], 0);
+    } else if (kind == "staircase") {
+        expect_parts(2, 2, "staircase:STEP, e.g. staircase:100us");
+        pattern.kind = ArrivalPattern::Kind::staircase;
+        pattern.seconds = parse_duration(parts[1]);
+    } else {
+        throw std::invalid_argument(fmt::format(
+            "--pattern '{}': expected none, uniform:MAX, one-late:D[:RANK] or staircase:STEP",
+            text));
+    }
+    return pattern;
+}
+
+}  // namespace
+
+ArrivalPattern parse_pattern(const std::string& text) {
+    try {
+        return parse_pattern_parts(text);
+    } catch (const std::invalid_argument& error) {
+        const std::string_view what = error.what();
+        if (what.starts_with("--pattern")) throw;
+        throw std::invalid_argument(fmt::format("--pattern '{}': {}", text, what));
+    }
+}
+
+double arrival_delay(const ArrivalPattern& pattern, std::uint64_t seed, std::uint64_t call,
+                     int rank, int ranks) {
+    switch (pattern.kind) {
+        case ArrivalPattern::Kind::none:
+            return 0.0;
+        case ArrivalPattern::Kind::uniform: {
+            const std::uint64_t bits =
+                mix(mix(mix(seed) ^ call) ^ static_cast<std::uint64_t>(rank));
+            const double unit = static_cast<double>(bits >> 11) * 0x1.0p-53;  // [0, 1)
+            return unit * pattern.seconds;
+        }
+        case ArrivalPattern::Kind::one_late: {
+            const int late = pattern.late_rank < 0 ? ranks - 1 : pattern.late_rank;
+            return rank == late ? pattern.seconds : 0.0;
+        }
+        case ArrivalPattern::Kind::staircase:
+            return rank * pattern.seconds;
+    }
+    return 0.0;
+}
+
+namespace {
+
+// Two-way enum flags (--suite, --collective): the value must be one of the two names.
+template <typename Enum>
+Enum choose(const std::string& flag, const std::string& value, Enum first, Enum second,
+            const char* (*name)(Enum)) {
+    for (const Enum candidate : {first, second})
+        if (value == name(candidate)) return candidate;
+    throw std::invalid_argument(
+        fmt::format("{} '{}': expected {} or {}", flag, value, name(first), name(second)));
+}
+
+Suite choose(const std::string& flag, const std::string& value, Suite first, Suite second) {
+    return choose(flag, value, first, second, suite_name);
+}
+
+Collective choose(const std::string& flag, const std::string& value, Collective first,
+                  Collective second) {
+    return choose(flag, value, first, second, collective_name);
+}
+
+}  // namespace
+
+ParseResult parse_options(int argc, char** argv) {
+    ParseResult result;
+    Options& options = result.options;
+    bool rounds_given = false;
+    try {
+        for (int index = 1; index < argc; ++index) {
+            std::string flag = argv[index];
+            std::string value;
+            bool has_value = false;
+            if (const std::size_t equals = flag.find('='); equals != std::string::npos) {
+                value = flag.substr(equals + 1);
+                flag.resize(equals);
+                has_value = true;
+            }
+            const auto next_value = [&]() -> const std::string& {
+                if (!has_value) {
+                    if (index + 1 >= argc)
+                        throw std::invalid_argument(fmt::format("{} needs a value", flag));
+                    value = argv[++index];
+                    has_value = true;
+                }
+                return value;
+            };
+            const auto no_value = [&] {
+                if (has_value) throw std::invalid_argument(fmt::format("{} takes no value", flag));
+            };
+
+            if (flag == "--help" || flag == "-h") {
+                no_value();
+                options.help = true;
+            } else if (flag == "--suite") {
+                options.suite = choose(flag, next_value(), Suite::overhead, Suite::allgather);
+            } else if (flag == "--collective") {
+                options.collective =
+                    choose(flag, next_value(), Collective::allgather, Collective::allgatherv);
+            } else if (flag == "--allgatherv") {
+                no_value();
+                options.collective = Collective::allgatherv;
+            } else if (flag == "--bytes") {
+                options.bytes = parse_byte_list(next_value());
+            } else if (flag == "--algorithms") {
+                options.algorithms.clear();
+                for (const std::string& name : split(next_value(), ',')) {
+                    if (name.empty()) throw std::invalid_argument("--algorithms has an empty name");
+                    if (std::ranges::find(options.algorithms, name) == options.algorithms.end())
+                        options.algorithms.push_back(name);
+                }
+            } else if (flag == "--pattern") {
+                options.pattern = parse_pattern(next_value());
+            } else if (flag == "--iterations") {
+                options.iterations = parse_positive_int(flag, next_value(), 1);
+            } else if (flag == "--warmup") {
+                options.warmup = parse_positive_int(flag, next_value(), 0);
+            } else if (flag == "--rounds") {
+                options.rounds = parse_positive_int(flag, next_value(), 1);
+                rounds_given = true;
+            } else if (flag == "--seed") {
+                const std::string& text = next_value();
+                std::size_t used = 0;
+                try {
+                    options.seed = std::stoull(text, &used);
+                } catch (const std::exception&) {
+                    used = 0;
+                }
+                if (used == 0 || used != text.size() || text[0] == '-')
+                    throw std::invalid_argument(
+                        fmt::format("--seed expects a non-negative integer, got '{}'", text));
+            } else if (flag == "--json") {
+                options.json_path = next_value();
+                if (options.json_path.empty())
+                    throw std::invalid_argument("--json needs a file name");
+            } else if (flag == "--keep-trace") {
+                no_value();
+                options.keep_trace = true;
+            } else {
+                throw std::invalid_argument(fmt::format("unknown argument '{}'", argv[index]));
+            }
+        }
+    } catch (const std::invalid_argument& error) {
+        result.error = fmt::format("papshim-bench: {} (see --help)", error.what());
+        return result;
+    }
+
+    const bool overhead = options.suite == Suite::overhead;
+    if (options.iterations == 0) options.iterations = overhead ? 2000 : 50;
+    if (options.warmup < 0) options.warmup = overhead ? 200 : 5;
+    if (!rounds_given) options.rounds = overhead ? 30 : 1;
+    if (options.bytes.empty()) options.bytes = parse_byte_list("1K:1M");
+    if (options.algorithms.empty())
+        options.algorithms = {
+            "native", "sparbit",     "ring", "neighbor_exchange", "recursive_doubling",
+            "bruck",  "gather_bcast"};
+    return result;
+}
+
+std::string help_text() {
+    return R"(usage: mpiexec -n P papshim-bench [options]
+
+Measures papshim against the native MPI collectives inside one run. papshim-bench is linked
+to libpapshim.so, so MPI_* calls go through the shim; "native" calls PMPI_* directly, which is
+exactly what a program gets without the shim. Variants are interleaved so that machine noise
+hits all of them alike; results are reported as ratios to native measured in the same run.
+
+Suites:
+  --suite overhead      (default) cost of the shim on calls it does not change: an 8-byte
+                        MPI_Allreduce (1 MPI_DOUBLE, MPI_SUM) loop and a 64 KiB-per-rank
+                        MPI_Allgather loop, each under the variants native (PMPI_*), off,
+                        profile and dispatch+native (dispatch mode, algorithm "native").
+                        Each round runs every variant (order rotated per round) for
+                        --iterations back-to-back calls after a barrier. Reported per variant:
+                        median over rounds of the mean time per call, and the median (min-max)
+                        over rounds of the ratio to native's time in the same round.
+  --suite allgather     compares Allgather algorithms under a process arrival pattern. Every
+                        iteration runs each algorithm once (order rotated per iteration):
+                        double barrier, each rank waits its --pattern delay (the same delays for
+                        every algorithm of that iteration), then times the call on the
+                        job-global clock: a_i on entry, f_i on exit. Per call:
+                          e = mean_i (f_i - a_i)   (average elapsed time, the [AG] metric)
+                          r = max_i f_i - min_i a_i (run time, the [CLV] metric)
+                        Reported per size and algorithm: mean e, mean r, their ratios to native
+                        and, with --pattern none, the OSU-style latency (per-rank mean over
+                        iterations; min, avg and max over ranks). Each algorithm's result is
+                        checked once per size against native's; a mismatch aborts the run.
+
+Options:
+  --suite overhead|allgather        suite to run (default: overhead)
+  --collective allgather|allgatherv collective of the allgather suite (default: allgather);
+                                    allgatherv uses uneven blocks (linearly decreasing, the last
+                                    rank's is empty) with the same total as allgather
+  --allgatherv                      same as --collective allgatherv
+  --bytes LIST                      bytes per rank, allgather suite: comma-separated sizes and
+                                    doubling ranges, units B, K, M, G (binary), e.g. 1K,4K,64K
+                                    or 1K:1M or 8,1K:16K (default: 1K:1M)
+  --algorithms LIST                 comma-separated algorithms, allgather suite; "native" is the
+                                    PMPI call, other names are selected with
+                                    papshim_set_algorithm (including "auto")
+                                    (default: native,sparbit,ring,neighbor_exchange,
+                                    recursive_doubling,bruck,gather_bcast)
+  --pattern PATTERN                 arrival pattern, allgather suite (default: none):
+                                      none                 every rank enters at once
+                                      uniform:MAX          each rank waits U[0, MAX), drawn
+                                                           anew per rank and iteration
+                                      one-late:D[:RANK]    RANK (default: the last) waits D
+                                      staircase:STEP       rank i waits i*STEP
+                                    times take a unit: ns, us, ms or s (e.g. uniform:1ms)
+  --iterations N                    overhead: calls per variant per round (default: 2000);
+                                    allgather: measured iterations per size (default: 50)
+  --warmup N                        untimed calls per variant before measuring
+                                    (default: 200 overhead, 5 allgather)
+  --rounds N                        overhead suite: rounds (default: 30)
+  --seed N                          seed of the arrival delays (default: 1)
+  --json FILE                       also write every raw number and the run's metadata as JSON
+  --keep-trace                      keep the profile-mode trace directory (overhead suite)
+  -h, --help                        this text
+
+Environment: if PAPSHIM_TRACE_DIR is unset, the overhead suite points it at a temporary
+directory (needed by the profile variant) and removes it at the end unless --keep-trace.
+Progress goes to stderr every few seconds; the table to stdout (rank 0 only).
+Exit status: 0 success, 2 bad arguments, 3 a result differing from native.
+)";
+}
+
+}  // namespace papshim::bench

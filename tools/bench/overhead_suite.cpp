@@ -1,0 +1,225 @@
+// --suite overhead: what the shim costs on calls it does not change. Each variant runs the
+// same back-to-back loop; rounds interleave the variants so drift and noise hit all alike,
+// and each variant is compared with native inside the same round.
+#include <papshim/control.h>
+
+#include <chrono>
+#include <cstddef>
+#include <vector>
+
+#include "common.hpp"
+
+namespace papshim::bench {
+namespace {
+
+struct Variant {
+    const char* name;
+    const char* mode;   // shim mode while the variant runs
+    bool through_shim;  // MPI_* (through papshim) or PMPI_* (the native call)
+};
+
+// Native runs with the shim switched off, so no background work of the shim competes with it.
+constexpr Variant variants[] = {
+    {"native", "off", false},
+    {"off", "off", true},
+    {"profile", "profile", true},
+    {"dispatch+native", "dispatch", true},
+};
+constexpr std::size_t variant_count = std::size(variants);
+
+constexpr std::size_t allgather_bytes = 64 * 1024;
+
+class Loops {
+public:
+    explicit Loops(const World& world)
+        : world_(world),
+          gather_send_(allgather_bytes, static_cast<unsigned char>(world.rank + 1)),
+          gather_recv_(allgather_bytes * static_cast<std::size_t>(world.ranks)),
+          gather_expected_(gather_recv_.size()) {
+        PMPI_Allgather(gather_send_.data(), allgather_bytes, MPI_BYTE, gather_expected_.data(),
+                       allgather_bytes, MPI_BYTE, MPI_COMM_WORLD);
+    }
+
+    // Mean seconds per call on this rank for `calls` calls of benchmark `which`.
+    double time(int which, const Variant& variant, int calls) {
+        if (which == 0)
+            return variant.through_shim ? time_allreduce<true>(calls)
+                                        : time_allreduce<false>(calls);
+        return variant.through_shim ? time_allgather<true>(calls) : time_allgather<false>(calls);
+    }
+
+    void check(int which, const Variant& variant) {
+        if (which == 0) {
+            const double expected = world_.ranks * (world_.ranks + 1) / 2.0;
+            abort_unless_everywhere(
+                reduce_result_ == expected,
+                fmt::format("overhead suite, variant {}: MPI_Allreduce gave {}, "
+                            "expected {}",
+                            variant.name, reduce_result_, expected));
+        } else {
+            abort_unless_everywhere(gather_recv_ == gather_expected_,
+                                    fmt::format("overhead suite, variant {}: MPI_Allgather result "
+                                                "differs from native",
+                                                variant.name));
+        }
+    }
+
+private:
+    using Clock = std::chrono::steady_clock;
+
+    template <bool through_shim>
+    double time_allreduce(int calls) {
+        const double value = world_.rank + 1.0;
+        const auto start = Clock::now();
+        for (int call = 0; call < calls; ++call) {
+            if constexpr (through_shim)
+                MPI_Allreduce(&value, &reduce_result_, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+            else
+                PMPI_Allreduce(&value, &reduce_result_, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        }
+        return std::chrono::duration<double>(Clock::now() - start).count() / calls;
+    }
+
+    template <bool through_shim>
+    double time_allgather(int calls) {
+        const auto start = Clock::now();
+        for (int call = 0; call < calls; ++call) {
+            if constexpr (through_shim)
+                MPI_Allgather(gather_send_.data(), allgather_bytes, MPI_BYTE, gather_recv_.data(),
+                              allgather_bytes, MPI_BYTE, MPI_COMM_WORLD);
+            else
+                PMPI_Allgather(gather_send_.data(), allgather_bytes, MPI_BYTE, gather_recv_.data(),
+                               allgather_bytes, MPI_BYTE, MPI_COMM_WORLD);
+        }
+        return std::chrono::duration<double>(Clock::now() - start).count() / calls;
+    }
+
+    World world_;
+    double reduce_result_ = 0.0;
+    std::vector<unsigned char> gather_send_;
+    std::vector<unsigned char> gather_recv_;
+    std::vector<unsigned char> gather_expected_;
+};
+
+struct Benchmark {
+    const char* collective;
+    std::size_t bytes;  // per rank
+    std::string label;
+};
+
+struct VariantResult {
+    std::vector<double> seconds_per_call;  // per round, mean over ranks
+    std::vector<double> ratio_to_native;   // per round
+    std::vector<double> extra_seconds;     // per round: time per call minus native's
+};
+
+}  // namespace
+
+void run_overhead_suite(const Options& options, const World& world, JsonWriter* json) {
+    const std::vector<Benchmark> benchmarks = {
+        {"allreduce", sizeof(double), "MPI_Allreduce 8 B"},
+        {"allgather", allgather_bytes, "MPI_Allgather 64 KiB"},
+    };
+    // Dispatch mode must run the native algorithm: the variant measures the dispatch path alone.
+    for (const char* collective : {"allreduce", "allgather"})
+        if (papshim_set_algorithm(MPI_COMM_WORLD, collective, "native") != MPI_SUCCESS)
+            throw UsageError(
+                fmt::format("papshim_set_algorithm(\"{}\", \"native\") failed", collective));
+
+    Loops loops(world);
+    for (std::size_t which = 0; which < benchmarks.size(); ++which) {
+        for (const Variant& variant : variants) {
+            switch_mode(variant.mode);
+            loops.time(static_cast<int>(which), variant, options.warmup);
+            loops.check(static_cast<int>(which), variant);
+        }
+    }
+
+    std::vector<std::vector<VariantResult>> results(benchmarks.size(),
+                                                    std::vector<VariantResult>(variant_count));
+    Progress progress(world.rank == 0);
+    for (int round = 0; round < options.rounds; ++round) {
+        for (std::size_t which = 0; which < benchmarks.size(); ++which) {
+            std::vector<double> seconds(variant_count);
+            for (std::size_t slot = 0; slot < variant_count; ++slot) {
+                const std::size_t index = (slot + static_cast<std::size_t>(round)) % variant_count;
+                switch_mode(variants[index].mode);
+                PMPI_Barrier(MPI_COMM_WORLD);
+                seconds[index] =
+                    loops.time(static_cast<int>(which), variants[index], options.iterations);
+            }
+            std::vector<double> summed(variant_count);
+            PMPI_Allreduce(seconds.data(), summed.data(), static_cast<int>(variant_count),
+                           MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+            for (std::size_t index = 0; index < variant_count; ++index) {
+                VariantResult& result = results[which][index];
+                result.seconds_per_call.push_back(summed[index] / world.ranks);
+                result.ratio_to_native.push_back(summed[index] / summed[0]);
+                result.extra_seconds.push_back((summed[index] - summed[0]) / world.ranks);
+            }
+        }
+        progress.update("overhead suite: round {}/{}", round + 1, options.rounds);
+    }
+    if (world.rank != 0) return;
+
+    fmt::print(
+        "\npapshim-bench overhead suite: p = {}, {} rounds x {} calls per variant "
+        "(variant order rotated per round)\n",
+        world.ranks, options.rounds, options.iterations);
+    fmt::print(
+        "time/call: median over rounds of the mean per call; ratio: median (min-max) over "
+        "rounds of time / native's time in the same round; extra: median over rounds of time "
+        "minus native's\n\n");
+    fmt::print("{:<22} {:<16} {:>11} {:>8} {:>17} {:>9} {:>11}\n", "benchmark", "variant",
+               "time/call", "ratio", "ratio min-max", "overhead", "extra/call");
+    for (std::size_t which = 0; which < benchmarks.size(); ++which) {
+        for (std::size_t index = 0; index < variant_count; ++index) {
+            const VariantResult& result = results[which][index];
+            const double ratio = median(result.ratio_to_native);
+            fmt::print("{:<22} {:<16} {:>11} {:>8.3f} {:>8.3f}-{:<8.3f} {:>+8.1f}% {:>11}\n",
+                       index == 0 ? benchmarks[which].label : "", variants[index].name,
+                       format_seconds(median(result.seconds_per_call)), ratio,
+                       minimum(result.ratio_to_native), maximum(result.ratio_to_native),
+                       (ratio - 1) * 100, format_seconds(median(result.extra_seconds)));
+        }
+    }
+
+    if (!json) return;
+    json->object([&] {
+        json->member("suite", "overhead");
+        json->member("rounds", options.rounds);
+        json->member("calls_per_round", options.iterations);
+        json->member("warmup_calls", options.warmup);
+        json->array_member("benchmarks", [&] {
+            for (std::size_t which = 0; which < benchmarks.size(); ++which)
+                json->object([&] {
+                    json->member("collective", benchmarks[which].collective);
+                    json->member("bytes_per_rank", benchmarks[which].bytes);
+                    json->array_member("variants", [&] {
+                        for (std::size_t index = 0; index < variant_count; ++index)
+                            json->object([&] {
+                                const VariantResult& result = results[which][index];
+                                json->member("name", variants[index].name);
+                                json->member("mode", variants[index].mode);
+                                json->member("through_shim", variants[index].through_shim);
+                                json->member("median_seconds_per_call",
+                                             median(result.seconds_per_call));
+                                json->member("median_ratio_to_native",
+                                             median(result.ratio_to_native));
+                                json->member("min_ratio_to_native",
+                                             minimum(result.ratio_to_native));
+                                json->member("max_ratio_to_native",
+                                             maximum(result.ratio_to_native));
+                                json->member("seconds_per_call", result.seconds_per_call);
+                                json->member("ratio_to_native", result.ratio_to_native);
+                                json->member("median_extra_seconds_per_call",
+                                             median(result.extra_seconds));
+                                json->member("extra_seconds_per_call", result.extra_seconds);
+                            });
+                    });
+                });
+        });
+    });
+}
+
+}  // namespace papshim::bench
