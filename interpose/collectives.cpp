@@ -3,6 +3,7 @@
 
 #include "entry_points.hpp"
 #include "papshim/algorithms.hpp"
+#include "papshim/clock.hpp"
 #include "papshim/runtime.hpp"
 
 namespace papshim::interpose {
@@ -37,7 +38,7 @@ int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, 
     const bool traced = runtime::records_in(mode);
     if (!traced && mode == Mode::dispatch && runtime::always_native(kind)) return native();
 
-    const double arrival = runtime::now();
+    const std::uint64_t arrival = clock::ticks();
     CommContext& ctx = runtime::context(comm);
     const std::uint64_t seq = ctx.next_seq++;
     Outcome outcome;
@@ -50,7 +51,7 @@ int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, 
         outcome.result = native();
     }
     if (traced && outcome.result == MPI_SUCCESS) {
-        const double exit = runtime::now();
+        const std::uint64_t exit = clock::ticks();
         const Shape shape = describe(ctx);
         trace::Record r;
         r.arrival = arrival;

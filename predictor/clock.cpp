@@ -1,7 +1,9 @@
 #include "papshim/clock.hpp"
 
 #include <algorithm>
+#include <fstream>
 #include <limits>
+#include <string>
 #include <vector>
 
 namespace papshim::clock {
@@ -58,6 +60,41 @@ double one_way_time(MPI_Comm comm, int rank, int peer, std::vector<char>& buffer
 }
 
 }  // namespace
+
+const char* select_tick_source() {
+#if defined(__x86_64__) || defined(__i386__)
+    std::ifstream cpuinfo("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(cpuinfo, line)) {
+        if (line.rfind("flags", 0) != 0) continue;
+        auto has = [&](const char* flag) { return (" " + line + " ").find(std::string(" ") + flag + " ") != std::string::npos; };
+        use_tsc = has("constant_tsc") && has("nonstop_tsc");
+        break;
+    }
+#endif
+    return use_tsc ? "tsc" : "steady_clock";
+}
+
+ClockPoint point_now() {
+    // Read the slow clock between two counter reads and pair it with their midpoint.
+    std::uint64_t before = ticks();
+    double local = local_now();
+    std::uint64_t after = ticks();
+    return {before + (after - before) / 2, local};
+}
+
+TickFit fit_ticks(const ClockPoint& start, const ClockPoint& end, double clock_offset) {
+    TickFit fit;
+    fit.tick0 = start.tick;
+    fit.seconds0 = start.local + clock_offset;
+    if (!use_tsc) {
+        fit.seconds_per_tick = 1e-9;  // ticks are steady_clock nanoseconds
+        fit.seconds0 = double(start.tick) * 1e-9 + clock_offset;
+    } else if (end.tick > start.tick) {
+        fit.seconds_per_tick = (end.local - start.local) / double(end.tick - start.tick);
+    }
+    return fit;
+}
 
 Synchronisation synchronise(MPI_Comm comm) {
     int rank = 0, size = 1;

@@ -43,6 +43,7 @@ struct State {
     MPI_Comm world = MPI_COMM_NULL;  // the shim's private duplicate of MPI_COMM_WORLD
     double clock_offset = 0.0;       // local_now() + offset = global time
     double clock_max_rtt = 0.0;
+    const char* tick_source = "steady_clock";  // what trace timestamps are read from
     LinkModel link;
     int keyval = MPI_KEYVAL_INVALID;
     std::atomic<bool> any_override{false};  // some communicator has a papshim_set_algorithm choice

@@ -9,12 +9,14 @@
 #include <string_view>
 #include <vector>
 
+#include "papshim/clock.hpp"
+
 namespace papshim::trace {
 
 // Written raw to the spill file, so plain data only.
 struct Record {
-    double arrival = 0;        // global clock, seconds
-    double exit = 0;
+    std::uint64_t arrival = 0;   // clock::ticks(); seconds through the rank's TickFit at merge
+    std::uint64_t exit = 0;
     std::uint64_t bytes = 0;
     std::uint64_t seq = 0;
     std::uint64_t comm = 0;    // see comm_label()
@@ -56,8 +58,9 @@ public:
         buffer_.push_back(r);
         if (buffer_.size() >= capacity_) spill();
     }
-    // Writes the remaining records and this rank's site table; closes the file.
-    bool finish(const std::vector<SiteInfo>& sites, std::string& error);
+    // Writes the remaining records, this rank's site table and its tick-to-seconds fit;
+    // closes the file.
+    bool finish(const std::vector<SiteInfo>& sites, const clock::TickFit& fit, std::string& error);
     std::uint64_t records() const { return written_ + buffer_.size(); }
     bool failed() const { return failed_; }
 

@@ -24,6 +24,7 @@ std::mutex trace_lock;                  // guards sites and writer
 std::unique_ptr<CallSiteTable> sites;
 trace::Writer writer;
 std::atomic<bool> trace_enabled{false};
+clock::ClockPoint trace_start;          // first point of the tick fit
 
 std::mutex contexts_lock;               // guards live_contexts and the ordinal counter
 std::set<CommContext*> live_contexts;
@@ -142,22 +143,23 @@ void open_trace(State& s) {
                                "runs on without a trace\n", error, s.config.trace_dir);
         if (ok) {  // close and remove this rank's file: no rank traces
             std::string ignored;
-            writer.finish({}, ignored);
+            writer.finish({}, {}, ignored);
             std::remove(trace::spill_path(s.config.trace_dir, s.world_rank).c_str());
             std::remove(trace::sites_path(s.config.trace_dir, s.world_rank).c_str());
         }
         return;
     }
     sites = std::make_unique<CallSiteTable>(s.config.callsite_depth);
+    trace_start = clock::point_now();
     trace_enabled = true;
 }
 
 void write_meta(const State& s, long long records) {
     std::ofstream meta(s.config.trace_dir + "/meta.txt");
     meta << fmt::format("papshim_version={}\nmpi={}\nworld_size={}\nmode={}\ncallsite_depth={}\n"
-                        "alpha_s={:.6e}\nbeta_s_per_byte={:.6e}\nclock_max_rtt_s={:.6e}\nrecords={}\n",
+                        "alpha_s={:.6e}\nbeta_s_per_byte={:.6e}\nclock_max_rtt_s={:.6e}\ntimestamps={}\nrecords={}\n",
                         PAPSHIM_VERSION, PAPSHIM_MPI_NAME, s.world_size, mode_name(s.config.mode),
-                        s.config.callsite_depth, s.link.alpha, s.link.beta, s.clock_max_rtt, records);
+                        s.config.callsite_depth, s.link.alpha, s.link.beta, s.clock_max_rtt, s.tick_source, records);
 }
 
 void finish_trace(State& s) {
@@ -169,7 +171,8 @@ void finish_trace(State& s) {
         sites->symbolise();
         for (const auto& site : sites->sites()) site_infos.push_back({site.key, site.function, site.location});
     }
-    bool ok = writer.finish(site_infos, error);
+    const auto fit = clock::fit_ticks(trace_start, clock::point_now(), s.clock_offset);
+    bool ok = writer.finish(site_infos, fit, error);
     if (!ok) fmt::print(stderr, "papshim: warning: {}\n", error);
     int bad = lowest_rank_with(s.world, s.world_rank, !ok);  // also: every rank's files are complete
     if (s.world_rank != 0) return;
@@ -297,6 +300,7 @@ void initialise(const AlgorithmNames& names) {
     // Clock and link model are needed by tracing and by `auto`; measured in every mode
     // but off, so that papshim_set_mode can switch later without a collective.
     if (s.config.mode != Mode::off) {
+        s.tick_source = clock::select_tick_source();
         auto sync = clock::synchronise(s.world);
         s.clock_offset = sync.offset;
         s.clock_max_rtt = sync.max_rtt;

@@ -19,15 +19,18 @@ using File = std::unique_ptr<std::FILE, FileCloser>;
 
 std::string errno_text() { return std::strerror(errno); }
 
-// The site table file: one line per site, tab-separated key, function, location.
-void write_sites(std::FILE* f, const std::vector<SiteInfo>& sites) {
+// The site table file: a first line with the rank's tick fit, then one line per site,
+// tab-separated key, function, location.
+void write_sites(std::FILE* f, const std::vector<SiteInfo>& sites, const clock::TickFit& fit) {
+    fmt::print(f, "{} {:.17g} {:.17g}\n", fit.tick0, fit.seconds0, fit.seconds_per_tick);
     for (const auto& s : sites) fmt::print(f, "{}\t{}\t{}\n", s.key, s.function, s.location);
 }
 
-std::vector<SiteInfo> read_sites(const std::string& path) {
+std::vector<SiteInfo> read_sites(const std::string& path, clock::TickFit& fit) {
     std::vector<SiteInfo> sites;
     std::ifstream in(path);
     std::string line;
+    if (std::getline(in, line)) std::istringstream(line) >> fit.tick0 >> fit.seconds0 >> fit.seconds_per_tick;
     while (std::getline(in, line)) {
         SiteInfo s;
         std::istringstream fields(line);
@@ -114,14 +117,14 @@ void Writer::spill() {
     buffer_.clear();
 }
 
-bool Writer::finish(const std::vector<SiteInfo>& sites, std::string& error) {
+bool Writer::finish(const std::vector<SiteInfo>& sites, const clock::TickFit& fit, std::string& error) {
     spill();
     bool ok = file_ && !failed_ && std::fflush(file_) == 0;
     if (file_) std::fclose(file_);
     file_ = nullptr;
     File site_file(std::fopen(sites_path(dir_, world_rank_).c_str(), "w"));
     if (!site_file) ok = false;
-    else write_sites(site_file.get(), sites);
+    else write_sites(site_file.get(), sites, fit);
     if (!ok) error = fmt::format("rank {}: could not complete the trace files in {}", world_rank_, dir_);
     return ok;
 }
@@ -129,13 +132,14 @@ bool Writer::finish(const std::vector<SiteInfo>& sites, std::string& error) {
 long long merge(const std::string& dir, int world_size, const Names& names, std::string& error) {
     std::vector<File> inputs;
     std::vector<std::vector<SiteInfo>> sites;
+    std::vector<clock::TickFit> fits(static_cast<std::size_t>(world_size));
     for (int r = 0; r < world_size; ++r) {
         inputs.emplace_back(std::fopen(spill_path(dir, r).c_str(), "rb"));
         if (!inputs.back()) {
             error = fmt::format("missing trace file {}: {}", spill_path(dir, r), errno_text());
             return -1;
         }
-        sites.push_back(read_sites(sites_path(dir, r)));
+        sites.push_back(read_sites(sites_path(dir, r), fits[std::size_t(r)]));
     }
     File csv(std::fopen((dir + "/calls.csv").c_str(), "w"));
     File json(std::fopen((dir + "/trace.json").c_str(), "w"));
@@ -151,12 +155,14 @@ long long merge(const std::string& dir, int world_size, const Names& names, std:
                                "\"args\":{{\"name\":\"rank {0}\"}}}},\n", r);
 
     // Min-heap on arrival time across the per-rank streams (each is in arrival order).
-    struct Head { Record record; int rank; };
-    auto later = [](const Head& a, const Head& b) { return a.record.arrival > b.record.arrival; };
+    struct Head { Record record; int rank; double arrival; double exit; };
+    auto later = [](const Head& a, const Head& b) { return a.arrival > b.arrival; };
     std::priority_queue<Head, std::vector<Head>, decltype(later)> heads(later);
     auto pull = [&](int r) {
         Record rec;
-        if (std::fread(&rec, sizeof rec, 1, inputs[std::size_t(r)].get()) == 1) heads.push({rec, r});
+        const auto& fit = fits[std::size_t(r)];
+        if (std::fread(&rec, sizeof rec, 1, inputs[std::size_t(r)].get()) == 1)
+            heads.push({rec, r, fit.seconds(rec.arrival), fit.seconds(rec.exit)});
     };
     for (int r = 0; r < world_size; ++r) pull(r);
 
@@ -176,12 +182,12 @@ long long merge(const std::string& dir, int world_size, const Names& names, std:
         fmt::print(csv.get(), "{},{},{},{},{},{},{},{},{},{},{},{},{},{:.9f},{:.9f}\n", rec.rank, rec.world_rank,
                    comm, rec.comm_size, rec.seq, collective, rec.bytes, rec.root, op,
                    name_or(names.algorithms, rec.algorithm, unknown), csv_field(site.key),
-                   csv_field(site.function), csv_field(site.location), rec.arrival, rec.exit);
+                   csv_field(site.function), csv_field(site.location), h.arrival, h.exit);
         fmt::print(json.get(),
                    "{{\"ph\":\"X\",\"pid\":0,\"tid\":{},\"name\":\"MPI_{}\",\"ts\":{:.3f},\"dur\":{:.3f},"
                    "\"args\":{{\"comm\":\"{}\",\"seq\":{},\"bytes\":{},\"root\":{},\"algorithm\":{},"
                    "\"callsite\":{},\"function\":{},\"location\":{}}}}},\n",
-                   rec.world_rank, collective, rec.arrival * 1e6, (rec.exit - rec.arrival) * 1e6, comm, rec.seq,
+                   rec.world_rank, collective, h.arrival * 1e6, (h.exit - h.arrival) * 1e6, comm, rec.seq,
                    rec.bytes, rec.root, json_string(name_or(names.algorithms, rec.algorithm, unknown)),
                    json_string(site.key), json_string(site.function), json_string(site.location));
         ++count;

@@ -54,8 +54,8 @@ TEST_CASE("a small buffer spills and nothing is lost; the merge interleaves rank
         REQUIRE(w.open(dir.path.string(), r, 7, error));  // 7 records in memory: many spills
         for (int c = 0; c < calls; ++c) {
             trace::Record rec;
-            rec.arrival = c * 1e-3 + r * 1e-4;
-            rec.exit = rec.arrival + 5e-5;
+            rec.arrival = std::uint64_t(c) * 1000000 + std::uint64_t(r) * 100000;  // ns
+            rec.exit = rec.arrival + 50000;
             rec.seq = std::uint64_t(c);
             rec.comm = trace::world_comm;
             rec.rank = rec.world_rank = r;
@@ -67,7 +67,8 @@ TEST_CASE("a small buffer spills and nothing is lost; the merge interleaves rank
             w.add(rec);
         }
         CHECK(w.records() == calls);
-        REQUIRE(w.finish({{"app+0x10", "main", "app.c:3"}, {"app+0x20", "step, inner", ""}}, error));
+        clock::TickFit fit;  // nanosecond ticks from 0: seconds = ticks * 1e-9
+        REQUIRE(w.finish({{"app+0x10", "main", "app.c:3"}, {"app+0x20", "step, inner", ""}}, fit, error));
     }
     std::string error;
     REQUIRE(trace::merge(dir.path.string(), ranks, names(), error) == ranks * calls);
@@ -106,4 +107,15 @@ TEST_CASE("a missing rank file makes the merge fail with its name") {
     std::string error;
     CHECK(trace::merge(dir.path.string(), 2, names(), error) == -1);
     CHECK(error.find(".papshim-rank-0.bin") != std::string::npos);
+}
+
+TEST_CASE("ticks map to seconds through the fit of two clock points") {
+    clock::ClockPoint start{1000, 5.0}, end{3001000, 6.0};  // 3e6 ticks per second
+    const bool saved = clock::use_tsc;
+    clock::use_tsc = true;
+    auto fit = clock::fit_ticks(start, end, 0.25);
+    clock::use_tsc = saved;
+    CHECK(fit.seconds(1000) == Approx(5.25));
+    CHECK(fit.seconds(1501000) == Approx(5.75));
+    CHECK(fit.seconds(0) == Approx(5.25 - 1000.0 / 3e6));
 }
