@@ -5,6 +5,7 @@ if(NOT rc EQUAL 0)
   message(FATAL_ERROR "papshim-info --variables failed")
 endif()
 file(READ ${README} readme)
+string(REPLACE ";" "," table "${table}")  # descriptions hold ';', CMake's list separator
 string(REPLACE "\n" ";" rows "${table}")
 set(missing "")
 foreach(row IN LISTS rows)

@@ -23,6 +23,7 @@ namespace papshim::runtime {
 struct CommContext {
     MPI_Comm user = MPI_COMM_NULL;
     MPI_Comm priv = MPI_COMM_NULL;   // private duplicate: the shim's traffic never meets the user's
+    MPI_Comm node = MPI_COMM_NULL;   // ranks of `priv` sharing this node's memory; see node_communicator()
     int size = 1;
     int rank = 0;
     bool inter = false;
@@ -64,6 +65,11 @@ void finalise();
 
 // The context of `comm`, created on first use (collective over `comm`: it duplicates it).
 CommContext& context(MPI_Comm comm);
+// The ranks of the context's communicator on this node (MPI_COMM_TYPE_SHARED), created on
+// first use: collective over the communicator, so callers must decide to ask for it
+// identically on every rank (as every dispatch decision is). Freed with the context.
+MPI_Comm node_communicator(CommContext& ctx);
+
 // The context if `comm` already has one (no communication), else nullptr.
 CommContext* existing_context(MPI_Comm comm);
 

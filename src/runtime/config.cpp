@@ -94,7 +94,7 @@ std::vector<VariableInfo> describe_variables(const AlgorithmNames& names) {
                     "created if missing; in dispatch mode tracing happens only when it is set"});
     vars.push_back({"PAPSHIM_CALLSITE_DEPTH", "1", "1..16",
                     "stack frames above the MPI call that identify a call site"});
-    vars.push_back({"PAPSHIM_VERBOSE", "0", "0, 1, 2", "1: a line from rank 0 at init and finalize; 2: also a line per new communicator"});
+    vars.push_back({"PAPSHIM_VERBOSE", "0", "0, 1, 2", "1: a line from rank 0 at init and finalize; 2: also a line per new communicator (ranks, nodes)"});
     vars.push_back({"PAPSHIM_TRACE_BUFFER", "65536", "1..100000000",
                     "trace records kept in memory per rank before they are spilled to a file in the trace directory"});
     return vars;

@@ -52,6 +52,7 @@ void free_context(CommContext* ctx) {
         live_contexts.erase(ctx);
     }
     generation.fetch_add(1, std::memory_order_release);
+    if (ctx->node != MPI_COMM_NULL) PMPI_Comm_free(&ctx->node);
     if (ctx->priv != MPI_COMM_NULL) PMPI_Comm_free(&ctx->priv);
     delete ctx;
 }
@@ -376,12 +377,28 @@ CommContext& context(MPI_Comm comm) {
             live_contexts.insert(ctx);
         }
         PMPI_Comm_set_attr(comm, s.keyval, ctx);
-        if (s.config.verbose >= 2)
-            fmt::print(stderr, "papshim: rank {}: new communicator {} ({} ranks)\n", s.world_rank,
-                       trace::comm_label(ctx->id), ctx->size);
+        if (s.config.verbose >= 2 && !ctx->inter) {
+            // Every rank has the same verbosity, so this extra collective is taken everywhere.
+            int node_rank = 0, leaders = 0;
+            PMPI_Comm_rank(node_communicator(*ctx), &node_rank);
+            int leader = node_rank == 0 ? 1 : 0;
+            PMPI_Allreduce(&leader, &leaders, 1, MPI_INT, MPI_SUM, ctx->priv);
+            if (ctx->rank == 0)
+                fmt::print(stderr, "papshim: new communicator {} ({} ranks on {} node{})\n", trace::comm_label(ctx->id),
+                           ctx->size, leaders, leaders == 1 ? "" : "s");
+        }
     }
     last = {comm, ctx, gen};
     return *ctx;
+}
+
+MPI_Comm node_communicator(CommContext& ctx) {
+    std::lock_guard guard(ctx.lock);
+    if (ctx.node == MPI_COMM_NULL && !ctx.inter) {
+        PMPI_Comm_split_type(ctx.priv, MPI_COMM_TYPE_SHARED, ctx.rank, MPI_INFO_NULL, &ctx.node);
+        PMPI_Comm_set_errhandler(ctx.node, MPI_ERRORS_RETURN);
+    }
+    return ctx.node;
 }
 
 CommContext* existing_context(MPI_Comm comm) {
