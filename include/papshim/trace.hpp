@@ -87,8 +87,12 @@ struct Names {
 
 // Rank 0, after every rank finished: k-way merge of the per-rank files by arrival time
 // into calls.csv and trace.json, then removes the per-rank files. Memory: one record per
-// rank plus the site tables. Returns the number of records, or -1 with `error` set.
-long long merge(const std::string& dir, int world_size, const Names& names, std::string& error);
+// rank plus the site tables. trace.json holds the first `max_json_events` records only
+// (viewers choke on multi-GB JSON); calls.csv holds all. Returns the number of records, or
+// -1 with `error` set.
+inline constexpr long long default_max_json_events = 1'000'000;
+long long merge(const std::string& dir, int world_size, const Names& names, std::string& error,
+                long long max_json_events = default_max_json_events);
 
 // RFC 4180 field quoting.
 std::string csv_field(std::string_view s);

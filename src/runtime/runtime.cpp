@@ -192,6 +192,9 @@ void finish_trace(State& s) {
         return;
     }
     write_meta(s, records);
+    if (records > trace::default_max_json_events)
+        fmt::print(stderr, "papshim: trace.json holds the first {} of {} calls; calls.csv holds all\n",
+                   trace::default_max_json_events, records);
     try {
         std::ofstream(s.config.trace_dir + "/summary.txt") << report::summarize_directory(s.config.trace_dir);
     } catch (const std::exception& e) {

@@ -129,7 +129,8 @@ bool Writer::finish(const std::vector<SiteInfo>& sites, const clock::TickFit& fi
     return ok;
 }
 
-long long merge(const std::string& dir, int world_size, const Names& names, std::string& error) {
+long long merge(const std::string& dir, int world_size, const Names& names, std::string& error,
+                long long max_json_events) {
     std::vector<File> inputs;
     std::vector<std::vector<SiteInfo>> sites;
     std::vector<clock::TickFit> fits(static_cast<std::size_t>(world_size));
@@ -183,7 +184,8 @@ long long merge(const std::string& dir, int world_size, const Names& names, std:
                    comm, rec.comm_size, rec.seq, collective, rec.bytes, rec.root, op,
                    name_or(names.algorithms, rec.algorithm, unknown), csv_field(site.key),
                    csv_field(site.function), csv_field(site.location), h.arrival, h.exit);
-        fmt::print(json.get(),
+        if (count < max_json_events)
+            fmt::print(json.get(),
                    "{{\"ph\":\"X\",\"pid\":0,\"tid\":{},\"name\":\"MPI_{}\",\"ts\":{:.3f},\"dur\":{:.3f},"
                    "\"args\":{{\"comm\":\"{}\",\"seq\":{},\"bytes\":{},\"root\":{},\"algorithm\":{},"
                    "\"callsite\":{},\"function\":{},\"location\":{}}}}},\n",
@@ -192,8 +194,13 @@ long long merge(const std::string& dir, int world_size, const Names& names, std:
                    json_string(site.key), json_string(site.function), json_string(site.location));
         ++count;
     }
-    // A final metadata event keeps the list valid JSON without tracking the last comma.
-    std::fputs("{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":0,\"args\":{\"name\":\"papshim\"}}\n]}\n", json.get());
+    // A final metadata event keeps the list valid JSON without tracking the last comma; it
+    // also says when the events were cut (calls.csv always has every record).
+    const std::string process = count > max_json_events
+        ? fmt::format("papshim: first {} of {} calls (all in calls.csv)", max_json_events, count)
+        : std::string("papshim");
+    fmt::print(json.get(), "{{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":0,\"args\":{{\"name\":{}}}}}\n]}}\n",
+               json_string(process));
     if (std::ferror(csv.get()) || std::ferror(json.get())) {
         error = fmt::format("writing calls.csv/trace.json in {} failed", dir);
         return -1;

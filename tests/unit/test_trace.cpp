@@ -95,6 +95,27 @@ TEST_CASE("a small buffer spills and nothing is lost; the merge interleaves rank
           ranks * calls);
 }
 
+TEST_CASE("trace.json is capped, calls.csv is not") {
+    TempDir dir;
+    trace::Writer w;
+    std::string error;
+    REQUIRE(w.open(dir.path.string(), 0, 100, error));
+    for (int c = 0; c < 50; ++c) {
+        trace::Record rec;
+        rec.arrival = std::uint64_t(c);
+        rec.exit = rec.arrival + 1;
+        rec.seq = std::uint64_t(c);
+        rec.comm_size = 1;
+        w.add(rec);
+    }
+    REQUIRE(w.finish({}, clock::TickFit{}, error));
+    REQUIRE(trace::merge(dir.path.string(), 1, names(), error, 10) == 50);
+    CHECK(lines_of(dir.path / "calls.csv").size() == 51);
+    auto json = lines_of(dir.path / "trace.json");
+    CHECK(std::count_if(json.begin(), json.end(), [](const std::string& l) { return l.find("\"ph\":\"X\"") != std::string::npos; }) == 10);
+    CHECK(json[json.size() - 2].find("first 10 of 50 calls") != std::string::npos);
+}
+
 TEST_CASE("an unwritable directory is reported, not fatal") {
     trace::Writer w;
     std::string error;
