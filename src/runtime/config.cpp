@@ -84,9 +84,10 @@ std::vector<VariableInfo> describe_variables(const AlgorithmNames& names) {
                     "pattern; dispatch: run the selected algorithms (records too if PAPSHIM_TRACE_DIR is set)"});
     for (int i = 0; i < collective_count; ++i) {
         auto c = Collective(i);
-        vars.push_back({algorithm_variable(c), "auto", algorithm_choices(c, names),
-                        fmt::format("algorithm for MPI_{}{} in dispatch mode; auto picks per call from "
-                                    "the cost models (native where papshim has no algorithm)",
+        vars.push_back({algorithm_variable(c), "native", algorithm_choices(c, names),
+                        fmt::format("algorithm for MPI_{}{} in dispatch mode: native (the MPI library's), "
+                                    "auto (per call, the lowest modelled cost; native where papshim has "
+                                    "no algorithm) or one of papshim's",
                                     char(std::toupper(collective_name(c)[0])), collective_name(c).substr(1))});
     }
     vars.push_back({"PAPSHIM_TRACE_DIR", std::string(default_profile_dir) + " (profile mode)", "a directory",

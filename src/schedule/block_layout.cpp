@@ -1,19 +1,47 @@
 #include "block_layout.hpp"
 
 #include <climits>
+#include <cstring>
 
 namespace papshim::schedule {
 
 BlockLayout::BlockLayout(void* base, MPI_Datatype type, int uniform_count, const int* counts,
                          const int* displs, int& error)
     : base_(base), type_(type), uniform_count_(uniform_count), counts_(counts), displs_(displs) {
-    MPI_Aint lower_bound = 0;
+    MPI_Aint lower_bound = 0, true_lower_bound = 0, true_extent = 0;
     error = PMPI_Type_get_extent(type, &lower_bound, &extent_);
     if (error == MPI_SUCCESS) error = PMPI_Type_size_x(type, &type_size_);
+    if (error == MPI_SUCCESS) error = PMPI_Type_get_true_extent(type, &true_lower_bound, &true_extent);
+    dense_ = error == MPI_SUCCESS && lower_bound == 0 && true_lower_bound == 0 &&
+             extent_ == true_extent && MPI_Count{extent_} == type_size_;
 }
 
 void* BlockLayout::at(MPI_Aint byte_offset) const {
     return reinterpret_cast<void*>(MPI_Aint_add(reinterpret_cast<MPI_Aint>(base_), byte_offset));
+}
+
+void append_runs(const BlockLayout& layout, std::span<const int> blocks, std::vector<Run>& runs) {
+    const std::size_t first = runs.size();
+    for (const int block : blocks) {
+        if (layout.empty(block)) continue;
+        const int count = layout.count(block);
+        const MPI_Aint offset = layout.offset(block);
+        if (runs.size() > first) {
+            Run& last = runs.back();
+            const bool adjacent = last.offset + MPI_Aint{last.count} * layout.extent() == offset;
+            if (adjacent && last.count <= INT_MAX - count) {
+                last.count += count;
+                continue;
+            }
+        }
+        runs.push_back({offset, count});
+    }
+}
+
+int total_count(std::span<const Run> runs) {
+    long long total = 0;
+    for (const Run& run : runs) total += run.count;
+    return total <= INT_MAX ? static_cast<int>(total) : -1;
 }
 
 namespace {
@@ -21,44 +49,36 @@ namespace {
 // Scratch for building the hindexed description; per thread so concurrent collectives on
 // different communicators (MPI_THREAD_MULTIPLE) do not share it, and reused across calls
 // so small messages do not allocate.
-struct RunScratch {
+struct HindexedScratch {
     std::vector<MPI_Aint> offsets;
     std::vector<int> counts;
 };
-thread_local RunScratch run_scratch;
+thread_local HindexedScratch hindexed_scratch;
+
+std::size_t run_bytes(const BlockLayout& layout, const Run& run) {
+    return static_cast<std::size_t>(run.count) * static_cast<std::size_t>(layout.extent());
+}
 
 }  // namespace
 
-int describe_blocks(const BlockLayout& layout, std::span<const int> blocks, MessageBuffer& out) {
+int describe_runs(const BlockLayout& layout, std::span<const Run> runs, MessageBuffer& out) {
     out = MessageBuffer{};
-    auto& runs = run_scratch;
-    runs.offsets.clear();
-    runs.counts.clear();
-    for (const int block : blocks) {
-        if (layout.empty(block)) continue;
-        const int count = layout.count(block);
-        const MPI_Aint offset = layout.offset(block);
-        if (!runs.counts.empty()) {
-            int& last_count = runs.counts.back();
-            const bool adjacent = runs.offsets.back() + MPI_Aint{last_count} * layout.extent() == offset;
-            if (adjacent && last_count <= INT_MAX - count) {
-                last_count += count;
-                continue;
-            }
-        }
-        runs.offsets.push_back(offset);
-        runs.counts.push_back(count);
-    }
-    if (runs.counts.empty()) return MPI_SUCCESS;
-    if (runs.counts.size() == 1) {
-        out.buffer = layout.at(runs.offsets.front());
-        out.count = runs.counts.front();
+    if (runs.size() == 1) {
+        out.buffer = layout.at(runs.front().offset);
+        out.count = runs.front().count;
         out.type = layout.type();
         return MPI_SUCCESS;
     }
+    auto& scratch = hindexed_scratch;
+    scratch.offsets.clear();
+    scratch.counts.clear();
+    for (const Run& run : runs) {
+        scratch.offsets.push_back(run.offset);
+        scratch.counts.push_back(run.count);
+    }
     MPI_Datatype runs_type = MPI_DATATYPE_NULL;
-    int error = PMPI_Type_create_hindexed(static_cast<int>(runs.counts.size()), runs.counts.data(),
-                                          runs.offsets.data(), layout.type(), &runs_type);
+    int error = PMPI_Type_create_hindexed(static_cast<int>(runs.size()), scratch.counts.data(),
+                                          scratch.offsets.data(), layout.type(), &runs_type);
     if (error != MPI_SUCCESS) return error;
     error = PMPI_Type_commit(&runs_type);
     if (error != MPI_SUCCESS) {
@@ -70,6 +90,22 @@ int describe_blocks(const BlockLayout& layout, std::span<const int> blocks, Mess
     out.type = runs_type;
     out.owned_type = runs_type;
     return MPI_SUCCESS;
+}
+
+void pack_runs(const BlockLayout& layout, std::span<const Run> runs, std::byte* packed) {
+    for (const Run& run : runs) {
+        const std::size_t bytes = run_bytes(layout, run);
+        std::memcpy(packed, layout.at(run.offset), bytes);
+        packed += bytes;
+    }
+}
+
+void unpack_runs(const BlockLayout& layout, std::span<const Run> runs, const std::byte* packed) {
+    for (const Run& run : runs) {
+        const std::size_t bytes = run_bytes(layout, run);
+        std::memcpy(layout.at(run.offset), packed, bytes);
+        packed += bytes;
+    }
 }
 
 }  // namespace papshim::schedule

@@ -4,6 +4,7 @@
 
 #include <mpi.h>
 
+#include <cstddef>
 #include <span>
 #include <vector>
 
@@ -33,6 +34,10 @@ public:
     MPI_Datatype type() const { return type_; }
     MPI_Aint extent() const { return extent_; }
     MPI_Count type_size() const { return type_size_; }
+    // True when the type's data fills [0, extent) with no gaps (lower bound and true lower
+    // bound 0, extent = true extent = size): n elements are then exactly the n*extent bytes
+    // at their address, and a memcpy of them moves what MPI would.
+    bool dense() const { return dense_; }
 
 private:
     void* base_;
@@ -42,7 +47,21 @@ private:
     const int* displs_;
     MPI_Aint extent_ = 0;
     MPI_Count type_size_ = 0;
+    bool dense_ = false;
 };
+
+// `count` elements of the layout's type at byte `offset` from its base.
+struct Run {
+    MPI_Aint offset = 0;
+    int count = 0;
+};
+
+// Appends the runs of `blocks` (in order) to `runs`: empty blocks are left out, consecutive
+// blocks that follow each other in memory are merged into one run.
+void append_runs(const BlockLayout& layout, std::span<const int> blocks, std::vector<Run>& runs);
+
+// Elements in `runs` in total, or -1 if that does not fit an int.
+int total_count(std::span<const Run> runs);
 
 // One message's buffer arguments: (buffer, count, datatype). `owned_type` is a committed
 // derived type the caller must free once the message completes (MPI_DATATYPE_NULL if none).
@@ -54,10 +73,14 @@ struct MessageBuffer {
     bool empty() const { return count == 0; }
 };
 
-// Describes `blocks` (in order) as one message. Runs of consecutive blocks that follow each
-// other in memory are merged; a single run is sent as (address, count, type) without a
-// derived type, several runs as an hindexed type over `layout.base()`. Empty blocks are left
-// out; if all are empty the result is empty(). Returns an MPI error code.
-int describe_blocks(const BlockLayout& layout, std::span<const int> blocks, MessageBuffer& out);
+// Describes `runs` (not empty) in place as one message: a single run as (address, count,
+// type) without a derived type, several as an hindexed type over `layout.base()`. Returns
+// an MPI error code.
+int describe_runs(const BlockLayout& layout, std::span<const Run> runs, MessageBuffer& out);
+
+// Copies the runs (of a dense layout) back to back into `packed`, or from `packed` back
+// into the layout: `packed` holds total_count(runs) consecutive elements of the type.
+void pack_runs(const BlockLayout& layout, std::span<const Run> runs, std::byte* packed);
+void unpack_runs(const BlockLayout& layout, std::span<const Run> runs, const std::byte* packed);
 
 }  // namespace papshim::schedule

@@ -1,7 +1,11 @@
 // Runs any Allgather/Allgatherv schedule over PMPI point-to-point (DESIGN §4, spec §1).
-// Every step posts all its receives, then all its sends, then waits for all of them.
+// Every step posts all its receives, then all its sends, then waits for all of them; small
+// multi-block messages of dense types travel packed (kPackLimitBytes), the rest as described.
 
+#include <algorithm>
+#include <cstddef>
 #include <cstring>
+#include <span>
 #include <vector>
 
 #include "block_layout.hpp"
@@ -26,25 +30,40 @@ int step_tag(std::size_t step) {
     return kStepTagBase + static_cast<int>(step % kStepTagSpan);
 }
 
-// Requests, statuses and derived types of one step; per thread and reused, so the hot path
-// of small messages does not allocate after the first call.
+// A message of several runs of a dense type and at most this many bytes is packed with
+// memcpy into a scratch buffer instead of described by an hindexed type: building,
+// committing and freeing that type per message costs more than copying a few KiB. Measured
+// with papshim-bench (Sparbit against recursive doubling, p = 4 and 8, Open MPI shared
+// memory): packing gains 5-10% on messages up to 16 KiB and loses 5-15% on 32 KiB and
+// 64 KiB ones, where the two extra copies cost more than the datatype. Larger messages keep
+// the zero-copy description.
+constexpr std::size_t kPackLimitBytes = std::size_t{16} * 1024;
+
+// Packed messages start at multiples of this in the scratch buffer.
+constexpr std::size_t kPackAlignment = 64;
+
+// One message of a step: its runs (a range of StepScratch::runs) and, if packed, where its
+// bytes live in StepScratch::packed.
+struct PlannedMessage {
+    const schedule::Transfer* transfer = nullptr;
+    bool receive = false;
+    std::size_t first_run = 0;
+    std::size_t end_run = 0;
+    bool packed = false;
+    std::size_t packed_offset = 0;
+};
+
+// Requests, statuses, derived types, runs and packed bytes of one step; per thread and
+// reused, so the hot path of small messages does not allocate after the first call.
 struct StepScratch {
     std::vector<MPI_Request> requests;
     std::vector<MPI_Status> statuses;
     std::vector<MPI_Datatype> owned_types;
+    std::vector<schedule::Run> runs;
+    std::vector<PlannedMessage> messages;
+    std::vector<std::byte> packed;
 };
 thread_local StepScratch step_scratch;
-
-// True when `type`'s data fills [0, extent) with no gaps, so `n` elements are n*extent bytes
-// that a memcpy moves exactly as MPI would (for the same type on both sides).
-bool is_dense(MPI_Datatype type) {
-    MPI_Aint lower_bound = 0, extent = 0, true_lower_bound = 0, true_extent = 0;
-    MPI_Count size = 0;
-    if (PMPI_Type_get_extent(type, &lower_bound, &extent) != MPI_SUCCESS) return false;
-    if (PMPI_Type_get_true_extent(type, &true_lower_bound, &true_extent) != MPI_SUCCESS) return false;
-    if (PMPI_Type_size_x(type, &size) != MPI_SUCCESS) return false;
-    return lower_bound == 0 && true_lower_bound == 0 && extent == true_extent && size == extent;
-}
 
 // Copies the caller's contribution (sendcount x sendtype) into its own block.
 int copy_own_block(const AllgatherBuffers& buffers, const BlockLayout& layout, int rank,
@@ -53,7 +72,7 @@ int copy_own_block(const AllgatherBuffers& buffers, const BlockLayout& layout, i
     void* own_block = layout.address(rank);
     const int own_count = layout.count(rank);
     if (buffers.sendtype == layout.type() && buffers.sendcount == own_count &&
-        is_dense(layout.type())) {
+        layout.dense()) {
         if (own_count > 0) {
             std::memmove(own_block, buffers.sendbuf,
                          static_cast<std::size_t>(own_count) * static_cast<std::size_t>(layout.extent()));
@@ -87,34 +106,76 @@ void abandon_requests(std::vector<MPI_Request>& requests, std::size_t posted_rec
     requests.clear();
 }
 
+std::span<const schedule::Run> runs_of(const StepScratch& scratch, const PlannedMessage& message) {
+    return std::span(scratch.runs).subspan(message.first_run, message.end_run - message.first_run);
+}
+
+// Collects the runs of every transfer of the step (receives first) and decides which
+// messages are packed. The two ends of a message may decide differently (their receive
+// types may differ): a packed message is still total_count elements of the receive type,
+// so its type signature, and with it the matching, is the same as unpacked.
+void plan_step(const schedule::Step& step, const BlockLayout& layout, StepScratch& scratch) {
+    scratch.runs.clear();
+    scratch.messages.clear();
+    std::size_t packed_bytes = 0;
+    auto plan = [&](const schedule::Transfer& transfer, bool receive) {
+        PlannedMessage message{&transfer, receive, scratch.runs.size(), 0, false, 0};
+        schedule::append_runs(layout, transfer.blocks, scratch.runs);
+        message.end_run = scratch.runs.size();
+        // All blocks empty: the peer computes the same from the same byte counts and skips too.
+        if (message.end_run == message.first_run) return;
+        const int elements = schedule::total_count(runs_of(scratch, message));
+        const std::size_t bytes = static_cast<std::size_t>(layout.type_size()) *
+                                  static_cast<std::size_t>(std::max(0, elements));
+        message.packed = message.end_run - message.first_run > 1 && layout.dense() && elements > 0 &&
+                         bytes <= kPackLimitBytes;
+        if (message.packed) {
+            message.packed_offset = packed_bytes;
+            packed_bytes += (bytes + kPackAlignment - 1) / kPackAlignment * kPackAlignment;
+        }
+        scratch.messages.push_back(message);
+    };
+    for (const auto& transfer : step.recvs) plan(transfer, true);
+    for (const auto& transfer : step.sends) plan(transfer, false);
+    // Grown here, before any request points into it; never while messages are in flight.
+    if (scratch.packed.size() < packed_bytes) scratch.packed.resize(packed_bytes);
+}
+
+// Posts one planned message; a packed send is packed first.
+int post_message(const PlannedMessage& message, StepScratch& scratch, const BlockLayout& layout,
+                 int tag, MPI_Comm comm) {
+    const auto runs = runs_of(scratch, message);
+    MessageBuffer buffer;
+    if (message.packed) {
+        std::byte* packed = scratch.packed.data() + message.packed_offset;
+        if (!message.receive) schedule::pack_runs(layout, runs, packed);
+        buffer.buffer = packed;
+        buffer.count = schedule::total_count(runs);
+        buffer.type = layout.type();
+    } else if (const int error = schedule::describe_runs(layout, runs, buffer); error != MPI_SUCCESS) {
+        return error;
+    }
+    if (buffer.owned_type != MPI_DATATYPE_NULL) scratch.owned_types.push_back(buffer.owned_type);
+    const int peer = message.transfer->peer;
+    MPI_Request request = MPI_REQUEST_NULL;
+    const int error =
+        message.receive ? PMPI_Irecv(buffer.buffer, buffer.count, buffer.type, peer, tag, comm, &request)
+                        : PMPI_Isend(buffer.buffer, buffer.count, buffer.type, peer, tag, comm, &request);
+    if (error == MPI_SUCCESS) scratch.requests.push_back(request);
+    return error;
+}
+
 int run_step(const schedule::Step& step, int tag, const BlockLayout& layout, MPI_Comm comm) {
     auto& scratch = step_scratch;
     scratch.requests.clear();
     scratch.owned_types.clear();
-
-    auto post = [&](const schedule::Transfer& transfer, bool receive) {
-        MessageBuffer message;
-        int error = schedule::describe_blocks(layout, transfer.blocks, message);
-        // All blocks empty: the peer computes the same from the same counts and skips too.
-        if (error != MPI_SUCCESS || message.empty()) return error;
-        if (message.owned_type != MPI_DATATYPE_NULL) scratch.owned_types.push_back(message.owned_type);
-        MPI_Request request = MPI_REQUEST_NULL;
-        error = receive
-                    ? PMPI_Irecv(message.buffer, message.count, message.type, transfer.peer, tag, comm, &request)
-                    : PMPI_Isend(message.buffer, message.count, message.type, transfer.peer, tag, comm, &request);
-        if (error == MPI_SUCCESS) scratch.requests.push_back(request);
-        return error;
-    };
+    plan_step(step, layout, scratch);
 
     int error = MPI_SUCCESS;
-    for (const auto& transfer : step.recvs) {
-        if ((error = post(transfer, true)) != MPI_SUCCESS) break;
-    }
-    const std::size_t posted_receives = scratch.requests.size();
-    if (error == MPI_SUCCESS) {
-        for (const auto& transfer : step.sends) {
-            if ((error = post(transfer, false)) != MPI_SUCCESS) break;
-        }
+    std::size_t posted_receives = 0;  // receives come first in scratch.messages
+    for (const PlannedMessage& message : scratch.messages) {
+        if ((error = post_message(message, scratch, layout, tag, comm)) != MPI_SUCCESS) break;
+        if (message.receive) posted_receives = scratch.requests.size();
     }
     if (error != MPI_SUCCESS) {
         abandon_requests(scratch.requests, posted_receives);
@@ -123,6 +184,14 @@ int run_step(const schedule::Step& step, int tag, const BlockLayout& layout, MPI
         const int wait_error = PMPI_Waitall(static_cast<int>(scratch.requests.size()),
                                             scratch.requests.data(), scratch.statuses.data());
         if (wait_error != MPI_SUCCESS) error = first_status_error(wait_error, scratch.statuses);
+    }
+    if (error == MPI_SUCCESS) {
+        for (const PlannedMessage& message : scratch.messages) {
+            if (message.receive && message.packed) {
+                schedule::unpack_runs(layout, runs_of(scratch, message),
+                                      scratch.packed.data() + message.packed_offset);
+            }
+        }
     }
     for (MPI_Datatype& type : scratch.owned_types) PMPI_Type_free(&type);
     return error;

@@ -33,7 +33,7 @@ TEST_CASE("defaults without any variable") {
     auto r = parse({});
     REQUIRE(r.config);
     CHECK(r.config->mode == Mode::dispatch);
-    CHECK(r.config->algorithm[0] == "auto");
+    CHECK(r.config->algorithm[0] == "native");
     CHECK(r.config->trace_dir.empty());
     CHECK_FALSE(r.config->tracing());
     CHECK(r.config->callsite_depth == 1);

@@ -1,7 +1,8 @@
 // Runs every Allgather schedule through papshim's executor and compares the receive buffer,
 // byte for byte, with the native PMPI_Allgather / PMPI_Allgatherv on the same inputs:
-// predefined, vector, struct-with-gap and non-zero-lower-bound types, send types that differ
-// from the receive type, MPI_IN_PLACE, counts 0/1/odd/large, irregular Allgatherv layouts,
+// predefined, contiguous derived, vector, struct-with-gap and non-zero-lower-bound types, send
+// types that differ from the receive type, receive types that differ between ranks (so one end
+// of a message may pack it and the other describe it with a derived type), MPI_IN_PLACE, counts 0/1/odd/large, irregular Allgatherv layouts,
 // reordered and split sub-communicators, and random arrival delays.
 // Linked to papshim_schedule directly (not through the preload shim).
 
@@ -75,6 +76,10 @@ struct TypeCase {
     MPI_Datatype recv = MPI_DATATYPE_NULL;
     MPI_Datatype send = MPI_DATATYPE_NULL;
     int send_per_recv = 1;  // sendcount = recvcount * send_per_recv (equal signatures)
+    // If set, odd ranks receive with this type instead, every receive count and displacement
+    // multiplied by odd_recv_scale (equal signatures).
+    MPI_Datatype odd_recv = MPI_DATATYPE_NULL;
+    int odd_recv_scale = 1;
 };
 
 MPI_Datatype committed(MPI_Datatype type) {
@@ -119,6 +124,22 @@ struct TypeCatalog {
         MPI_Datatype int_pair = MPI_DATATYPE_NULL;
         MPI_Type_contiguous(2, MPI_INT, &int_pair);
         int_pair = own(int_pair);
+        // One int with its data `shift` bytes from the element's address, lower bound = shift
+        // and extent 4: data back to back like MPI_INT, but not where a memcpy of the elements
+        // from their address would look.
+        auto shifted_int = [&](MPI_Aint shift) {
+            const int one = 1;
+            MPI_Datatype raw = MPI_DATATYPE_NULL, resized = MPI_DATATYPE_NULL;
+            MPI_Type_create_hindexed(1, &one, &shift, MPI_INT, &raw);
+            MPI_Type_create_resized(raw, shift, 4, &resized);
+            MPI_Type_free(&raw);
+            return own(resized);
+        };
+        MPI_Datatype int_triple = MPI_DATATYPE_NULL;  // the signature of `strided`, dense
+        MPI_Type_contiguous(3, MPI_INT, &int_triple);
+        int_triple = own(int_triple);
+        const MPI_Datatype int_at_plus4 = shifted_int(4);
+        const MPI_Datatype int_at_minus4 = shifted_int(-4);
 
         cases = {
             {"byte", MPI_BYTE, MPI_BYTE, 1},
@@ -129,6 +150,12 @@ struct TypeCatalog {
             {"struct_gap", gapped, gapped, 1},
             {"struct_gap<-packed", gapped, packed, 1},
             {"lb-8<-int_pair", shifted, int_pair, 1},
+            {"int_pair", int_pair, int_pair, 1},
+            {"int_pair<-int", int_pair, MPI_INT, 2},
+            {"int@+4<-int", int_at_plus4, MPI_INT, 1},
+            {"int@-4", int_at_minus4, int_at_minus4, 1},
+            {"int_pair|odd:int@+4", int_pair, int_pair, 1, int_at_plus4, 2},
+            {"int_triple|odd:vector<-int", int_triple, MPI_INT, 3, strided, 1},
         };
     }
     ~TypeCatalog() {
@@ -237,21 +264,30 @@ void run_case(const CommUnderTest& comm, const Case& c, Outcome& outcome) {
     const bool is_vector = c.layout != Layout::allgather;
     VectorLayout v;
     if (is_vector) v = make_vector_layout(c.layout, p, c.count, c.seed);
-    const int own_count = is_vector ? v.counts[r] : c.count;
-    const std::int64_t recv_elements = is_vector ? v.elements : std::int64_t{c.count} * p;
+    const int sendcount = (is_vector ? v.counts[r] : c.count) * c.type->send_per_recv;
+    // This rank's receive type; counts and displacements in its elements.
+    const bool odd_view = c.type->odd_recv != MPI_DATATYPE_NULL && r % 2 == 1;
+    const MPI_Datatype recvtype = odd_view ? c.type->odd_recv : c.type->recv;
+    const int scale = odd_view ? c.type->odd_recv_scale : 1;
+    const VectorLayout even_v = v;  // in the even ranks' elements
+    for (int& count : v.counts) count *= scale;
+    for (int& displ : v.displs) displ *= scale;
+    v.elements *= scale;
+    const int recvcount = c.count * scale;
+    const int own_count = is_vector ? v.counts[r] : recvcount;
+    const std::int64_t recv_elements = is_vector ? v.elements : std::int64_t{recvcount} * p;
 
-    const int sendcount = own_count * c.type->send_per_recv;
     TypedBuffer send(c.type->send, sendcount);
     send.fill(c.seed * 7 + static_cast<unsigned>(r) * 131 + 1);
-    TypedBuffer initial(c.type->recv, recv_elements);
+    TypedBuffer initial(recvtype, recv_elements);
     initial.fill(0x5a);
     // This rank's contribution placed into its own block, as MPI_IN_PLACE callers do.
     auto place_own_block = [&](TypedBuffer& buffer) {
         MPI_Aint lb = 0, extent = 0;
-        MPI_Type_get_extent(c.type->recv, &lb, &extent);
-        const std::int64_t first = is_vector ? v.displs[r] : std::int64_t{c.count} * r;
+        MPI_Type_get_extent(recvtype, &lb, &extent);
+        const std::int64_t first = is_vector ? v.displs[r] : std::int64_t{recvcount} * r;
         MPI_Sendrecv(send.base(), sendcount, c.type->send, 0, 0, static_cast<unsigned char*>(buffer.base()) + first * extent,
-                     own_count, c.type->recv, 0, 0, MPI_COMM_SELF, MPI_STATUS_IGNORE);
+                     own_count, recvtype, 0, 0, MPI_COMM_SELF, MPI_STATUS_IGNORE);
     };
     if (c.in_place) place_own_block(initial);
     TypedBuffer expected = initial;
@@ -262,11 +298,37 @@ void run_case(const CommUnderTest& comm, const Case& c, Outcome& outcome) {
         // MPICH 4.0.2's Allgatherv on a size-1 communicator writes at offset 0, ignoring
         // displs[0]; the answer there is just the own block.
         place_own_block(expected);
+    } else if (c.type->odd_recv != MPI_DATATYPE_NULL) {
+        // Open MPI 4.1.4's Allgatherv can hang when the receive types differ between ranks
+        // (seen at p = 3), so the reference runs with the even ranks' type everywhere and the
+        // odd ranks convert it block by block.
+        const std::int64_t even_elements = is_vector ? even_v.elements : std::int64_t{c.count} * p;
+        TypedBuffer reference = odd_view ? TypedBuffer(c.type->recv, even_elements) : initial;
+        const int native_error = is_vector
+            ? PMPI_Allgatherv(send.base(), sendcount, c.type->send, reference.base(), even_v.counts.data(),
+                              even_v.displs.data(), c.type->recv, comm.user)
+            : PMPI_Allgather(send.base(), sendcount, c.type->send, reference.base(), c.count, c.type->recv, comm.user);
+        if (native_error != MPI_SUCCESS) report_failure(outcome, comm, c, fmt::format("native error {}", native_error));
+        if (!odd_view) {
+            expected = reference;
+        } else {
+            MPI_Aint lb = 0, even_extent = 0, odd_extent = 0;
+            MPI_Type_get_extent(c.type->recv, &lb, &even_extent);
+            MPI_Type_get_extent(recvtype, &lb, &odd_extent);
+            for (int b = 0; b < p; ++b) {
+                const std::int64_t even_first = is_vector ? even_v.displs[b] : std::int64_t{c.count} * b;
+                const std::int64_t odd_first = is_vector ? v.displs[b] : std::int64_t{recvcount} * b;
+                MPI_Sendrecv(static_cast<unsigned char*>(reference.base()) + even_first * even_extent,
+                             is_vector ? even_v.counts[b] : c.count, c.type->recv, 0, 0,
+                             static_cast<unsigned char*>(expected.base()) + odd_first * odd_extent,
+                             is_vector ? v.counts[b] : recvcount, recvtype, 0, 0, MPI_COMM_SELF, MPI_STATUS_IGNORE);
+            }
+        }
     } else {
         const int native_error = is_vector
             ? PMPI_Allgatherv(sendbuf, sendcount, c.type->send, expected.base(), v.counts.data(), v.displs.data(),
-                              c.type->recv, comm.user)
-            : PMPI_Allgather(sendbuf, sendcount, c.type->send, expected.base(), c.count, c.type->recv, comm.user);
+                              recvtype, comm.user)
+            : PMPI_Allgather(sendbuf, sendcount, c.type->send, expected.base(), recvcount, recvtype, comm.user);
         if (native_error != MPI_SUCCESS) report_failure(outcome, comm, c, fmt::format("native error {}", native_error));
     }
 
@@ -288,10 +350,10 @@ void run_case(const CommUnderTest& comm, const Case& c, Outcome& outcome) {
     buffers.sendcount = sendcount;
     buffers.sendtype = c.type->send;
     buffers.recvbuf = actual.base();
-    buffers.recvcount = is_vector ? 0 : c.count;
+    buffers.recvcount = is_vector ? 0 : recvcount;
     buffers.recvcounts = is_vector ? v.counts.data() : nullptr;
     buffers.displs = is_vector ? v.displs.data() : nullptr;
-    buffers.recvtype = c.type->recv;
+    buffers.recvtype = recvtype;
     const int error = papshim::execute_allgather(plan, buffers, comm.private_);
     if (error != MPI_SUCCESS) report_failure(outcome, comm, c, fmt::format("executor error {}", error));
 
@@ -320,12 +382,18 @@ struct Matrix {
 
 Matrix matrix_for(int world_size, bool is_world) {
     const std::vector<std::string> all_types = {"byte", "int", "double", "vector", "vector<-int",
-                                                "struct_gap", "struct_gap<-packed", "lb-8<-int_pair"};
+                                                "struct_gap", "struct_gap<-packed", "lb-8<-int_pair",
+                                                "int_pair", "int_pair<-int", "int@+4<-int", "int@-4",
+                                                "int_pair|odd:int@+4", "int_triple|odd:vector<-int"};
     const std::vector<Layout> all_layouts = {Layout::allgather, Layout::packed, Layout::reversed, Layout::permuted};
-    if (!is_world) return {{"int", "vector<-int", "struct_gap<-packed"}, {Layout::allgather, Layout::permuted}, {1, 7}, 1, false};
+    if (!is_world) {
+        return {{"int", "vector<-int", "struct_gap<-packed", "int_triple|odd:vector<-int"},
+                {Layout::allgather, Layout::permuted}, {1, 7}, 1, false};
+    }
     if (world_size <= 4) return {all_types, all_layouts, {0, 1, 7, 33}, 3, true};
     if (world_size <= 6) return {all_types, {Layout::allgather, Layout::permuted}, {0, 1, 7}, 2, false};
-    return {{"byte", "vector<-int", "struct_gap<-packed", "lb-8<-int_pair"}, {Layout::allgather, Layout::reversed}, {0, 3}, 2, false};
+    return {{"byte", "vector<-int", "struct_gap<-packed", "lb-8<-int_pair", "int_pair|odd:int@+4"},
+            {Layout::allgather, Layout::reversed}, {0, 3}, 2, false};
 }
 
 void run_matrix(const CommUnderTest& comm, const Matrix& m, const TypeCatalog& types,
@@ -352,6 +420,12 @@ void run_matrix(const CommUnderTest& comm, const Matrix& m, const TypeCatalog& t
             constexpr int kLargeInts = (1 << 18) + 1;
             run_case(comm, Case{&algorithm, &types.get("int"), Layout::allgather, kLargeInts, false, true, ++seed}, outcome);
             run_case(comm, Case{&algorithm, &types.get("vector<-int"), Layout::permuted, kLargeInts / 3, true, false, ++seed},
+                     outcome);
+            // 7 KiB blocks: messages of two such blocks are packed, of three or more are not
+            // (the executor packs multi-block messages of dense types up to 16 KiB).
+            constexpr int kMediumInts = 7 * 256;
+            run_case(comm, Case{&algorithm, &types.get("int"), Layout::reversed, kMediumInts, false, false, ++seed}, outcome);
+            run_case(comm, Case{&algorithm, &types.get("int_pair"), Layout::allgather, kMediumInts / 2, true, true, ++seed},
                      outcome);
         }
     }
