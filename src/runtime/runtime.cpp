@@ -1,12 +1,12 @@
 #include "papshim/runtime.hpp"
 
 #include <fmt/format.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -121,22 +121,12 @@ void check_configuration(State& s, const ParseResult& parsed) {
         stop_job(s.world, difference, bad == rank);
 }
 
-bool make_directory(const std::string& dir) {
-    std::string partial;
-    std::size_t pos = 0;
-    while (pos != std::string::npos) {
-        pos = dir.find('/', pos + 1);
-        partial = dir.substr(0, pos);
-        if (!partial.empty() && ::mkdir(partial.c_str(), 0777) != 0 && errno != EEXIST) return false;
-    }
-    return true;
-}
-
 void open_trace(State& s) {
     std::string error;
-    bool ok = make_directory(s.config.trace_dir) &&
-              writer.open(s.config.trace_dir, s.world_rank, s.config.trace_buffer, error);
-    if (error.empty() && !ok) error = fmt::format("cannot create directory {}: {}", s.config.trace_dir, std::strerror(errno));
+    std::error_code created;
+    std::filesystem::create_directories(s.config.trace_dir, created);
+    bool ok = !created && writer.open(s.config.trace_dir, s.world_rank, s.config.trace_buffer, error);
+    if (created) error = fmt::format("cannot create directory {}: {}", s.config.trace_dir, created.message());
     int bad = lowest_rank_with(s.world, s.world_rank, !ok);
     if (bad != INT_MAX) {
         if (bad == s.world_rank)
