@@ -26,6 +26,37 @@ trace::Writer writer;
 std::atomic<bool> trace_enabled{false};
 clock::ClockPoint trace_start;          // first point of the tick fit
 
+// Each thread collects its records in a small buffer of its own, so the hot path takes no
+// lock; a full buffer, the thread's exit and MPI_Finalize move them to the writer.
+struct CachedSite {
+    const void* caller = nullptr;
+    std::uint32_t site = 0;
+};
+struct ThreadRecords;
+std::set<ThreadRecords*> thread_buffers;  // guarded by trace_lock
+
+struct ThreadRecords {
+    std::array<trace::Record, 256> records;
+    std::size_t count = 0;
+    std::array<CachedSite, 16> sites{};  // caller -> site, the common case takes no table lookup
+
+    ThreadRecords() {
+        std::lock_guard guard(trace_lock);
+        thread_buffers.insert(this);
+    }
+    ~ThreadRecords() {
+        std::lock_guard guard(trace_lock);
+        flush_locked();
+        thread_buffers.erase(this);
+    }
+    void flush_locked() {  // caller holds trace_lock
+        if (trace_enabled.load(std::memory_order_relaxed))
+            for (std::size_t i = 0; i < count; ++i) writer.add(records[i]);
+        count = 0;
+    }
+};
+thread_local ThreadRecords thread_records;
+
 std::mutex contexts_lock;               // guards live_contexts and the ordinal counter
 std::set<CommContext*> live_contexts;
 std::uint32_t led_communicators = 0;    // communicators this process created as rank 0
@@ -154,11 +185,13 @@ void write_meta(const State& s, long long records) {
 }
 
 void finish_trace(State& s) {
-    if (!trace_enabled.exchange(false)) return;
+    if (!trace_enabled.load()) return;
     std::string error;
     std::vector<trace::SiteInfo> site_infos;
     {
         std::lock_guard guard(trace_lock);
+        for (ThreadRecords* buffer : thread_buffers) buffer->flush_locked();
+        trace_enabled = false;  // records from here on (none in a correct program) are dropped
         sites->symbolise();
         for (const auto& site : sites->sites()) site_infos.push_back({site.key, site.function, site.location});
     }
@@ -236,24 +269,22 @@ void set_algorithm(CommContext& ctx, Collective collective, std::string name) {
 }
 
 void record(trace::Record r, const void* caller) {
-    // Per-thread direct-mapped cache of caller -> site: the common case takes no table lookup.
-    struct CachedSite {
-        const void* caller = nullptr;
-        std::uint32_t site = 0;
-    };
-    thread_local std::array<CachedSite, 16> cache{};
-    CachedSite& slot = cache[(reinterpret_cast<std::uintptr_t>(caller) >> 4) % cache.size()];
-    const bool hit = slot.caller == caller;
-    std::lock_guard guard(trace_lock);
-    if (!trace_enabled.load(std::memory_order_relaxed)) return;
-    if (hit) {
+    ThreadRecords& local = thread_records;
+    CachedSite& slot = local.sites[(reinterpret_cast<std::uintptr_t>(caller) >> 4) % local.sites.size()];
+    if (slot.caller == caller) {
         r.site = slot.site;
     } else {
+        std::lock_guard guard(trace_lock);
+        if (!sites) return;
         bool reusable = false;
         r.site = sites->identify(caller, reusable);
         if (reusable) slot = {caller, r.site};
     }
-    writer.add(r);
+    local.records[local.count++] = r;
+    if (local.count == local.records.size()) {
+        std::lock_guard guard(trace_lock);
+        local.flush_locked();
+    }
 }
 
 std::uint8_t algorithm_index(std::string_view name) {
