@@ -78,6 +78,30 @@ void control_api() {
     expect(t1 >= t0, "global clock is monotonic");
 }
 
+// Invalid arguments get the native error, through the communicator's error handler: papshim
+// leaves such calls to the MPI library instead of running its own algorithm on them.
+void invalid_arguments() {
+    MPI_Comm comm;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    papshim_set_algorithm(comm, "allgather", "sparbit");
+    papshim_set_algorithm(comm, "allgatherv", "sparbit");
+    int in[4] = {0}, out[64] = {0};
+    auto same_class = [](int shim, int native) {
+        int a = 0, b = 0;
+        MPI_Error_class(shim, &a);
+        MPI_Error_class(native, &b);
+        return shim != MPI_SUCCESS && a == b;
+    };
+    int shim = MPI_Allgather(in, -1, MPI_INT, out, -1, MPI_INT, comm);
+    int native = PMPI_Allgather(in, -1, MPI_INT, out, -1, MPI_INT, comm);
+    expect(same_class(shim, native), "negative count: native error class");
+    shim = MPI_Allgather(in, 1, MPI_DATATYPE_NULL, out, 1, MPI_DATATYPE_NULL, comm);
+    native = PMPI_Allgather(in, 1, MPI_DATATYPE_NULL, out, 1, MPI_DATATYPE_NULL, comm);
+    expect(same_class(shim, native), "null datatype: native error class");
+    MPI_Comm_free(&comm);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -85,6 +109,7 @@ int main(int argc, char** argv) {
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
     control_api();
+    invalid_arguments();
 
     const char* algorithms[] = {"native", "auto", "sparbit", "ring", "neighbor_exchange", "recursive_doubling", "bruck",
                                 "gather_bcast"};
