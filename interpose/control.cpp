@@ -12,14 +12,7 @@ namespace {
 // Every rank must pass the same (collective, name): compare against rank 0's choice so a
 // mismatch fails everywhere instead of running different algorithms.
 bool same_on_every_rank(MPI_Comm comm, const std::string& choice) {
-    int length = int(choice.size());
-    PMPI_Bcast(&length, 1, MPI_INT, 0, comm);
-    std::string reference(std::size_t(length), '\0');
-    int rank = 0;
-    PMPI_Comm_rank(comm, &rank);
-    if (rank == 0) reference = choice;
-    PMPI_Bcast(reference.data(), length, MPI_CHAR, 0, comm);
-    int mine = reference == choice ? 1 : 0, all = 0;
+    int mine = papshim::runtime::broadcast_from_rank0(comm, choice) == choice ? 1 : 0, all = 0;
     PMPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_LAND, comm);
     return all != 0;
 }

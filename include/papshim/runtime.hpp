@@ -81,6 +81,9 @@ std::string_view algorithm_for(CommContext& ctx, Collective collective);
 bool records_in(Mode mode);
 // True when this collective forwards to native on every communicator (the fast path).
 bool always_native(Collective collective);
+// Rank 0's `value` on every rank of `comm` (collective).
+std::string broadcast_from_rank0(MPI_Comm comm, const std::string& value);
+
 // papshim_set_algorithm: validated and agreed on by the caller; stores the override.
 void set_algorithm(CommContext& ctx, Collective collective, std::string name);
 bool valid_algorithm_name(Collective collective, std::string_view name);

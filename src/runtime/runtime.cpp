@@ -131,11 +131,7 @@ void check_configuration(State& s, const ParseResult& parsed) {
     auto mine = parsed.config->canonical();
     std::string joined;
     for (const auto& l : mine) joined += l + '\n';
-    int length = int(joined.size());
-    PMPI_Bcast(&length, 1, MPI_INT, 0, s.world);
-    std::string reference(std::size_t(length), '\0');
-    if (rank == 0) reference = joined;
-    PMPI_Bcast(reference.data(), length, MPI_CHAR, 0, s.world);
+    const std::string reference = broadcast_from_rank0(s.world, joined);
     std::string difference;
     if (reference != joined) {
         std::size_t i = 0;
@@ -248,6 +244,16 @@ State& state() {
 double now() { return clock::local_now() + state().clock_offset; }
 
 bool tracing() { return trace_enabled.load(std::memory_order_relaxed); }
+
+std::string broadcast_from_rank0(MPI_Comm comm, const std::string& value) {
+    int rank = 0;
+    PMPI_Comm_rank(comm, &rank);
+    int length = int(value.size());
+    PMPI_Bcast(&length, 1, MPI_INT, 0, comm);
+    std::string reference = rank == 0 ? value : std::string(std::size_t(length), '\0');
+    PMPI_Bcast(reference.data(), length, MPI_CHAR, 0, comm);
+    return reference;
+}
 
 bool records_in(Mode mode) {
     if (!tracing()) return false;

@@ -167,7 +167,7 @@ long long merge(const std::string& dir, int world_size, const Names& names, std:
     };
     for (int r = 0; r < world_size; ++r) pull(r);
 
-    const std::string unknown = "?", none;
+    const std::string unknown = "?", none, user_op = "user";
     const SiteInfo unknown_site{"?", "?", ""};
     long long count = 0;
     while (!heads.empty()) {
@@ -178,7 +178,7 @@ long long merge(const std::string& dir, int world_size, const Names& names, std:
         const auto& rank_sites = sites[std::size_t(h.rank)];
         const SiteInfo& site = rec.site < rank_sites.size() ? rank_sites[rec.site] : unknown_site;
         const std::string& collective = name_or(names.collectives, rec.collective, unknown);
-        const std::string& op = rec.op == -2 ? std::string("user") : name_or(names.ops, rec.op, none);
+        const std::string& op = rec.op == -2 ? user_op : name_or(names.ops, rec.op, none);
         const std::string comm = comm_label(rec.comm);
         fmt::print(csv.get(), "{},{},{},{},{},{},{},{},{},{},{},{},{},{:.9f},{:.9f}\n", rec.rank, rec.world_rank,
                    comm, rec.comm_size, rec.seq, collective, rec.bytes, rec.root, op,
