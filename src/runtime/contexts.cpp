@@ -1,0 +1,156 @@
+// Per-communicator contexts (DESIGN §2 step 2): created lazily on a communicator's first
+// intercepted collective, cached as an MPI attribute, freed by the attribute's delete
+// callback (MPI_Comm_free) or at MPI_Finalize.
+#include <fmt/format.h>
+
+#include <set>
+
+#include "internal.hpp"
+
+namespace papshim::runtime {
+namespace {
+
+std::mutex contexts_lock;               // guards live_contexts and the ordinal counter
+std::set<CommContext*> live_contexts;
+std::uint32_t led_communicators = 0;    // communicators this process created as rank 0
+
+// Thread-local one-entry cache of the last context; `generation` invalidates it when any
+// context is freed (a handle may be reused by a new communicator).
+std::atomic<std::uint64_t> generation{0};
+struct LastContext {
+    MPI_Comm comm = MPI_COMM_NULL;
+    CommContext* ctx = nullptr;
+    std::uint64_t generation = ~std::uint64_t{0};
+};
+thread_local LastContext last_context;
+
+void free_context(CommContext* ctx) {
+    {
+        std::lock_guard guard(contexts_lock);
+        live_contexts.erase(ctx);
+    }
+    generation.fetch_add(1, std::memory_order_release);
+    if (ctx->node != MPI_COMM_NULL) PMPI_Comm_free(&ctx->node);
+    if (ctx->priv != MPI_COMM_NULL) PMPI_Comm_free(&ctx->priv);
+    delete ctx;
+}
+
+// The attribute's delete callback: MPI_Comm_free (collective) or MPI_Finalize.
+int delete_attribute(MPI_Comm, int, void* value, void*) {
+    free_context(static_cast<CommContext*>(value));
+    return MPI_SUCCESS;
+}
+
+// A communicator id identical on every member (trace::comm_id): its rank 0 numbers it.
+std::uint64_t agree_on_id(const State& s, CommContext& ctx, MPI_Comm comm) {
+    int same = MPI_UNEQUAL;
+    PMPI_Comm_compare(comm, MPI_COMM_WORLD, &same);
+    if (same == MPI_IDENT) return trace::world_comm;
+    if (ctx.inter) {
+        // Local group's id only; records of inter-communicators are not matched across groups.
+        std::lock_guard guard(contexts_lock);
+        return trace::comm_id(s.world_rank, led_communicators++);
+    }
+    std::uint64_t id = 0;
+    if (ctx.rank == 0) {
+        std::lock_guard guard(contexts_lock);
+        id = trace::comm_id(s.world_rank, led_communicators++);
+    }
+    PMPI_Bcast(&id, 1, MPI_UINT64_T, 0, ctx.priv);
+    return id;
+}
+
+void describe_new_communicator(CommContext& ctx) {
+    // Every rank has the same verbosity, so this extra collective is taken everywhere.
+    int node_rank = 0, leaders = 0;
+    PMPI_Comm_rank(node_communicator(ctx), &node_rank);
+    int leader = node_rank == 0 ? 1 : 0;
+    PMPI_Allreduce(&leader, &leaders, 1, MPI_INT, MPI_SUM, ctx.priv);
+    if (ctx.rank == 0)
+        fmt::print(stderr, "papshim: new communicator {} ({} ranks on {} node{})\n", trace::comm_label(ctx.id),
+                   ctx.size, leaders, leaders == 1 ? "" : "s");
+}
+
+}  // namespace
+
+CommContext& context(MPI_Comm comm) {
+    State& s = state();
+    LastContext& last = last_context;
+    const auto gen = generation.load(std::memory_order_acquire);
+    if (last.comm == comm && last.generation == gen) return *last.ctx;
+
+    void* value = nullptr;
+    int found = 0;
+    PMPI_Comm_get_attr(comm, s.keyval, &value, &found);
+    auto* ctx = static_cast<CommContext*>(value);
+    if (!found) {
+        // First use: every rank reaches this in the same collective call (MPI orders
+        // collectives on a communicator), so the duplicate and the broadcast match.
+        ctx = new CommContext;
+        ctx->user = comm;
+        int inter = 0;
+        PMPI_Comm_test_inter(comm, &inter);
+        ctx->inter = inter != 0;
+        PMPI_Comm_size(comm, &ctx->size);
+        PMPI_Comm_rank(comm, &ctx->rank);
+        PMPI_Comm_dup(comm, &ctx->priv);
+        PMPI_Comm_set_errhandler(ctx->priv, MPI_ERRORS_RETURN);
+        ctx->id = agree_on_id(s, *ctx, comm);
+        {
+            std::lock_guard guard(contexts_lock);
+            live_contexts.insert(ctx);
+        }
+        PMPI_Comm_set_attr(comm, s.keyval, ctx);
+        if (s.config.verbose >= 2 && !ctx->inter) describe_new_communicator(*ctx);
+    }
+    last = {comm, ctx, gen};
+    return *ctx;
+}
+
+MPI_Comm node_communicator(CommContext& ctx) {
+    std::lock_guard guard(ctx.lock);
+    if (ctx.node == MPI_COMM_NULL && !ctx.inter) {
+        PMPI_Comm_split_type(ctx.priv, MPI_COMM_TYPE_SHARED, ctx.rank, MPI_INFO_NULL, &ctx.node);
+        PMPI_Comm_set_errhandler(ctx.node, MPI_ERRORS_RETURN);
+    }
+    return ctx.node;
+}
+
+CommContext* existing_context(MPI_Comm comm) {
+    void* value = nullptr;
+    int found = 0;
+    PMPI_Comm_get_attr(comm, state().keyval, &value, &found);
+    return found ? static_cast<CommContext*>(value) : nullptr;
+}
+
+std::string_view algorithm_for(CommContext& ctx, Collective collective) {
+    if (state().any_override.load(std::memory_order_relaxed)) {
+        std::lock_guard guard(ctx.lock);
+        if (!ctx.algorithm[std::size_t(collective)].empty()) return ctx.algorithm[std::size_t(collective)];
+    }
+    return state().config.algorithm[std::size_t(collective)];
+}
+
+void set_algorithm(CommContext& ctx, Collective collective, std::string name) {
+    state().any_override.store(true);
+    std::lock_guard guard(ctx.lock);
+    ctx.algorithm[std::size_t(collective)] = std::move(name);
+}
+
+namespace detail {
+
+void create_context_keyval(State& s) {
+    PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_attribute, &s.keyval, nullptr);
+}
+
+void free_remaining_contexts(State& s) {
+    std::vector<CommContext*> remaining;
+    {
+        std::lock_guard guard(contexts_lock);
+        remaining.assign(live_contexts.begin(), live_contexts.end());
+    }
+    for (CommContext* ctx : remaining) PMPI_Comm_delete_attr(ctx->user, s.keyval);
+}
+
+}  // namespace detail
+}  // namespace papshim::runtime

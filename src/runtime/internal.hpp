@@ -1,0 +1,32 @@
+// What the runtime's own files share and nothing outside src/runtime/ may use: the pieces
+// initialise()/finalise() call in the other files, and the collective helpers they all need.
+#pragma once
+
+#include <mpi.h>
+
+#include <string>
+
+#include "papshim/runtime.hpp"
+
+namespace papshim::runtime::detail {
+
+// runtime.cpp
+// Lowest rank of `comm` for which `bad` holds, or INT_MAX (collective).
+int lowest_rank_with(MPI_Comm comm, int rank, bool bad);
+void verbose(int level, const std::string& line);
+
+// trace_sink.cpp
+// Registers the names records refer to (algorithms of every collective, builtin ops).
+void register_names(const AlgorithmNames& names);
+// Opens the trace directory on every rank, or on none (one warning from the lowest failing rank).
+void open_trace(State& s);
+// Flushes every thread's records, writes this rank's files; rank 0 merges them (collective).
+void finish_trace(State& s);
+
+// contexts.cpp
+// The attribute key that holds a communicator's context (its delete callback frees it).
+void create_context_keyval(State& s);
+// Frees the contexts of communicators the application never freed (MPI_Finalize).
+void free_remaining_contexts(State& s);
+
+}  // namespace papshim::runtime::detail
