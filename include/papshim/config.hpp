@@ -34,6 +34,13 @@ struct Config {
     int callsite_depth = 1;
     int verbose = 0;
     std::size_t trace_buffer = 65536;  // records kept in memory per rank before spilling
+    // Ranks per node as papshim's node-aware algorithms see it: 0 = the MPI's shared-memory
+    // split; N = virtual nodes of N consecutive world ranks (inside the MPI's split), so
+    // tests and the emulated network exercise several nodes on one machine.
+    int node_size = 0;
+    // What network the job runs on, as said by whoever launched it (papshim-run
+    // --emulate-network sets it); recorded in the trace's meta.txt and papshim-bench output.
+    std::string network;
 
     bool tracing() const { return mode == Mode::profile || (mode == Mode::dispatch && !trace_dir.empty()); }
     // Canonical "NAME=value" lines, identical on ranks with the same configuration.

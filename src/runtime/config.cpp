@@ -74,6 +74,8 @@ std::vector<std::string> Config::canonical() const {
     lines.push_back(fmt::format("PAPSHIM_CALLSITE_DEPTH={}", callsite_depth));
     lines.push_back(fmt::format("PAPSHIM_VERBOSE={}", verbose));
     lines.push_back(fmt::format("PAPSHIM_TRACE_BUFFER={}", trace_buffer));
+    lines.push_back(fmt::format("PAPSHIM_NODE_SIZE={}", node_size));
+    lines.push_back(fmt::format("PAPSHIM_NETWORK={}", network));
     return lines;
 }
 
@@ -98,6 +100,13 @@ std::vector<VariableInfo> describe_variables(const AlgorithmNames& names) {
     vars.push_back({"PAPSHIM_VERBOSE", "0", "0, 1, 2", "1: a line from rank 0 at init and finalize; 2: also a line per new communicator (ranks, nodes)"});
     vars.push_back({"PAPSHIM_TRACE_BUFFER", "65536", "1..100000000",
                     "trace records kept in memory per rank before they are spilled to a file in the trace directory"});
+    vars.push_back({"PAPSHIM_NODE_SIZE", "0", "0..1000000",
+                    "ranks per node for papshim's node-aware algorithms: 0 = the MPI's shared-memory "
+                    "split; N = virtual nodes of N consecutive world ranks (within that split), e.g. to "
+                    "test several nodes on one machine; papshim-run --emulate-network sets it"});
+    vars.push_back({"PAPSHIM_NETWORK", "unspecified", "any text",
+                    "what network the job runs on, recorded in the trace's meta.txt and papshim-bench's "
+                    "output; papshim-run --emulate-network sets it"});
     return vars;
 }
 
@@ -150,6 +159,8 @@ ParseResult parse_config(const Lookup& lookup, const std::vector<std::string>& e
     if (auto e = integer("PAPSHIM_CALLSITE_DEPTH", 1, 16, cfg.callsite_depth)) return *e;
     if (auto e = integer("PAPSHIM_VERBOSE", 0, 2, cfg.verbose)) return *e;
     if (auto e = integer("PAPSHIM_TRACE_BUFFER", 1, 100000000, cfg.trace_buffer)) return *e;
+    if (auto e = integer("PAPSHIM_NODE_SIZE", 0, 1000000, cfg.node_size)) return *e;
+    if (const char* v = lookup("PAPSHIM_NETWORK")) cfg.network = v;
     return ParseResult{cfg, std::nullopt};
 }
 

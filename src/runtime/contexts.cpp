@@ -111,6 +111,12 @@ MPI_Comm node_communicator(CommContext& ctx) {
     std::lock_guard guard(ctx.lock);
     if (ctx.node == MPI_COMM_NULL && !ctx.inter) {
         PMPI_Comm_split_type(ctx.priv, MPI_COMM_TYPE_SHARED, ctx.rank, MPI_INFO_NULL, &ctx.node);
+        if (const int node_size = state().config.node_size; node_size > 0) {
+            // Virtual nodes: consecutive world ranks, never wider than the real node.
+            MPI_Comm shared = ctx.node;
+            PMPI_Comm_split(shared, state().world_rank / node_size, ctx.rank, &ctx.node);
+            PMPI_Comm_free(&shared);
+        }
         PMPI_Comm_set_errhandler(ctx.node, MPI_ERRORS_RETURN);
     }
     return ctx.node;

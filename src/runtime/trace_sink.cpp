@@ -3,7 +3,9 @@
 // MPI_Finalize (format: docs/trace-format.md).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
+#include <climits>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -61,9 +63,11 @@ std::vector<std::string> algorithm_table{"native"};
 void write_meta(const State& s, long long records) {
     std::ofstream meta(s.config.trace_dir + "/meta.txt");
     meta << fmt::format("papshim_version={}\nmpi={}\nworld_size={}\nmode={}\ncallsite_depth={}\n"
-                        "alpha_s={:.6e}\nbeta_s_per_byte={:.6e}\nclock_max_rtt_s={:.6e}\ntimestamps={}\nrecords={}\n",
+                        "alpha_s={:.6e}\nbeta_s_per_byte={:.6e}\nclock_max_rtt_s={:.6e}\ntimestamps={}\nrecords={}\n"
+                        "network={}\nnode_size={}\n",
                         PAPSHIM_VERSION, PAPSHIM_MPI_NAME, s.world_size, mode_name(s.config.mode),
-                        s.config.callsite_depth, s.link.alpha, s.link.beta, s.clock_max_rtt, s.tick_source, records);
+                        s.config.callsite_depth, s.link.alpha, s.link.beta, s.clock_max_rtt, s.tick_source, records,
+                        s.config.network.empty() ? "unspecified" : s.config.network, s.config.node_size);
 }
 
 }  // namespace

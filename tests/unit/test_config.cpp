@@ -113,3 +113,14 @@ TEST_CASE("collective and mode names round-trip") {
     CHECK_FALSE(parse_collective("bcast"));
     for (Mode m : {Mode::off, Mode::profile, Mode::dispatch}) CHECK(parse_mode(mode_name(m)) == m);
 }
+
+TEST_CASE("node size and network label") {
+    auto r = parse({{"PAPSHIM_NODE_SIZE", "2"}, {"PAPSHIM_NETWORK", "emulated 1gbit"}});
+    REQUIRE(r.config);
+    CHECK(r.config->node_size == 2);
+    CHECK(r.config->network == "emulated 1gbit");
+    CHECK(parse({}).config->node_size == 0);
+    auto bad = parse({{"PAPSHIM_NODE_SIZE", "-1"}});
+    REQUIRE(bad.error);
+    CHECK(bad.error->message.find("PAPSHIM_NODE_SIZE") != std::string::npos);
+}
