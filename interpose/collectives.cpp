@@ -46,8 +46,11 @@ int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, 
     if (mode == Mode::dispatch) ran = own(ctx);
     if (ran) {
         outcome = *ran;
+        // Names come from the static algorithm tables, so they stay valid.
+        ctx.last_algorithm[std::size_t(kind)].store(outcome.algorithm.data(), std::memory_order_relaxed);
         if (outcome.result != MPI_SUCCESS) PMPI_Comm_call_errhandler(comm, outcome.result);
     } else {
+        ctx.last_algorithm[std::size_t(kind)].store("native", std::memory_order_relaxed);
         outcome.result = native();
     }
     if (traced && outcome.result == MPI_SUCCESS) {
@@ -100,16 +103,68 @@ std::optional<Outcome> run_allgather(CommContext& ctx, Collective kind, const Al
         choice == "auto" ? &auto_allgather_algorithm(ctx.size, double(bytes) / ctx.size, s.link)
                          : find_allgather_algorithm(choice);
     if (!algorithm) return std::nullopt;
-    const schedule::Schedule* plan = nullptr;
-    {
-        std::lock_guard guard(ctx.lock);
-        auto it = ctx.schedules.find(algorithm->name);
-        if (it == ctx.schedules.end())
-            it = ctx.schedules.emplace(std::string(algorithm->name),
-                                       algorithm->build(schedule::BuildInput{ctx.size, ctx.rank, {}})).first;
-        plan = &it->second;
+    const schedule::Schedule& plan = ctx.schedule_for({algorithm->build});
+    return Outcome{execute_allgather(plan, buffers, ctx.priv), algorithm->name};
+}
+
+// Whether `type` is a predefined datatype (MPI's builtin ops accept only those).
+bool predefined(MPI_Datatype type) {
+    int integers = 0, addresses = 0, types = 0, combiner = 0;
+    return PMPI_Type_get_envelope(type, &integers, &addresses, &types, &combiner) == MPI_SUCCESS &&
+           combiner == MPI_COMBINER_NAMED;
+}
+
+bool floating_point(MPI_Datatype type) {
+    for (MPI_Datatype t : {MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE, MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX,
+                           MPI_C_LONG_DOUBLE_COMPLEX, MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_DOUBLE_INT})
+        if (type == t) return true;
+    return !predefined(type);  // a user type may hold anything: assume floating point
+}
+
+// Whether `algorithm` may run this call: rank order for non-commutative ops, a fixed
+// reduction order for floating point under PAPSHIM_REPRODUCIBLE.
+bool applicable(const ReductionAlgorithm& algorithm, const ReductionBuffers& b) {
+    if (!b.commutative && !algorithm.keeps_rank_order) return false;
+    if (algorithm.arrival_ordered && runtime::state().config.reproducible && floating_point(b.type)) return false;
+    return true;
+}
+
+// papshim's own Reduce/Allreduce, or nullopt for calls it leaves to MPI (decided before any
+// message, from arguments MPI requires to match): invalid arguments (so the native call
+// raises the native error), inter-communicators, one rank, no data, builtin ops on derived
+// types, and ops the chosen algorithm cannot apply in its order.
+std::optional<Outcome> run_reduction(CommContext& ctx, Collective kind, ReductionBuffers b) {
+    const std::string_view choice = runtime::algorithm_for(ctx, kind);
+    if (choice == "native" || ctx.inter || ctx.size == 1) return std::nullopt;
+    if (b.count <= 0 || b.type == MPI_DATATYPE_NULL || b.op == MPI_OP_NULL) return std::nullopt;
+    if (kind == Collective::reduce && (b.root < 0 || b.root >= ctx.size)) return std::nullopt;
+    const bool holds_result = kind == Collective::allreduce || ctx.rank == b.root;
+    if (b.sendbuf == MPI_IN_PLACE && !holds_result) return std::nullopt;
+    if (holds_result && b.sendbuf == b.recvbuf) return std::nullopt;  // aliased buffers: MPI's error
+    if (runtime::op_index(b.op) >= 0 && !predefined(b.type)) return std::nullopt;
+    int commutative = 0;
+    if (PMPI_Op_commutative(b.op, &commutative) != MPI_SUCCESS) return std::nullopt;
+    b.commutative = commutative != 0;
+
+    const ReductionAlgorithm* algorithm = nullptr;
+    if (choice == "auto") {
+        const double bytes = double(b.count) * double(type_size(b.type));
+        double best = 0;
+        for (const auto& candidate : reduction_algorithms(kind)) {
+            if (!applicable(candidate, b)) continue;
+            const double cost = candidate.cost(ctx.size, bytes, runtime::state().link);
+            if (!algorithm || cost < best) {
+                algorithm = &candidate;
+                best = cost;
+            }
+        }
+    } else {
+        algorithm = find_reduction_algorithm(kind, choice);
+        if (algorithm && !applicable(*algorithm, b)) algorithm = nullptr;
     }
-    return Outcome{execute_allgather(*plan, buffers, ctx.priv), algorithm->name};
+    if (!algorithm) return std::nullopt;
+    const schedule::Schedule& plan = ctx.schedule_for({algorithm->build, b.root, b.commutative});
+    return Outcome{execute_reduction(plan, b, ctx.priv), algorithm->name};
 }
 
 }  // namespace
@@ -142,13 +197,14 @@ int allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* 
         });
 }
 
-// Reduce and Allreduce have no algorithms of papshim's own yet: `auto` means native.
 int reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
            const void* caller) {
     return handle(
         Collective::reduce, comm, caller,
         [&] { return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm); },
-        [](CommContext&) { return std::optional<Outcome>{}; },
+        [&](CommContext& ctx) {
+            return run_reduction(ctx, Collective::reduce, {sendbuf, recvbuf, count, datatype, op, root, true});
+        },
         [&](CommContext&) { return Shape{std::uint64_t(count) * type_size(datatype), root, runtime::op_index(op)}; });
 }
 
@@ -157,7 +213,9 @@ int allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dataty
     return handle(
         Collective::allreduce, comm, caller,
         [&] { return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm); },
-        [](CommContext&) { return std::optional<Outcome>{}; },
+        [&](CommContext& ctx) {
+            return run_reduction(ctx, Collective::allreduce, {sendbuf, recvbuf, count, datatype, op, -1, true});
+        },
         [&](CommContext&) { return Shape{std::uint64_t(count) * type_size(datatype), -1, runtime::op_index(op)}; });
 }
 

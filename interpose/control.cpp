@@ -46,6 +46,20 @@ PAPSHIM_EXPORT int papshim_get_algorithm(MPI_Comm comm, const char* collective, 
     return MPI_SUCCESS;
 }
 
+PAPSHIM_EXPORT int papshim_get_last_algorithm(MPI_Comm comm, const char* collective, char* name, int len) {
+    using namespace papshim;
+    if (!runtime::state().initialised || comm == MPI_COMM_NULL || !collective || !name || len <= 0) return MPI_ERR_ARG;
+    auto kind = parse_collective(collective);
+    if (!kind) return MPI_ERR_ARG;
+    runtime::CommContext* ctx = runtime::existing_context(comm);
+    const char* last = ctx ? ctx->last_algorithm[std::size_t(*kind)].load(std::memory_order_relaxed) : nullptr;
+    std::string_view ran = last ? last : "";
+    std::size_t n = std::min(ran.size(), std::size_t(len - 1));
+    std::memcpy(name, ran.data(), n);
+    name[n] = '\0';
+    return MPI_SUCCESS;
+}
+
 PAPSHIM_EXPORT int papshim_set_mode(const char* mode) {
     auto parsed = mode ? papshim::parse_mode(mode) : std::nullopt;
     if (!parsed || !papshim::runtime::state().initialised) return MPI_ERR_ARG;

@@ -13,9 +13,11 @@
 namespace papshim {
 
 // Cost-model inputs measured at init (Hockney α-β): seconds per message, seconds per byte.
+// γ: seconds per byte to reduce one vector into another (PMPI_Reduce_local on doubles).
 struct LinkModel {
     double alpha = 2e-6;
     double beta = 1e-9;
+    double gamma = 2.5e-10;
 };
 
 struct AllgatherAlgorithm {
@@ -49,6 +51,37 @@ struct AllgatherBuffers {
 // duplicate of the user's communicator. Returns an MPI error code.
 int execute_allgather(const schedule::Schedule& plan, const AllgatherBuffers& buffers,
                       MPI_Comm comm);
+
+// --- Reduce and Allreduce ---------------------------------------------------------------
+
+// Buffers of one Reduce (root >= 0) or Allreduce (root = -1) call, already checked valid.
+struct ReductionBuffers {
+    const void* sendbuf = nullptr;  // may be MPI_IN_PLACE (Allreduce; Reduce at the root)
+    void* recvbuf = nullptr;        // significant at the root only for Reduce
+    int count = 0;
+    MPI_Datatype type = MPI_DATATYPE_NULL;
+    MPI_Op op = MPI_OP_NULL;
+    int root = -1;
+    bool commutative = true;
+};
+
+struct ReductionAlgorithm {
+    std::string_view name;
+    schedule::Builder build;  // the schedule, run by execute_reduction
+    bool keeps_rank_order;    // partials are combined in rank order: non-commutative ops may use it
+    bool arrival_ordered;     // the reduction order follows arrivals: results vary in the last bits
+    // Predicted time of one call on a balanced arrival pattern (bytes: the whole vector).
+    double (*cost)(int ranks, double bytes, const LinkModel& link);
+};
+
+// Every Reduce (collective reduce) or Allreduce algorithm of papshim's own.
+std::span<const ReductionAlgorithm> reduction_algorithms(Collective collective);
+const ReductionAlgorithm* find_reduction_algorithm(Collective collective, std::string_view name);
+
+// Runs `plan` (built for this rank of `comm`, the private duplicate) on `buffers`: the
+// executor of every Reduce/Allreduce schedule, reducing with PMPI_Reduce_local. Returns an
+// MPI error code.
+int execute_reduction(const schedule::Schedule& plan, const ReductionBuffers& buffers, MPI_Comm comm);
 
 // Every algorithm name of papshim's own, per collective (configuration checks, help).
 AlgorithmNames algorithm_names();

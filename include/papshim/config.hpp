@@ -38,6 +38,9 @@ struct Config {
     // split; N = virtual nodes of N consecutive world ranks (inside the MPI's split), so
     // tests and the emulated network exercise several nodes on one machine.
     int node_size = 0;
+    // Floating-point reductions only by algorithms whose reduction order does not depend on
+    // arrival order, so results repeat bit for bit from run to run.
+    bool reproducible = false;
     // What network the job runs on, as said by whoever launched it (papshim-run
     // --emulate-network sets it); recorded in the trace's meta.txt and papshim-bench output.
     std::string network;

@@ -18,6 +18,11 @@ int papshim_set_algorithm(MPI_Comm comm, const char* collective, const char* nam
 /* Writes the algorithm currently selected for `collective` on `comm` into name[0..len). */
 int papshim_get_algorithm(MPI_Comm comm, const char* collective, char* name, int len);
 
+/* Writes the algorithm that ran the last call of `collective` on `comm` in this process
+ * ("native" also when papshim forwarded the call, e.g. for arguments it leaves to MPI; ""
+ * before the first call papshim saw). A query, not a collective. */
+int papshim_get_last_algorithm(MPI_Comm comm, const char* collective, char* name, int len);
+
 /* Switch the process-wide mode: "off", "profile" or "dispatch". Every rank must switch at
  * the same point of the program (between collectives). Returns MPI_ERR_ARG for an unknown
  * mode. Used by papshim-bench to compare modes inside one run. */

@@ -12,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <tuple>
 
 #include "papshim/algorithms.hpp"
 #include "papshim/config.hpp"
@@ -29,11 +30,28 @@ struct CommContext {
     bool inter = false;
     std::uint64_t id = 0;            // trace::comm_id, identical on every member
     std::uint64_t next_seq = 0;
+    // What ran the last call of each collective here (papshim_get_last_algorithm).
+    std::array<std::atomic<const char*>, collective_count> last_algorithm{};
     // Per-collective algorithm chosen with papshim_set_algorithm; empty: the configured one.
     std::array<std::string, collective_count> algorithm;
-    // Schedules are pure functions of (algorithm, p, rank) here, so they are built once.
-    std::map<std::string, schedule::Schedule, std::less<>> schedules;
+    // Schedules without predicted arrivals are pure functions of (algorithm, p, rank, root,
+    // op commutativity), so each is built once per communicator.
+    struct ScheduleKey {
+        schedule::Builder build = nullptr;
+        int root = -1;
+        bool commutative = true;
+        bool operator<(const ScheduleKey& other) const {
+            auto tie = [](const ScheduleKey& k) {
+                return std::tuple(reinterpret_cast<std::uintptr_t>(k.build), k.root, k.commutative);
+            };
+            return tie(*this) < tie(other);
+        }
+    };
+    std::map<ScheduleKey, schedule::Schedule> schedules;
     std::mutex lock;                 // guards `schedules` and `algorithm`
+
+    // The schedule of `key` for this rank, built on first use.
+    const schedule::Schedule& schedule_for(const ScheduleKey& key);
 };
 
 struct State {

@@ -1,6 +1,7 @@
 // A collective algorithm as data (DESIGN §4): ordered steps of sends and receives of
-// block lists between ranks. Builders are pure functions; one executor runs any schedule
-// over PMPI point-to-point, and the simulator runs the same schedule without MPI.
+// block lists between ranks. Builders are pure functions; one executor per kind of data
+// (gathered blocks, reduced vectors) runs any schedule over PMPI point-to-point, and the
+// simulator runs the same schedule without MPI.
 #pragma once
 
 #include <cstdint>
@@ -10,20 +11,28 @@
 
 namespace papshim::schedule {
 
-// One message to or from `peer`. `blocks` are block ids (for Allgather: the rank whose
-// contribution it is), packed into the message in the listed order.
+// How a received message meets the local copy of its blocks.
+enum class Combine : std::uint8_t {
+    none,            // overwrite: gathered blocks, or a finished reduction result
+    received_first,  // local = received (op) local: the sender's contributions come first in rank order
+    local_first,     // local = local (op) received
+};
+
+// One message to or from `peer`. `blocks` are block ids, packed into the message in the
+// listed order. Allgather: block b is rank b's contribution. Reductions: block b is the
+// b-th of Schedule::blocks near-equal element ranges of the vector (reduction_block), and
+// a transfer lists consecutive ascending blocks, so its data is one contiguous range.
 struct Transfer {
     int peer = -1;
     std::vector<int> blocks;
+    Combine combine = Combine::none;  // receives only
 };
 
 // All sends and receives of a step are posted together and completed together before the
-// next step starts. `combine` (for reductions, later issues): received blocks are reduced
-// into the local copy instead of overwriting it.
+// next step starts; sends read the blocks as they were when the step started.
 struct Step {
     std::vector<Transfer> sends;
     std::vector<Transfer> recvs;
-    bool combine = false;
 };
 
 struct Schedule {
@@ -38,8 +47,29 @@ struct BuildInput {
     int ranks = 1;
     int rank = 0;
     std::span<const double> predicted_arrival;  // empty when unknown
+    int root = -1;            // Reduce: the root; -1 for the all-collectives
+    bool commutative = true;  // reductions: whether the op may be applied out of rank order
 };
 
 using Builder = Schedule (*)(const BuildInput&);
+
+// Elements [first, first + count) of a `total`-element vector cut into `blocks` near-equal
+// ranges (the first total % blocks ranges one element longer). Identical on every rank.
+struct ElementRange {
+    std::int64_t first = 0;
+    std::int64_t count = 0;
+};
+inline ElementRange reduction_block(std::int64_t total, int blocks, int block) {
+    const std::int64_t base = total / blocks, extra = total % blocks;
+    const std::int64_t first = block * base + (block < extra ? block : extra);
+    return {first, base + (block < extra ? 1 : 0)};
+}
+// The elements of the consecutive blocks [first_block, first_block + block_count).
+inline ElementRange reduction_blocks(std::int64_t total, int blocks, int first_block, int block_count) {
+    if (block_count <= 0) return {reduction_block(total, blocks, first_block).first, 0};
+    const ElementRange head = reduction_block(total, blocks, first_block);
+    const ElementRange tail = reduction_block(total, blocks, first_block + block_count - 1);
+    return {head.first, tail.first + tail.count - head.first};
+}
 
 }  // namespace papshim::schedule

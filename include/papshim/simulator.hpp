@@ -31,11 +31,15 @@ public:
         int peer = 0;
         std::size_t first_block = 0;  // index into the block pool
         std::size_t block_count = 0;
+        schedule::Combine combine = schedule::Combine::none;  // receives
     };
 
     // Builds the schedule of each rank in turn with `build` and keeps only its flat form.
     static ScheduleSet build(schedule::Builder build, int ranks,
                              std::span<const double> predicted_arrival = {});
+    // The same with every other field of the builder's input taken from `input` (root, op
+    // commutativity); input.rank is set per rank and input.ranks is `ranks`.
+    static ScheduleSet build(schedule::Builder build, int ranks, schedule::BuildInput input);
     // Flattens given schedules; schedules[i] must be rank i's (tests use this for broken ones).
     static ScheduleSet from(std::span<const schedule::Schedule> schedules);
 
@@ -63,6 +67,7 @@ private:
 
     int ranks_ = 0;
     int blocks_ = 0;
+    int pending_blocks_ = 0;  // blocks of the schedule appended last
     std::vector<int> step_counts_;
     std::vector<std::size_t> send_begin_{0}, recv_begin_{0};  // per rank, CSR style
     std::vector<Message> sends_, recvs_;
@@ -77,6 +82,18 @@ private:
 // - a rank ends without some block.
 // Block ids must be in [0, blocks) and peers in [0, ranks), not the rank itself.
 std::string check_data_flow(const ScheduleSet& set);
+
+// The data-flow check of a Reduce (root >= 0) or Allreduce (root = -1) schedule set. Every
+// rank starts with its own contribution to every block; a message carries the sender's
+// current partial result of its blocks; a receive with Combine::none replaces the local
+// partial, the others reduce it in. Empty when correct, otherwise the first problem:
+// - the pairing rule is broken, or a message lists no blocks, or blocks that are not
+//   consecutive ascending, or a block twice in one step's receives;
+// - a combine reduces a contribution in twice (each is reduced exactly once);
+// - `commutative` false: a combine joins partials that are not adjacent ranges of ranks in
+//   the order its Combine says (rank order must be kept for non-commutative ops);
+// - the root (Reduce) or some rank (Allreduce) ends without every contribution to a block.
+std::string check_reduction_flow(const ScheduleSet& set, int root, bool commutative);
 
 // LogGP-style costs. A message of B bytes is injected by its sender, then arrives
 // `latency + B * per_byte` later. Each message costs `overhead` of the CPU at both ends
@@ -104,6 +121,9 @@ struct TimingModel {
     bool cyclic_mapping = false;
     double inter_latency = 2e-6;
     double inter_per_byte = 1e-9;
+    // γ: CPU seconds per byte to reduce a received partial into the local one (combining
+    // receives only), spent by the receiver after the message arrived.
+    double reduce_per_byte = 0.0;
 };
 
 struct TimingResult {

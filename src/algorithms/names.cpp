@@ -8,6 +8,8 @@ AlgorithmNames algorithm_names() {
         names[std::size_t(Collective::allgather)].emplace_back(a.name);
         names[std::size_t(Collective::allgatherv)].emplace_back(a.name);
     }
+    for (Collective c : {Collective::reduce, Collective::allreduce})
+        for (const auto& a : reduction_algorithms(c)) names[std::size_t(c)].emplace_back(a.name);
     return names;
 }
 

@@ -143,6 +143,20 @@ void set_algorithm(CommContext& ctx, Collective collective, std::string name) {
     ctx.algorithm[std::size_t(collective)] = std::move(name);
 }
 
+const schedule::Schedule& CommContext::schedule_for(const ScheduleKey& key) {
+    std::lock_guard guard(lock);
+    auto it = schedules.find(key);
+    if (it == schedules.end()) {
+        schedule::BuildInput input;
+        input.ranks = size;
+        input.rank = rank;
+        input.root = key.root;
+        input.commutative = key.commutative;
+        it = schedules.emplace(key, key.build(input)).first;
+    }
+    return it->second;
+}
+
 namespace detail {
 
 void create_context_keyval(State& s) {

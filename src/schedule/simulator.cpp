@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
 #include <stdexcept>
 
@@ -26,6 +27,18 @@ ScheduleSet ScheduleSet::build(schedule::Builder build, int ranks,
     return set;
 }
 
+ScheduleSet ScheduleSet::build(schedule::Builder build, int ranks, schedule::BuildInput input) {
+    ScheduleSet set;
+    set.ranks_ = ranks;
+    input.ranks = ranks;
+    for (int rank = 0; rank < ranks; ++rank) {
+        input.rank = rank;
+        set.append(build(input));
+        if (rank == 0) set.blocks_ = set.pending_blocks_;
+    }
+    return set;
+}
+
 ScheduleSet ScheduleSet::from(std::span<const schedule::Schedule> schedules) {
     ScheduleSet set;
     set.ranks_ = static_cast<int>(schedules.size());
@@ -37,7 +50,7 @@ ScheduleSet ScheduleSet::from(std::span<const schedule::Schedule> schedules) {
 void ScheduleSet::append(const schedule::Schedule& plan) {
     auto flatten = [this](int step, const schedule::Transfer& transfer, std::vector<Message>& out) {
         out.push_back({.step = step, .peer = transfer.peer, .first_block = block_pool_.size(),
-                       .block_count = transfer.blocks.size()});
+                       .block_count = transfer.blocks.size(), .combine = transfer.combine});
         block_pool_.insert(block_pool_.end(), transfer.blocks.begin(), transfer.blocks.end());
     };
     for (std::size_t s = 0; s < plan.steps.size(); ++s) {
@@ -45,6 +58,7 @@ void ScheduleSet::append(const schedule::Schedule& plan) {
         for (const auto& transfer : plan.steps[s].recvs) flatten(static_cast<int>(s), transfer, recvs_);
     }
     step_counts_.push_back(static_cast<int>(plan.steps.size()));
+    pending_blocks_ = plan.blocks;
     send_begin_.push_back(sends_.size());
     recv_begin_.push_back(recvs_.size());
 }
@@ -220,6 +234,139 @@ std::string check_data_flow(const ScheduleSet& set) {
     return {};
 }
 
+// --- reduction data flow ----------------------------------------------------------------------
+
+namespace {
+
+// Which ranks' contributions one partial result of one block holds.
+class Contributions {
+public:
+    explicit Contributions(int ranks) : words_((static_cast<std::size_t>(ranks) + 63) / 64, 0) {}
+    void add(int rank) { words_[static_cast<std::size_t>(rank) / 64] |= std::uint64_t{1} << (rank % 64); }
+    bool overlaps(const Contributions& other) const {
+        for (std::size_t w = 0; w < words_.size(); ++w)
+            if (words_[w] & other.words_[w]) return true;
+        return false;
+    }
+    void join(const Contributions& other) {
+        for (std::size_t w = 0; w < words_.size(); ++w) words_[w] |= other.words_[w];
+    }
+    int count() const {
+        int n = 0;
+        for (std::uint64_t w : words_) n += std::popcount(w);
+        return n;
+    }
+    int lowest() const {
+        for (std::size_t w = 0; w < words_.size(); ++w)
+            if (words_[w]) return static_cast<int>(w * 64) + std::countr_zero(words_[w]);
+        return -1;
+    }
+    int highest() const {
+        for (std::size_t w = words_.size(); w-- > 0;)
+            if (words_[w]) return static_cast<int>(w * 64) + 63 - std::countl_zero(words_[w]);
+        return -1;
+    }
+    // Ranks lowest()..highest() with no gap: what a non-commutative partial must be.
+    bool is_range() const { return count() == highest() - lowest() + 1; }
+
+private:
+    std::vector<std::uint64_t> words_;
+};
+
+std::string check_consecutive(const ScheduleSet& set, int rank, const ScheduleSet::Message& m, bool send) {
+    const auto blocks = set.blocks_of(m);
+    const char* what = send ? "send to" : "receive from";
+    if (blocks.empty()) return fmt::format("rank {}'s {} {} in step {} lists no blocks", rank, what, m.peer, m.step);
+    for (std::size_t i = 0; i < blocks.size(); ++i) {
+        if (blocks[i] < 0 || blocks[i] >= set.blocks())
+            return fmt::format("rank {}'s {} {} in step {} lists invalid block {}", rank, what, m.peer, m.step, blocks[i]);
+        if (i > 0 && blocks[i] != blocks[i - 1] + 1)
+            return fmt::format("rank {}'s {} {} in step {} lists blocks that are not consecutive ascending", rank,
+                               what, m.peer, m.step);
+    }
+    return {};
+}
+
+}  // namespace
+
+std::string check_reduction_flow(const ScheduleSet& set, int root, bool commutative) {
+    const int p = set.ranks();
+    const int blocks = set.blocks();
+    if (root >= p) return fmt::format("root {} of {} ranks", root, p);
+    std::vector<std::size_t> send_of_recv;
+    if (auto error = match_messages(set, send_of_recv); !error.empty()) return error;
+    for (int rank = 0; rank < p; ++rank) {
+        for (const auto& m : set.sends(rank))
+            if (auto error = check_consecutive(set, rank, m, true); !error.empty()) return error;
+        for (const auto& m : set.recvs(rank))
+            if (auto error = check_consecutive(set, rank, m, false); !error.empty()) return error;
+    }
+
+    // held[rank * blocks + block]: the contributions of rank's partial of that block.
+    std::vector<Contributions> held;
+    held.reserve(static_cast<std::size_t>(p) * static_cast<std::size_t>(blocks));
+    for (int rank = 0; rank < p; ++rank)
+        for (int b = 0; b < blocks; ++b) {
+            held.emplace_back(p);
+            held.back().add(rank);
+        }
+    auto at = [&](int rank, int block) -> Contributions& {
+        return held[static_cast<std::size_t>(rank) * static_cast<std::size_t>(blocks) + static_cast<std::size_t>(block)];
+    };
+
+    // Lockstep over steps: sends carry what the sender held when the step started.
+    std::vector<std::size_t> next_recv(static_cast<std::size_t>(p), 0);
+    std::vector<int> received_in_step(static_cast<std::size_t>(blocks), -1);
+    for (int step = 0; step < set.max_step_count(); ++step) {
+        struct Delivery {
+            int rank, block, from;
+            schedule::Combine combine;
+            Contributions data;
+        };
+        std::vector<Delivery> deliveries;
+        for (int rank = 0; rank < p; ++rank) {
+            const auto recvs = set.recvs(rank);
+            std::fill(received_in_step.begin(), received_in_step.end(), -1);
+            for (auto& k = next_recv[static_cast<std::size_t>(rank)]; k < recvs.size() && recvs[k].step == step; ++k) {
+                const auto& m = recvs[k];
+                for (int b : set.blocks_of(m)) {
+                    if (received_in_step[static_cast<std::size_t>(b)] >= 0)
+                        return fmt::format("rank {} receives block {} twice in step {}", rank, b, step);
+                    received_in_step[static_cast<std::size_t>(b)] = m.peer;
+                    deliveries.push_back({rank, b, m.peer, m.combine, at(m.peer, b)});
+                }
+            }
+        }
+        for (Delivery& d : deliveries) {
+            Contributions& local = at(d.rank, d.block);
+            if (d.combine == schedule::Combine::none) {
+                local = std::move(d.data);
+                continue;
+            }
+            if (local.overlaps(d.data))
+                return fmt::format("rank {} reduces block {} from rank {} in step {} with a contribution it already has",
+                                   d.rank, d.block, d.from, step);
+            if (!commutative) {
+                const Contributions& first = d.combine == schedule::Combine::received_first ? d.data : local;
+                const Contributions& second = d.combine == schedule::Combine::received_first ? local : d.data;
+                if (!first.is_range() || !second.is_range() || first.highest() + 1 != second.lowest())
+                    return fmt::format("rank {} reduces block {} from rank {} in step {} out of rank order "
+                                       "(ranks {}..{} before {}..{})", d.rank, d.block, d.from, step, first.lowest(),
+                                       first.highest(), second.lowest(), second.highest());
+            }
+            local.join(d.data);
+        }
+    }
+    for (int rank = 0; rank < p; ++rank) {
+        if (root >= 0 && rank != root) continue;
+        for (int b = 0; b < blocks; ++b)
+            if (at(rank, b).count() != p)
+                return fmt::format("rank {} ends with {} of {} contributions to block {}", rank, at(rank, b).count(),
+                                   p, b);
+    }
+    return {};
+}
+
 // --- timing ----------------------------------------------------------------------------------
 
 namespace {
@@ -285,7 +432,12 @@ TimingResult simulate_timing(const ScheduleSet& set, const TimingModel& model,
     std::vector<double> now(arrival.begin(), arrival.end());
     std::vector<double> start(now.size()), cpu(now.size()), finish(now.size());
     std::vector<std::size_t> next_send(now.size(), 0), next_recv(now.size(), 0);
-    std::vector<std::pair<double, double>> arrivals;  // (arrival, wire time) of one rank's step
+    struct Arrival {
+        double at;      // when the message has arrived
+        double wire;    // its time on the link
+        double reduce;  // CPU time to reduce it in (combining receives)
+    };
+    std::vector<Arrival> arrivals;  // of one rank's step
     const int steps = set.max_step_count();
     NodePorts ports(model, p);
     for (int step = 0; step < steps; ++step) {
@@ -325,15 +477,18 @@ TimingResult simulate_timing(const ScheduleSet& set, const TimingModel& model,
             arrivals.clear();
             for (auto& k = next_recv[uj]; k < recvs.size() && recvs[k].step == step; ++k) {
                 const std::size_t g = send_of_recv[set.recv_offset(j) + k];
-                if (send_bytes[g] > 0) arrivals.emplace_back(send_arrival[g], send_wire[g]);
+                const double reduce = recvs[k].combine == schedule::Combine::none ? 0.0
+                                                                                   : send_bytes[g] * model.reduce_per_byte;
+                if (send_bytes[g] > 0) arrivals.push_back({send_arrival[g], send_wire[g], reduce});
             }
-            std::sort(arrivals.begin(), arrivals.end());
+            std::sort(arrivals.begin(), arrivals.end(),
+                      [](const Arrival& a, const Arrival& b) { return a.at < b.at; });
             double link_free = start[uj];
-            for (const auto& [arrives, wire] : arrivals) {
-                double received = arrives;
-                if (model.contention) received = std::max(arrives, link_free + wire);
+            for (const Arrival& incoming : arrivals) {
+                double received = incoming.at;
+                if (model.contention) received = std::max(incoming.at, link_free + incoming.wire);
                 link_free = received;
-                cpu[uj] = std::max(cpu[uj], received) + model.overhead;
+                cpu[uj] = std::max(cpu[uj], received) + model.overhead + incoming.reduce;
                 finish[uj] = std::max(finish[uj], cpu[uj]);
             }
             now[uj] = finish[uj];
@@ -416,7 +571,11 @@ std::string to_string(const schedule::Schedule& plan) {
     for (std::size_t s = 0; s < plan.steps.size(); ++s) {
         out += fmt::format("  step {}:", s);
         for (const auto& t : plan.steps[s].sends) out += fmt::format(" send [{}] -> {};", fmt::join(t.blocks, ","), t.peer);
-        for (const auto& t : plan.steps[s].recvs) out += fmt::format(" recv [{}] <- {};", fmt::join(t.blocks, ","), t.peer);
+        for (const auto& t : plan.steps[s].recvs) {
+            const char* how = t.combine == schedule::Combine::none ? "" : t.combine == schedule::Combine::received_first
+                                                                              ? " (+, theirs first)" : " (+, mine first)";
+            out += fmt::format(" recv [{}] <- {}{};", fmt::join(t.blocks, ","), t.peer, how);
+        }
         out += '\n';
     }
     return out;

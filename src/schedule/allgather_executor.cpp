@@ -1,6 +1,6 @@
-// Runs any Allgather/Allgatherv schedule over PMPI point-to-point (DESIGN §4, spec §1).
-// Every step posts all its receives, then all its sends, then waits for all of them; small
-// multi-block messages of dense types travel packed (kPackLimitBytes), the rest as described.
+// Runs any Allgather/Allgatherv schedule over PMPI point-to-point (DESIGN §4, spec §1):
+// each step's blocks become messages (small multi-block messages of dense types packed,
+// kPackLimitBytes; the rest described in place), exchanged by schedule::exchange.
 
 #include <algorithm>
 #include <cstddef>
@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "block_layout.hpp"
+#include "message_exchange.hpp"
 #include "papshim/algorithms.hpp"
 
 namespace papshim {
@@ -17,18 +18,7 @@ namespace {
 
 using schedule::BlockLayout;
 using schedule::MessageBuffer;
-
-// Tags of the executor on the private communicator: one per step (mod the span), all below
-// 32767, the smallest MPI_TAG_UB MPI allows. The step in the tag is a guard only: the
-// pairing rule (a receive from q in step s matches q's send in its step s) plus MPI's
-// non-overtaking order already make the matching unambiguous.
-constexpr int kStepTagBase = 0x2000;
-constexpr int kStepTagSpan = 0x1000;
-constexpr int kOwnBlockTag = kStepTagBase - 1;
-
-int step_tag(std::size_t step) {
-    return kStepTagBase + static_cast<int>(step % kStepTagSpan);
-}
+using schedule::WireMessage;
 
 // A message of several runs of a dense type and at most this many bytes is packed with
 // memcpy into a scratch buffer instead of described by an hindexed type: building,
@@ -53,14 +43,13 @@ struct PlannedMessage {
     std::size_t packed_offset = 0;
 };
 
-// Requests, statuses, derived types, runs and packed bytes of one step; per thread and
-// reused, so the hot path of small messages does not allocate after the first call.
+// Derived types, runs, messages and packed bytes of one step; per thread and reused, so the
+// hot path of small messages does not allocate after the first call.
 struct StepScratch {
-    std::vector<MPI_Request> requests;
-    std::vector<MPI_Status> statuses;
     std::vector<MPI_Datatype> owned_types;
     std::vector<schedule::Run> runs;
     std::vector<PlannedMessage> messages;
+    std::vector<WireMessage> wire;
     std::vector<std::byte> packed;
 };
 thread_local StepScratch step_scratch;
@@ -80,30 +69,9 @@ int copy_own_block(const AllgatherBuffers& buffers, const BlockLayout& layout, i
         return MPI_SUCCESS;
     }
     // Different (signature-equal) types: let MPI convert through a message to ourselves.
-    return PMPI_Sendrecv(buffers.sendbuf, buffers.sendcount, buffers.sendtype, rank, kOwnBlockTag,
-                         own_block, own_count, layout.type(), rank, kOwnBlockTag, comm,
+    return PMPI_Sendrecv(buffers.sendbuf, buffers.sendcount, buffers.sendtype, rank, schedule::kSelfCopyTag,
+                         own_block, own_count, layout.type(), rank, schedule::kSelfCopyTag, comm,
                          MPI_STATUS_IGNORE);
-}
-
-// The first real error among the statuses of a failed Waitall.
-int first_status_error(int waitall_error, const std::vector<MPI_Status>& statuses) {
-    if (waitall_error != MPI_ERR_IN_STATUS) return waitall_error;
-    for (const MPI_Status& status : statuses) {
-        if (status.MPI_ERROR != MPI_SUCCESS && status.MPI_ERROR != MPI_ERR_PENDING) {
-            return status.MPI_ERROR;
-        }
-    }
-    return waitall_error;
-}
-
-// After a failed post: cancel the receives already posted (their senders may never come)
-// and release every request without waiting.
-void abandon_requests(std::vector<MPI_Request>& requests, std::size_t posted_receives) {
-    for (std::size_t i = 0; i < requests.size(); ++i) {
-        if (i < posted_receives) PMPI_Cancel(&requests[i]);
-        PMPI_Request_free(&requests[i]);
-    }
-    requests.clear();
 }
 
 std::span<const schedule::Run> runs_of(const StepScratch& scratch, const PlannedMessage& message) {
@@ -141,9 +109,8 @@ void plan_step(const schedule::Step& step, const BlockLayout& layout, StepScratc
     if (scratch.packed.size() < packed_bytes) scratch.packed.resize(packed_bytes);
 }
 
-// Posts one planned message; a packed send is packed first.
-int post_message(const PlannedMessage& message, StepScratch& scratch, const BlockLayout& layout,
-                 int tag, MPI_Comm comm) {
+// The wire form of one planned message; a packed send is packed first.
+int describe_message(const PlannedMessage& message, StepScratch& scratch, const BlockLayout& layout) {
     const auto runs = runs_of(scratch, message);
     MessageBuffer buffer;
     if (message.packed) {
@@ -156,35 +123,21 @@ int post_message(const PlannedMessage& message, StepScratch& scratch, const Bloc
         return error;
     }
     if (buffer.owned_type != MPI_DATATYPE_NULL) scratch.owned_types.push_back(buffer.owned_type);
-    const int peer = message.transfer->peer;
-    MPI_Request request = MPI_REQUEST_NULL;
-    const int error =
-        message.receive ? PMPI_Irecv(buffer.buffer, buffer.count, buffer.type, peer, tag, comm, &request)
-                        : PMPI_Isend(buffer.buffer, buffer.count, buffer.type, peer, tag, comm, &request);
-    if (error == MPI_SUCCESS) scratch.requests.push_back(request);
-    return error;
+    scratch.wire.push_back({buffer.buffer, buffer.count, buffer.type, message.transfer->peer, message.receive});
+    return MPI_SUCCESS;
 }
 
 int run_step(const schedule::Step& step, int tag, const BlockLayout& layout, MPI_Comm comm) {
     auto& scratch = step_scratch;
-    scratch.requests.clear();
     scratch.owned_types.clear();
+    scratch.wire.clear();
     plan_step(step, layout, scratch);
 
     int error = MPI_SUCCESS;
-    std::size_t posted_receives = 0;  // receives come first in scratch.messages
     for (const PlannedMessage& message : scratch.messages) {
-        if ((error = post_message(message, scratch, layout, tag, comm)) != MPI_SUCCESS) break;
-        if (message.receive) posted_receives = scratch.requests.size();
+        if ((error = describe_message(message, scratch, layout)) != MPI_SUCCESS) break;
     }
-    if (error != MPI_SUCCESS) {
-        abandon_requests(scratch.requests, posted_receives);
-    } else if (!scratch.requests.empty()) {
-        scratch.statuses.resize(scratch.requests.size());
-        const int wait_error = PMPI_Waitall(static_cast<int>(scratch.requests.size()),
-                                            scratch.requests.data(), scratch.statuses.data());
-        if (wait_error != MPI_SUCCESS) error = first_status_error(wait_error, scratch.statuses);
-    }
+    if (error == MPI_SUCCESS) error = schedule::exchange(scratch.wire, tag, comm);
     if (error == MPI_SUCCESS) {
         for (const PlannedMessage& message : scratch.messages) {
             if (message.receive && message.packed) {
@@ -209,7 +162,7 @@ int execute_allgather(const schedule::Schedule& plan, const AllgatherBuffers& bu
     // Allgather with nothing to move: every transfer would be skipped anyway.
     if (buffers.recvcounts == nullptr && layout.empty(plan.rank)) return MPI_SUCCESS;
     for (std::size_t s = 0; s < plan.steps.size(); ++s) {
-        if ((error = run_step(plan.steps[s], step_tag(s), layout, comm)) != MPI_SUCCESS) return error;
+        if ((error = run_step(plan.steps[s], schedule::step_tag(s), layout, comm)) != MPI_SUCCESS) return error;
     }
     return MPI_SUCCESS;
 }

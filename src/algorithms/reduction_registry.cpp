@@ -1,0 +1,27 @@
+// Lookup over the Reduce and Allreduce tables (each in its collective's folder).
+
+#include <array>
+
+#include "papshim/algorithms.hpp"
+
+namespace papshim {
+namespace reduce {
+extern const std::array<ReductionAlgorithm, 2> kAlgorithms;
+}
+namespace allreduce {
+extern const std::array<ReductionAlgorithm, 3> kAlgorithms;
+}
+
+std::span<const ReductionAlgorithm> reduction_algorithms(Collective collective) {
+    if (collective == Collective::reduce) return reduce::kAlgorithms;
+    if (collective == Collective::allreduce) return allreduce::kAlgorithms;
+    return {};
+}
+
+const ReductionAlgorithm* find_reduction_algorithm(Collective collective, std::string_view name) {
+    for (const auto& algorithm : reduction_algorithms(collective))
+        if (algorithm.name == name) return &algorithm;
+    return nullptr;
+}
+
+}  // namespace papshim

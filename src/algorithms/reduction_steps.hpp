@@ -1,0 +1,135 @@
+// Pieces shared by the Reduce and Allreduce schedule builders (spec
+// pap-aware-allreduce-and-reduce.md §8): the fold of a non-power-of-two communicator onto a
+// power of two, and appending steps. Blocks are element ranges (schedule::reduction_block).
+#pragma once
+
+#include <bit>
+#include <cstdint>
+#include <numeric>
+#include <vector>
+
+#include "papshim/algorithms.hpp"
+#include "papshim/schedule.hpp"
+
+namespace papshim::reduction {
+
+// p ranks folded onto the largest power of two p' <= p (MPICH's scheme): among the first
+// 2r ranks (r = p - p') each even rank hands its data to the odd rank above it and sits
+// out; the others take new ranks 0..p'-1 in rank order, so a range of new ranks covers a
+// range of old ranks (rank order survives, as non-commutative ops need).
+class Fold {
+public:
+    explicit Fold(int ranks)
+        : ranks_(ranks), pof2_(ranks > 0 ? int(std::bit_floor(unsigned(ranks))) : 0), extra_(ranks - pof2_) {}
+    int pof2() const { return pof2_; }
+    // Whether `rank` hands its data over and waits for the result.
+    bool sits_out(int rank) const { return rank < 2 * extra_ && rank % 2 == 0; }
+    // The new rank of a rank that does not sit out.
+    int new_rank(int rank) const { return rank < 2 * extra_ ? rank / 2 : rank - extra_; }
+    int old_rank(int new_rank) const { return new_rank < extra_ ? 2 * new_rank + 1 : new_rank + extra_; }
+    bool folds(int rank) const { return rank < 2 * extra_; }
+
+private:
+    int ranks_;
+    int pof2_;
+    int extra_;
+};
+
+// The blocks first, first+1, ..., first+count-1.
+inline std::vector<int> block_range(int first, int count) {
+    std::vector<int> blocks(static_cast<std::size_t>(count));
+    std::iota(blocks.begin(), blocks.end(), first);
+    return blocks;
+}
+
+inline schedule::Schedule empty_schedule(const schedule::BuildInput& input, int blocks) {
+    return schedule::Schedule{.ranks = input.ranks, .rank = input.rank, .blocks = blocks, .steps = {}};
+}
+
+inline void add_send(schedule::Step& step, int to, std::vector<int> blocks) {
+    step.sends.push_back(schedule::Transfer{.peer = to, .blocks = std::move(blocks)});
+}
+inline void add_receive(schedule::Step& step, int from, std::vector<int> blocks, schedule::Combine combine) {
+    step.recvs.push_back(schedule::Transfer{.peer = from, .blocks = std::move(blocks), .combine = combine});
+}
+
+// The fold's first step (step 0 on every rank, empty for ranks outside it): even ranks
+// below 2r send everything to rank + 1, which reduces it in (their data comes first).
+inline void add_fold_in(schedule::Schedule& plan, const Fold& fold) {
+    schedule::Step step;
+    if (fold.folds(plan.rank)) {
+        if (fold.sits_out(plan.rank))
+            add_send(step, plan.rank + 1, block_range(0, plan.blocks));
+        else
+            add_receive(step, plan.rank - 1, block_range(0, plan.blocks), schedule::Combine::received_first);
+    }
+    plan.steps.push_back(std::move(step));
+}
+
+// The fold's last step: the odd ranks below 2r hand the finished result back.
+inline void add_fold_out(schedule::Schedule& plan, const Fold& fold) {
+    schedule::Step step;
+    if (fold.folds(plan.rank)) {
+        if (fold.sits_out(plan.rank))
+            add_receive(step, plan.rank + 1, block_range(0, plan.blocks), schedule::Combine::none);
+        else
+            add_send(step, plan.rank - 1, block_range(0, plan.blocks));
+    }
+    plan.steps.push_back(std::move(step));
+}
+
+// Combine direction for a partner covering lower or higher ranks (non-commutative ops).
+inline schedule::Combine order_with(int partner, int self) {
+    return partner < self ? schedule::Combine::received_first : schedule::Combine::local_first;
+}
+
+// Reduce-scatter by recursive halving over new ranks (p' blocks): at distance p'/2, p'/4, ...
+// each pair swaps halves of its current range of blocks and reduces the half it keeps, so
+// new rank `self` ends with block `self` fully reduced.
+inline void add_halving_steps(schedule::Schedule& plan, const Fold& fold, int self) {
+    int first = 0, count = fold.pof2();
+    for (int mask = fold.pof2() / 2; mask >= 1; mask /= 2) {
+        const int partner = fold.old_rank(self ^ mask);
+        const int half = count / 2;
+        schedule::Step step;
+        const bool lower = (self & mask) == 0;
+        add_send(step, partner, block_range(lower ? first + half : first, half));
+        add_receive(step, partner, block_range(lower ? first : first + half, half), schedule::Combine::received_first);
+        if (!lower) first += half;
+        count = half;
+        plan.steps.push_back(std::move(step));
+    }
+}
+
+// Allgather by recursive doubling over new ranks: at distance 1, 2, 4, ... each pair swaps
+// the aligned ranges of finished blocks it holds (the inverse of add_halving_steps).
+inline void add_doubling_steps(schedule::Schedule& plan, const Fold& fold, int self) {
+    for (int mask = 1; mask < fold.pof2(); mask *= 2) {
+        const int partner = self ^ mask;
+        schedule::Step step;
+        add_send(step, fold.old_rank(partner), block_range(self / mask * mask, mask));
+        add_receive(step, fold.old_rank(partner), block_range(partner / mask * mask, mask), schedule::Combine::none);
+        plan.steps.push_back(std::move(step));
+    }
+}
+
+inline int log2_floor(int ranks) { return ranks > 1 ? std::bit_width(unsigned(ranks)) - 1 : 0; }
+
+// Hockney + γ costs for `auto` (bytes: the whole vector) on the folded power of two: a
+// reduce-scatter by halving, or an allgather by doubling (also what a binomial gather of
+// the scattered blocks costs).
+inline double halving_cost(int ranks, double bytes, const LinkModel& link) {
+    const int pof2 = ranks > 0 ? int(std::bit_floor(unsigned(ranks))) : 1;
+    return log2_floor(pof2) * link.alpha + double(pof2 - 1) / pof2 * bytes * (link.beta + link.gamma);
+}
+inline double doubling_cost(int ranks, double bytes, const LinkModel& link) {
+    const int pof2 = ranks > 0 ? int(std::bit_floor(unsigned(ranks))) : 1;
+    return log2_floor(pof2) * link.alpha + double(pof2 - 1) / pof2 * bytes * link.beta;
+}
+// The fold's extra whole-vector hops (in, and out again for the all-collectives).
+inline double fold_cost(int ranks, double bytes, const LinkModel& link, bool and_back) {
+    if (ranks <= 1 || std::has_single_bit(unsigned(ranks))) return 0.0;
+    return (link.alpha + bytes * (link.beta + link.gamma)) + (and_back ? link.alpha + bytes * link.beta : 0.0);
+}
+
+}  // namespace papshim::reduction

@@ -1,0 +1,34 @@
+// One step of any schedule on the wire: post every receive, then every send, wait for all
+// (DESIGN §4: the single place that talks PMPI point-to-point for schedules).
+#pragma once
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <span>
+
+namespace papshim::schedule {
+
+struct WireMessage {
+    void* buffer = nullptr;
+    int count = 0;
+    MPI_Datatype type = MPI_DATATYPE_NULL;
+    int peer = -1;
+    bool receive = false;
+};
+
+// Tags of the executors on the private communicator: one per step (mod the span), all
+// below 32767, the smallest MPI_TAG_UB MPI allows. The step in the tag is a guard only: the
+// pairing rule (a receive from q in step s matches q's send in its step s) plus MPI's
+// non-overtaking order already make the matching unambiguous.
+inline constexpr int kStepTagBase = 0x2000;
+inline constexpr int kStepTagSpan = 0x1000;
+inline constexpr int kSelfCopyTag = kStepTagBase - 1;
+inline int step_tag(std::size_t step) { return kStepTagBase + static_cast<int>(step % kStepTagSpan); }
+
+// Posts `messages` (receives first) with `tag` on `comm` and waits for all of them. On a
+// failed post the receives already posted are cancelled and every request is freed.
+// Returns an MPI error code (the first failing status's on MPI_ERR_IN_STATUS).
+int exchange(std::span<const WireMessage> messages, int tag, MPI_Comm comm);
+
+}  // namespace papshim::schedule

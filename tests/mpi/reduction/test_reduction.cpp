@@ -1,0 +1,401 @@
+// Every Reduce and Allreduce algorithm of papshim's own (and `auto`), called through the shim
+// as an application calls MPI_Reduce/MPI_Allreduce, against the native PMPI result on the
+// same inputs: integer types and builtin ops byte for byte, floating point within a stated
+// tolerance, MINLOC/MAXLOC pair types, user-defined commutative and non-commutative ops (a
+// derived type among them), MPI_IN_PLACE, counts 1 to millions (odd, not divisible by p),
+// every root, reordered and split sub-communicators, and late, reversed and random arrivals.
+// papshim_get_last_algorithm checks that papshim's own code ran wherever it should.
+//
+// Linked to libpapshim.so ahead of MPI (as papshim-bench is), so MPI_* resolves to the shim
+// and PMPI_* to the MPI library.
+
+#include <mpi.h>
+#include <papshim/control.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <numeric>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+// ---- user-defined operations -------------------------------------------------------------
+
+// Commutative: sum modulo a prime, on ints.
+void sum_mod_prime(void* in, void* inout, int* len, MPI_Datatype*) {
+    auto* a = static_cast<const int*>(in);
+    auto* b = static_cast<int*>(inout);
+    for (int i = 0; i < *len; ++i) b[i] = int((std::int64_t(a[i]) + b[i]) % 1000003);
+}
+
+// Non-commutative (and associative): 2x2 matrix product modulo 2^32, inout = in x inout.
+void matrix_product(void* in, void* inout, int* len, MPI_Datatype*) {
+    auto* a = static_cast<const std::uint32_t*>(in);
+    auto* b = static_cast<std::uint32_t*>(inout);
+    for (int i = 0; i < *len; ++i, a += 4, b += 4) {
+        const std::uint32_t c[4] = {a[0] * b[0] + a[1] * b[2], a[0] * b[1] + a[1] * b[3], a[2] * b[0] + a[3] * b[2],
+                                    a[2] * b[1] + a[3] * b[3]};
+        std::memcpy(b, c, sizeof c);
+    }
+}
+
+// Commutative max on a strided type (every other int of 2): the gaps must stay untouched.
+void strided_max(void* in, void* inout, int* len, MPI_Datatype*) {
+    auto* a = static_cast<const int*>(in);
+    auto* b = static_cast<int*>(inout);
+    for (int i = 0; i < *len; ++i) b[2 * i] = std::max(a[2 * i], b[2 * i]);
+}
+
+// ---- data kinds ----------------------------------------------------------------------------
+
+enum class Compare { bytes, tolerance };
+
+struct Kind {
+    std::string name;
+    MPI_Datatype type;
+    MPI_Op op;
+    Compare compare;
+    bool commutative;
+    int elements_per_item;  // ints (or doubles, floats) per element of `type`
+    char scalar;            // 'i' int32, 'u' uint32, 'd' double, 'f' float, 'p' double+int pairs, 'q' int pairs
+};
+
+struct Kinds {
+    std::vector<Kind> list;
+    MPI_Op mod_sum = MPI_OP_NULL, matrix = MPI_OP_NULL, strided = MPI_OP_NULL;
+    MPI_Datatype mat2x2 = MPI_DATATYPE_NULL, gapped = MPI_DATATYPE_NULL;
+
+    Kinds() {
+        MPI_Op_create(sum_mod_prime, 1, &mod_sum);
+        MPI_Op_create(matrix_product, 0, &matrix);
+        MPI_Op_create(strided_max, 1, &strided);
+        MPI_Type_contiguous(4, MPI_UINT32_T, &mat2x2);
+        MPI_Type_commit(&mat2x2);
+        MPI_Datatype one_of_two = MPI_DATATYPE_NULL;
+        MPI_Type_vector(1, 1, 2, MPI_INT, &one_of_two);
+        MPI_Type_create_resized(one_of_two, 0, 2 * sizeof(int), &gapped);
+        MPI_Type_free(&one_of_two);
+        MPI_Type_commit(&gapped);
+        list = {
+            {"int:sum", MPI_INT, MPI_SUM, Compare::bytes, true, 1, 'i'},
+            {"int:max", MPI_INT, MPI_MAX, Compare::bytes, true, 1, 'i'},
+            {"uint32:bxor", MPI_UINT32_T, MPI_BXOR, Compare::bytes, true, 1, 'u'},
+            {"double:sum", MPI_DOUBLE, MPI_SUM, Compare::tolerance, true, 1, 'd'},
+            {"float:sum", MPI_FLOAT, MPI_SUM, Compare::tolerance, true, 1, 'f'},
+            {"double:min", MPI_DOUBLE, MPI_MIN, Compare::bytes, true, 1, 'd'},
+            {"double_int:minloc", MPI_DOUBLE_INT, MPI_MINLOC, Compare::bytes, true, 1, 'p'},
+            {"2int:maxloc", MPI_2INT, MPI_MAXLOC, Compare::bytes, true, 2, 'q'},
+            {"int:user_mod_sum", MPI_INT, mod_sum, Compare::bytes, true, 1, 'i'},
+            {"mat2x2:user_noncommutative", mat2x2, matrix, Compare::bytes, false, 4, 'u'},
+            {"gapped_int:user_max", gapped, strided, Compare::bytes, true, 2, 'i'},
+        };
+    }
+    ~Kinds() {
+        MPI_Op_free(&mod_sum);
+        MPI_Op_free(&matrix);
+        MPI_Op_free(&strided);
+        MPI_Type_free(&mat2x2);
+        MPI_Type_free(&gapped);
+    }
+    const Kind& get(const std::string& name) const {
+        for (const auto& k : list)
+            if (k.name == name) return k;
+        std::abort();
+    }
+};
+
+// A buffer of `count` elements of a kind, filled deterministically from (seed, rank).
+struct Buffer {
+    std::vector<unsigned char> bytes;
+    Buffer(const Kind& k, int count) {
+        MPI_Aint lb = 0, extent = 0;
+        MPI_Type_get_extent(k.type, &lb, &extent);
+        bytes.assign(static_cast<std::size_t>(std::max(count, 1)) * static_cast<std::size_t>(extent), 0xEE);
+    }
+    void* data() { return bytes.data(); }
+};
+
+void fill(Buffer& b, const Kind& k, int count, unsigned seed, int rank) {
+    std::mt19937 rng(seed * 2654435761u + static_cast<unsigned>(rank) * 40503u + 7u);
+    unsigned char* p = b.bytes.data();
+    for (int i = 0; i < count; ++i) {
+        switch (k.scalar) {
+            case 'i':
+                for (int j = 0; j < k.elements_per_item; ++j) {
+                    // Gapped items: only the first int of each pair is data; the gap stays 0xEE..
+                    if (k.type != MPI_INT && j % 2 == 1) continue;
+                    const int v = int(rng() % 2001) - 1000;
+                    std::memcpy(p + (std::size_t(i) * k.elements_per_item + j) * sizeof(int), &v, sizeof v);
+                }
+                break;
+            case 'u':
+                for (int j = 0; j < k.elements_per_item; ++j) {
+                    const std::uint32_t v = static_cast<std::uint32_t>(rng());
+                    std::memcpy(p + (std::size_t(i) * k.elements_per_item + j) * 4, &v, 4);
+                }
+                break;
+            case 'd': {
+                const double v = std::ldexp(double(rng() % 1000000) - 500000.0, -int(rng() % 20));
+                std::memcpy(p + std::size_t(i) * sizeof(double), &v, sizeof v);
+                break;
+            }
+            case 'f': {
+                const float v = float(int(rng() % 200000) - 100000) / 1024.0f;
+                std::memcpy(p + std::size_t(i) * sizeof(float), &v, sizeof v);
+                break;
+            }
+            case 'p': {  // {double value, int index}: ties on value so MINLOC's index rule matters
+                struct {
+                    double value;
+                    int index;
+                } v{double(rng() % 5), rank};
+                std::memcpy(p + std::size_t(i) * 16, &v.value, sizeof(double));
+                std::memcpy(p + std::size_t(i) * 16 + 8, &v.index, sizeof(int));
+                break;
+            }
+            case 'q': {
+                const int v[2] = {int(rng() % 5), rank};
+                std::memcpy(p + std::size_t(i) * 8, v, sizeof v);
+                break;
+            }
+        }
+    }
+}
+
+// Floating point: reduction order may differ from native's; each result may differ by at
+// most p ulp-sized roundings of the magnitudes summed: |got - native| <= p * eps * sum|x|.
+template <class T>
+bool close(const T* got, const T* native, const T* magnitude, int n, int p, std::string& why) {
+    const double eps = std::numeric_limits<T>::epsilon();
+    for (int i = 0; i < n; ++i) {
+        const double bound = p * eps * double(magnitude[i]) + std::numeric_limits<T>::denorm_min();
+        if (std::fabs(double(got[i]) - double(native[i])) > bound) {
+            why = fmt::format("element {}: got {} native {} (bound {})", i, double(got[i]), double(native[i]), bound);
+            return false;
+        }
+    }
+    return true;
+}
+
+// ---- cases ---------------------------------------------------------------------------------
+
+struct Comm {
+    std::string name;
+    MPI_Comm comm;
+    int size, rank;
+};
+
+struct Case {
+    std::string collective;  // "reduce" or "allreduce"
+    std::string algorithm;
+    const Kind* kind;
+    int count;
+    bool in_place;
+    int root;
+    char arrival;  // '-' none, 'l' last rank late, 'r' reversed staircase, 'u' uniform random
+    unsigned seed;
+};
+
+struct Tally {
+    long cases = 0, failures = 0, printed = 0, own = 0;
+};
+
+void fail(Tally& t, const Comm& c, const Case& k, const std::string& what) {
+    ++t.failures;
+    if (t.printed++ < 20)
+        fmt::print(stderr, "FAIL {} algorithm={} kind={} count={} in_place={} root={} arrival={} seed={} comm={} p={} rank={}: {}\n",
+                   k.collective, k.algorithm, k.kind->name, k.count, k.in_place, k.root, k.arrival, k.seed, c.name,
+                   c.size, c.rank, what);
+}
+
+void arrive(char pattern, const Comm& c, unsigned seed) {
+    double seconds = 0;
+    if (pattern == 'l' && c.rank == c.size - 1) seconds = 2e-3;
+    if (pattern == 'r') seconds = (c.size - 1 - c.rank) * 4e-4;
+    if (pattern == 'u') seconds = double(std::mt19937(seed * 31u + unsigned(c.rank))() % 1500) * 1e-6;
+    if (seconds > 0) std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+}
+
+// Whether papshim is expected to run its own algorithm on this case (else it forwards).
+bool expect_own(const Case& k, const Comm& c) {
+    if (c.size == 1 || k.count == 0) return false;
+    if (k.algorithm == "auto") return true;
+    // Algorithms that reorder the op leave non-commutative ones to MPI.
+    if (!k.kind->commutative && k.algorithm != "binomial" && k.algorithm != "recursive_doubling") return false;
+    return true;
+}
+
+void run_case(const Comm& c, const Case& k, Tally& t) {
+    ++t.cases;
+    const Kind& kind = *k.kind;
+    const bool reduce = k.collective == "reduce";
+    const bool holds_result = !reduce || c.rank == k.root;
+    MPI_Aint lb = 0, extent = 0;
+    MPI_Type_get_extent(kind.type, &lb, &extent);
+
+    Buffer send(kind, k.count);
+    fill(send, kind, k.count, k.seed, c.rank);
+    // Native reference, never in place (Debian's MPICH 4.0.2 crashes in MPI_Reduce with
+    // MPI_IN_PLACE at the root; the in-place result must equal the out-of-place one anyway).
+    Buffer expected(kind, k.count);
+    int native_error = reduce ? PMPI_Reduce(send.data(), expected.data(), k.count, kind.type, kind.op, k.root, c.comm)
+                              : PMPI_Allreduce(send.data(), expected.data(), k.count, kind.type, kind.op, c.comm);
+    if (native_error != MPI_SUCCESS) fail(t, c, k, fmt::format("native error {}", native_error));
+
+    Buffer actual(kind, k.count);
+    const void* sendbuf = send.data();
+    if (k.in_place && holds_result) {
+        actual.bytes = send.bytes;
+        sendbuf = MPI_IN_PLACE;
+    }
+    arrive(k.arrival, c, k.seed);
+    const int error = reduce ? MPI_Reduce(sendbuf, actual.data(), k.count, kind.type, kind.op, k.root, c.comm)
+                             : MPI_Allreduce(sendbuf, actual.data(), k.count, kind.type, kind.op, c.comm);
+    if (error != MPI_SUCCESS) fail(t, c, k, fmt::format("papshim error {}", error));
+
+    char ran[64] = {};
+    papshim_get_last_algorithm(c.comm, k.collective.c_str(), ran, sizeof ran);
+    const bool own = std::string(ran) != "native";
+    t.own += own ? 1 : 0;
+    if (expect_own(k, c) && !own) fail(t, c, k, "papshim forwarded the call to native MPI");
+    if (k.algorithm != "auto" && own && std::string(ran) != k.algorithm)
+        fail(t, c, k, fmt::format("ran '{}' instead", ran));
+
+    // Magnitudes for the floating-point tolerance: the sum of |x_i| over ranks (collective,
+    // so every rank takes part before anyone returns).
+    Buffer magnitude(kind, k.count);
+    if (kind.compare == Compare::tolerance && k.count > 0) {
+        std::vector<unsigned char> absolute = send.bytes;
+        for (int i = 0; i < k.count; ++i) {
+            if (kind.type == MPI_DOUBLE) {
+                auto* x = reinterpret_cast<double*>(absolute.data()) + i;
+                *x = std::fabs(*x);
+            } else {
+                auto* x = reinterpret_cast<float*>(absolute.data()) + i;
+                *x = std::fabs(*x);
+            }
+        }
+        PMPI_Allreduce(absolute.data(), magnitude.data(), k.count, kind.type, MPI_SUM, c.comm);
+    }
+
+    if (!holds_result || k.count == 0) return;
+    const std::size_t bytes = std::size_t(k.count) * std::size_t(extent);
+    std::string why;
+    if (kind.compare == Compare::bytes) {
+        const auto m = std::mismatch(actual.bytes.begin(), actual.bytes.begin() + std::ptrdiff_t(bytes), expected.bytes.begin());
+        if (m.first != actual.bytes.begin() + std::ptrdiff_t(bytes))
+            fail(t, c, k, fmt::format("byte {} differs: got {:#04x}, native {:#04x}", m.first - actual.bytes.begin(),
+                                      *m.first, *m.second));
+        return;
+    }
+    const bool ok = kind.type == MPI_DOUBLE
+        ? close(reinterpret_cast<const double*>(actual.data()), reinterpret_cast<const double*>(expected.data()),
+                reinterpret_cast<const double*>(magnitude.data()), k.count, c.size, why)
+        : close(reinterpret_cast<const float*>(actual.data()), reinterpret_cast<const float*>(expected.data()),
+                reinterpret_cast<const float*>(magnitude.data()), k.count, c.size, why);
+    if (!ok) fail(t, c, k, why);
+}
+
+std::vector<std::string> algorithms_of(const char* collective) {
+    // The names papshim-info lists; kept here so the test fails if one disappears.
+    if (std::string(collective) == "reduce") return {"binomial", "rabenseifner", "auto"};
+    return {"recursive_doubling", "rabenseifner", "ring", "auto"};
+}
+
+void run_comm(const Comm& c, const Kinds& kinds, bool world, int world_size, Tally& t) {
+    unsigned seed = 1;
+    const std::vector<int> counts = world ? std::vector<int>{1, 7, 1000, 4099} : std::vector<int>{1, 33};
+    const char patterns[] = {'-', 'l', 'r', 'u'};
+    for (const char* collective : {"reduce", "allreduce"}) {
+        for (const auto& algorithm : algorithms_of(collective)) {
+            if (papshim_set_algorithm(c.comm, collective, algorithm.c_str()) != MPI_SUCCESS) {
+                fail(t, c, {collective, algorithm, &kinds.list[0], 0, false, 0, '-', 0}, "papshim_set_algorithm refused it");
+                continue;
+            }
+            std::size_t variant = 0;
+            for (const auto& kind : kinds.list) {
+                for (int count : counts) {
+                    if (!world && &kind != &kinds.list[0] && &kind != &kinds.get("mat2x2:user_noncommutative") &&
+                        &kind != &kinds.get("double:sum"))
+                        continue;
+                    ++variant;
+                    const bool in_place = variant % 2 == 0;
+                    const char arrival = patterns[variant % 4];
+                    // Every root on small communicators, a rotating one otherwise.
+                    std::vector<int> roots = {-1};
+                    if (std::string(collective) == "reduce") {
+                        roots.clear();
+                        if (c.size <= 4 || count == 7) {
+                            for (int r = 0; r < c.size; ++r) roots.push_back(r);
+                        } else {
+                            roots.push_back(int(variant % unsigned(c.size)));
+                        }
+                    }
+                    for (int root : roots) {
+                        Case k{collective, algorithm, &kind, count, in_place, root, arrival, ++seed};
+                        run_case(c, k, t);
+                    }
+                }
+            }
+            if (world && world_size <= 4) {
+                // Large vectors, odd element counts, well past every eager limit: 16 MiB of ints.
+                for (int count : {(1 << 20) + 3, (1 << 22) + 1}) {
+                    Case k{collective, algorithm, &kinds.get("int:sum"), count, count % 2 == 1, c.size - 1, 'l', ++seed};
+                    run_case(c, k, t);
+                }
+                Case k{collective, algorithm, &kinds.get("double:sum"), (1 << 18) + 5, false, 0, 'u', ++seed};
+                run_case(c, k, t);
+            }
+            // Count 0 goes to native (nothing to reduce), identically everywhere.
+            run_case(c, {collective, algorithm, &kinds.get("int:sum"), 0, false, 0, '-', ++seed}, t);
+        }
+        papshim_set_algorithm(c.comm, collective, "native");
+    }
+}
+
+Comm make(std::string name, MPI_Comm comm) {
+    Comm c{std::move(name), comm, 0, 0};
+    MPI_Comm_size(comm, &c.size);
+    MPI_Comm_rank(comm, &c.rank);
+    return c;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    int world_size = 0, world_rank = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    Tally t;
+    {
+        const Kinds kinds;
+        MPI_Comm world = MPI_COMM_NULL, reversed = MPI_COMM_NULL, parity = MPI_COMM_NULL;
+        MPI_Comm_dup(MPI_COMM_WORLD, &world);
+        MPI_Comm_split(MPI_COMM_WORLD, 0, world_size - 1 - world_rank, &reversed);
+        MPI_Comm_split(MPI_COMM_WORLD, world_rank % 2, world_rank, &parity);
+        const std::vector<Comm> comms = {make("world", world), make("reversed", reversed),
+                                         make(world_rank % 2 ? "odd" : "even", parity)};
+        for (const auto& c : comms) run_comm(c, kinds, c.comm == world, world_size, t);
+        MPI_Comm_free(&world);
+        MPI_Comm_free(&reversed);
+        MPI_Comm_free(&parity);
+    }
+    long failures = 0;
+    MPI_Allreduce(&t.failures, &failures, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    if (world_rank == 0)
+        fmt::print("reduction through papshim, p={}: {} cases on rank 0 ({} ran papshim's own code), {} failing "
+                   "case-ranks\n", world_size, t.cases, t.own, failures);
+    MPI_Finalize();
+    return failures == 0 ? 0 : 1;
+}

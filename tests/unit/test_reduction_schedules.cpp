@@ -1,0 +1,150 @@
+// Every Reduce and Allreduce schedule builder through the simulator's reduction data-flow
+// check (each contribution reduced exactly once, in rank order where the algorithm keeps it,
+// the result where it is due) for p = 1..64 and every root, and a sample up to 1024; the
+// checker itself against broken schedules; message counts the algorithms promise.
+
+#include <catch.hpp>
+
+#include <fmt/format.h>
+
+#include <numeric>
+#include <vector>
+
+#include "papshim/algorithms.hpp"
+#include "papshim/config.hpp"
+#include "papshim/simulator.hpp"
+
+using papshim::Collective;
+using papshim::ReductionAlgorithm;
+using papshim::schedule::BuildInput;
+using papshim::schedule::Combine;
+using papshim::schedule::Schedule;
+using papshim::sim::ScheduleSet;
+using papshim::sim::check_reduction_flow;
+
+namespace {
+
+std::vector<int> small_sizes() {
+    std::vector<int> sizes(64);
+    std::iota(sizes.begin(), sizes.end(), 1);
+    return sizes;
+}
+
+// Roots to try at p: all of them for small p, a spread otherwise.
+std::vector<int> roots_for(int p) {
+    if (p <= 12) {
+        std::vector<int> all(static_cast<std::size_t>(p));
+        std::iota(all.begin(), all.end(), 0);
+        return all;
+    }
+    return {0, 1, p / 2, p - 2, p - 1};
+}
+
+ScheduleSet build_set(const ReductionAlgorithm& a, int p, int root, bool commutative) {
+    BuildInput input;
+    input.root = root;
+    input.commutative = commutative;
+    return ScheduleSet::build(a.build, p, input);
+}
+
+void check(const ReductionAlgorithm& a, Collective collective, int p, int root, bool commutative) {
+    const ScheduleSet set = build_set(a, p, root, commutative);
+    const std::string error = check_reduction_flow(set, collective == Collective::reduce ? root : -1, commutative);
+    INFO(fmt::format("{} {} p={} root={} {}", papshim::collective_name(collective), a.name, p, root,
+                     commutative ? "commutative" : "non-commutative"));
+    CHECK(error == "");
+}
+
+}  // namespace
+
+TEST_CASE("every Reduce schedule reduces each contribution once into the root, p = 1..64, every root") {
+    for (const auto& a : papshim::reduction_algorithms(Collective::reduce))
+        for (int p : small_sizes())
+            for (int root : roots_for(p)) {
+                check(a, Collective::reduce, p, root, true);
+                if (a.keeps_rank_order) check(a, Collective::reduce, p, root, false);
+            }
+}
+
+TEST_CASE("every Allreduce schedule leaves the whole result on every rank, p = 1..64") {
+    for (const auto& a : papshim::reduction_algorithms(Collective::allreduce))
+        for (int p : small_sizes()) {
+            check(a, Collective::allreduce, p, -1, true);
+            if (a.keeps_rank_order) check(a, Collective::allreduce, p, -1, false);
+        }
+}
+
+TEST_CASE("reduction schedules at larger p") {
+    for (Collective c : {Collective::reduce, Collective::allreduce})
+        for (const auto& a : papshim::reduction_algorithms(c))
+            for (int p : {65, 100, 127, 128, 129, 255, 256, 1000, 1024}) {
+                if (a.build == nullptr) continue;
+                // p blocks of p-bit contribution sets: keep the p-block ring to 256 ranks.
+                if (a.name == "ring" && p > 256) continue;
+                const int root = c == Collective::reduce ? p / 3 : -1;
+                check(a, c, p, root, true);
+                if (a.keeps_rank_order) check(a, c, p, root, false);
+            }
+}
+
+TEST_CASE("message counts: binomial p-1, recursive doubling p'log p' plus the fold, ring 2p(p-1)") {
+    auto messages = [](Collective c, std::string_view name, int p) {
+        return build_set(*papshim::find_reduction_algorithm(c, name), p, 0, true).send_count();
+    };
+    for (int p : {1, 2, 3, 5, 8, 13, 16}) {
+        CHECK(messages(Collective::reduce, "binomial", p) == std::size_t(p - 1));
+        const int pof2 = int(std::bit_floor(unsigned(p)));
+        const int log = std::bit_width(unsigned(pof2)) - 1;
+        CHECK(messages(Collective::allreduce, "recursive_doubling", p) == std::size_t(pof2 * log + 2 * (p - pof2)));
+        CHECK(messages(Collective::allreduce, "ring", p) == std::size_t(2 * p * (p - 1)));
+    }
+}
+
+TEST_CASE("the reduction check rejects broken schedules") {
+    auto two_ranks = [](Combine combine) {
+        std::vector<Schedule> plans(2);
+        for (int r = 0; r < 2; ++r) plans[std::size_t(r)] = Schedule{.ranks = 2, .rank = r, .blocks = 1, .steps = {{}}};
+        plans[1].steps[0].sends.push_back({.peer = 0, .blocks = {0}});
+        plans[0].steps[0].recvs.push_back({.peer = 1, .blocks = {0}, .combine = combine});
+        return plans;
+    };
+    SECTION("a correct one passes") {
+        const auto plans = two_ranks(Combine::local_first);
+        CHECK(check_reduction_flow(ScheduleSet::from(plans), 0, false) == "");
+    }
+    SECTION("rank order broken for a non-commutative op") {
+        const auto plans = two_ranks(Combine::received_first);  // rank 1's data before rank 0's
+        CHECK(check_reduction_flow(ScheduleSet::from(plans), 0, true) == "");
+        CHECK_THAT(check_reduction_flow(ScheduleSet::from(plans), 0, false), Catch::Contains("out of rank order"));
+    }
+    SECTION("an overwrite loses the root's own contribution") {
+        const auto plans = two_ranks(Combine::none);
+        CHECK_THAT(check_reduction_flow(ScheduleSet::from(plans), 0, true), Catch::Contains("ends with 1 of 2"));
+    }
+    SECTION("a contribution reduced twice") {
+        auto plans = two_ranks(Combine::received_first);
+        plans[0].steps.push_back({});
+        plans[1].steps.push_back({});
+        plans[1].steps[1].sends.push_back({.peer = 0, .blocks = {0}});
+        plans[0].steps[1].recvs.push_back({.peer = 1, .blocks = {0}, .combine = Combine::received_first});
+        CHECK_THAT(check_reduction_flow(ScheduleSet::from(plans), 0, true), Catch::Contains("already has"));
+    }
+    SECTION("Allreduce: a rank without the result") {
+        const auto plans = two_ranks(Combine::received_first);
+        CHECK_THAT(check_reduction_flow(ScheduleSet::from(plans), -1, true), Catch::Contains("rank 1 ends with 1 of 2"));
+    }
+}
+
+TEST_CASE("reduction blocks cover the vector exactly") {
+    for (std::int64_t total : {0, 1, 7, 64, 1000})
+        for (int blocks : {1, 2, 3, 8, 13}) {
+            std::int64_t next = 0;
+            for (int b = 0; b < blocks; ++b) {
+                const auto range = papshim::schedule::reduction_block(total, blocks, b);
+                CHECK(range.first == next);
+                next += range.count;
+            }
+            CHECK(next == total);
+            CHECK(papshim::schedule::reduction_blocks(total, blocks, 0, blocks).count == total);
+        }
+}
