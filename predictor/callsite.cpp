@@ -1,6 +1,8 @@
 #include "papshim/callsite.hpp"
 
+#include <cxxabi.h>
 #include <dlfcn.h>
+#include <elf.h>
 #include <link.h>
 #include <unistd.h>
 #define UNW_LOCAL_ONLY
@@ -10,7 +12,12 @@
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
 #include <map>
+#include <memory>
+#include <tuple>
 
 namespace papshim {
 namespace {
@@ -24,6 +31,95 @@ bool contains(const std::string& s, const char* part) { return s.find(part) != s
 
 // This library's own frames are never a call site.
 bool is_papshim_module(const std::string& path) { return contains(basename_of(path), "libpapshim"); }
+
+std::string demangle(const char* name) {
+    int status = 0;
+    std::unique_ptr<char, decltype(&std::free)> plain(abi::__cxa_demangle(name, nullptr, nullptr, &status), &std::free);
+    return status == 0 && plain ? std::string(plain.get()) : std::string(name);
+}
+
+// "symbol+0xOFF", OFF from the symbol's start to the return address (the key's offset).
+std::string symbol_name(const char* mangled, std::uintptr_t start, std::uintptr_t call_offset) {
+    return fmt::format("{}+{:#x}", demangle(mangled), call_offset + 1 - start);
+}
+
+// The function symbols of one ELF file of this process's kind (ElfW), from .symtab (all
+// functions, unless stripped) and .dynsym (the exported ones). Read once per module when
+// the sites are symbolised; an unreadable file leaves readable() false.
+class ElfFunctions {
+    static constexpr unsigned char native_class = __ELF_NATIVE_CLASS == 64 ? ELFCLASS64 : ELFCLASS32;
+
+public:
+    explicit ElfFunctions(const std::string& path) : file_(path, std::ios::binary) {
+        ElfW(Ehdr) header{};
+        if (!read_at(0, &header, sizeof header) || std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 ||
+            header.e_ident[EI_CLASS] != native_class || header.e_shentsize != sizeof(ElfW(Shdr)))
+            return;
+        std::vector<ElfW(Shdr)> sections(header.e_shnum);
+        if (header.e_shnum == 0 && header.e_shoff != 0) {  // more sections than e_shnum holds
+            ElfW(Shdr) first{};
+            if (!read_at(header.e_shoff, &first, sizeof first)) return;
+            sections.resize(first.sh_size);
+        }
+        if (!read_at(header.e_shoff, sections.data(), sections.size() * sizeof(ElfW(Shdr)))) return;
+        for (const auto& section : sections) {
+            if ((section.sh_type != SHT_SYMTAB && section.sh_type != SHT_DYNSYM) || section.sh_link >= sections.size())
+                continue;
+            if (!load_table(section, sections[section.sh_link])) return;
+        }
+        readable_ = true;
+    }
+    bool readable() const { return readable_; }
+
+    // "symbol+0xOFF" for the function whose [start, start + size) holds `call_offset`, or "?"
+    // when none does: a symbol of size 0 cannot vouch for anything past its start.
+    std::string name_at(std::uintptr_t call_offset) const {
+        const Symbol* best = nullptr;
+        for (const auto& symbol : symbols_) {
+            if (call_offset < symbol.start || call_offset - symbol.start >= symbol.size) continue;
+            // Aliases: global before weak before local, then the smaller name, so every rank agrees.
+            if (!best || std::tie(best->binding_rank, symbol.name) < std::tie(symbol.binding_rank, best->name))
+                best = &symbol;
+        }
+        return best ? symbol_name(best->name.c_str(), best->start, call_offset) : "?";
+    }
+
+private:
+    struct Symbol {
+        std::uintptr_t start, size;
+        std::string name;  // mangled
+        int binding_rank;  // global 2, weak 1, local 0
+    };
+
+    bool read_at(std::uint64_t offset, void* into, std::size_t bytes) {
+        file_.seekg(std::streamoff(offset));
+        file_.read(static_cast<char*>(into), std::streamsize(bytes));
+        return bool(file_);
+    }
+
+    bool load_table(const ElfW(Shdr)& table, const ElfW(Shdr)& strings) {
+        if (table.sh_entsize != sizeof(ElfW(Sym))) return false;
+        std::vector<ElfW(Sym)> entries(table.sh_size / sizeof(ElfW(Sym)));
+        std::string text(strings.sh_size, '\0');
+        if (!read_at(table.sh_offset, entries.data(), entries.size() * sizeof(ElfW(Sym))) ||
+            !read_at(strings.sh_offset, text.data(), text.size()))
+            return false;
+        for (const auto& entry : entries) {
+            const auto type = ELF64_ST_TYPE(entry.st_info);  // the same bits in ELF32
+            if ((type != STT_FUNC && type != STT_GNU_IFUNC) || entry.st_shndx == SHN_UNDEF || entry.st_size == 0 ||
+                entry.st_name >= text.size())
+                continue;
+            const auto binding = ELF64_ST_BIND(entry.st_info);
+            symbols_.push_back({entry.st_value, entry.st_size, std::string(text.c_str() + entry.st_name),
+                                binding == STB_GLOBAL ? 2 : binding == STB_WEAK ? 1 : 0});
+        }
+        return true;
+    }
+
+    std::ifstream file_;
+    bool readable_ = false;
+    std::vector<Symbol> symbols_;
+};
 
 }  // namespace
 
@@ -45,7 +141,6 @@ ResolvedAddress resolve_address(const void* address) {
     if (dladdr1(address, &info, reinterpret_cast<void**>(&map), RTLD_DL_LINKMAP) == 0 || map == nullptr) {
         out.module_path = "?";
         out.offset = reinterpret_cast<std::uintptr_t>(address);
-        out.function = "?";
         return out;
     }
     // l_addr is the load bias: 0 for a non-PIE executable, so the offset is then the link
@@ -58,7 +153,17 @@ ResolvedAddress resolve_address(const void* address) {
         ssize_t n = readlink("/proc/self/exe", exe.data(), exe.size() - 1);
         if (n > 0) out.module_path.assign(exe.data(), std::size_t(n));
     }
-    out.function = info.dli_sname ? info.dli_sname : "?";
+    // The symbol only if the address lies inside it: glibc checks the size, other C
+    // libraries' dladdr may return the nearest symbol below.
+    void* entry = nullptr;
+    if (info.dli_sname && info.dli_saddr && dladdr1(address, &info, &entry, RTLD_DL_SYMENT) != 0 && entry) {
+        const auto* symbol = static_cast<const ElfW(Sym)*>(entry);
+        const auto start = reinterpret_cast<std::uintptr_t>(info.dli_saddr);
+        if (reinterpret_cast<std::uintptr_t>(address) - start < symbol->st_size) {
+            out.symbol = info.dli_sname;
+            out.symbol_offset = start - map->l_addr;
+        }
+    }
     return out;
 }
 
@@ -71,7 +176,7 @@ std::uint32_t CallSiteTable::intern(const std::vector<const void*>& frames) {
         if (!key.empty()) key += ';';
         key += normalise_frame(resolved.module_path, resolved.offset + 1);
         if (i == 0) {
-            site.function = resolved.function;
+            site.function = resolved.symbol ? symbol_name(resolved.symbol, resolved.symbol_offset, resolved.offset) : "?";
             site.module_path = resolved.module_path;
             site.offset = resolved.offset;
         }
@@ -126,6 +231,13 @@ void CallSiteTable::symbolise() {
         if (!sites_[i].module_path.empty() && sites_[i].module_path != "?")
             by_module[sites_[i].module_path].push_back(i);
     for (const auto& [module, indices] : by_module) {
+        // Symbol-table names first, each checked against its symbol's size; an unreadable
+        // file keeps the names dladdr gave, which were checked the same way.
+        if (const ElfFunctions symbols(module); symbols.readable())
+            for (auto i : indices) sites_[i].function = symbols.name_at(sites_[i].offset);
+        // Debug information, where it exists, names the function and file:line. Where it does
+        // not, addr2line prints "??" as the location and, as the function, the nearest symbol
+        // below the address however far past its end: that name is not used.
         std::string command = fmt::format("addr2line -C -f -e '{}'", module);
         for (auto i : indices) command += fmt::format(" {:#x}", sites_[i].offset);
         command += " 2>/dev/null";
@@ -141,9 +253,8 @@ void CallSiteTable::symbolise() {
             auto trim = [](std::string& s) { while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back(); };
             trim(function);
             trim(location);
-            // addr2line demangles and sees static functions; dladdr only sees exported names.
-            if (function != "??") sites_[i].function = function;
             if (location.rfind("??", 0) != 0) {
+                if (function != "??") sites_[i].function = function;
                 // "file:line (discriminator N)" -> "file:line"
                 auto space = location.find(' ');
                 if (space != std::string::npos) location.resize(space);

@@ -1,7 +1,9 @@
 // Call-site identification (DESIGN §5): the return addresses above the MPI call,
 // normalised to module + offset so they are stable under ASLR and identical on every rank
 // running the same binary, and symbolised to function and file:line where debug
-// information exists.
+// information exists. Without debug information a site is named "symbol+0xOFF" only when
+// it lies inside that symbol (its ELF size says so), else "?": the nearest symbol below an
+// address of a stripped library is often a function the address lies past the end of.
 #pragma once
 
 #include <cstdint>
@@ -11,12 +13,6 @@
 
 namespace papshim {
 
-struct Frame {
-    std::string module;      // basename of the shared object or executable
-    std::uintptr_t offset;   // address - module load base
-    std::string function;    // from the symbol table ("?" when unknown)
-};
-
 // "module+0xoffset"
 std::string normalise_frame(const std::string& module_path, std::uintptr_t offset);
 
@@ -25,11 +21,13 @@ std::string normalise_frame(const std::string& module_path, std::uintptr_t offse
 // is kept: it is as close to the Python line as a native stack gets.
 bool is_mpi_binding_module(const std::string& module_path);
 
-// Resolves a raw address in this process: module path, offset and symbol name.
+// Resolves a raw address in this process: module path, offset, and the exported symbol that
+// holds it (dladdr: glibc checks the symbol's size, so an address past its end has none).
 struct ResolvedAddress {
     std::string module_path;
-    std::uintptr_t offset = 0;
-    std::string function;
+    std::uintptr_t offset = 0;            // address - module load bias
+    const char* symbol = nullptr;         // mangled; valid while the module is loaded
+    std::uintptr_t symbol_offset = 0;     // the symbol's start, module-relative
 };
 ResolvedAddress resolve_address(const void* address);
 
@@ -44,13 +42,15 @@ public:
 
     struct Site {
         std::string key;        // frames joined by ';'
-        std::string function;   // innermost application frame
+        std::string function;   // innermost application frame: debug name, "symbol+0xOFF" or "?"
         std::string module_path;
-        std::uintptr_t offset = 0;
+        std::uintptr_t offset = 0;  // of the call instruction (the key's return address - 1)
         std::string location;   // file:line, filled by symbolise()
     };
     const std::vector<Site>& sites() const { return sites_; }
-    // Fills `location` via addr2line where debug information exists (once, at the end).
+    // Once, at the end: where debug information exists, `function` and `location` from
+    // addr2line; elsewhere `function` from the module's ELF symbol tables (.symtab, .dynsym),
+    // checked against each symbol's size.
     void symbolise();
 
 private:

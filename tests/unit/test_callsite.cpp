@@ -1,5 +1,12 @@
 #include <catch.hpp>
 
+#include <dlfcn.h>
+#include <link.h>
+
+#include <fmt/format.h>
+
+#include <bit>
+
 #include "papshim/callsite.hpp"
 
 using namespace papshim;
@@ -64,4 +71,104 @@ TEST_CASE("deeper call sites join frames innermost first") {
     CHECK_FALSE(reusable);  // deeper stacks differ behind the same caller
     const auto& key = table.sites()[site].key;
     CHECK(std::count(key.begin(), key.end(), ';') == 2);
+}
+
+namespace {
+// One build of callsite_lib/symbols.c (no debug information), loaded as an application's
+// library would be. Its functions return the address of a call site inside themselves.
+struct TestLibrary {
+    using SiteFunction = const void* (*)();
+    void* handle = nullptr;
+    SiteFunction exported = nullptr;  // a site inside papshim_testsym_exported
+    SiteFunction local = nullptr;     // a site inside the local function placed after it
+    std::uintptr_t bias = 0;          // module offset = address - bias
+    std::uintptr_t exported_start = 0, exported_end = 0;  // papshim_testsym_exported, module offsets
+
+    explicit TestLibrary(const char* path) {
+        handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+        INFO(path << ": " << (handle ? "" : dlerror()));
+        REQUIRE(handle != nullptr);
+        exported = std::bit_cast<SiteFunction>(dlsym(handle, "papshim_testsym_exported"));
+        local = std::bit_cast<SiteFunction>(dlsym(handle, "papshim_testsym_local"));
+        REQUIRE(exported != nullptr);
+        REQUIRE(local != nullptr);
+        Dl_info info{};
+        link_map* map = nullptr;
+        void* symbol_entry = nullptr;
+        auto* entry = std::bit_cast<void*>(exported);
+        REQUIRE(dladdr1(entry, &info, reinterpret_cast<void**>(&map), RTLD_DL_LINKMAP) != 0);
+        REQUIRE(dladdr1(entry, &info, &symbol_entry, RTLD_DL_SYMENT) != 0);
+        const auto* symbol = static_cast<const ElfW(Sym)*>(symbol_entry);
+        REQUIRE(symbol != nullptr);
+        bias = map->l_addr;
+        exported_start = reinterpret_cast<std::uintptr_t>(info.dli_saddr) - bias;
+        exported_end = exported_start + symbol->st_size;
+    }
+    ~TestLibrary() { dlclose(handle); }
+    TestLibrary(const TestLibrary&) = delete;
+    TestLibrary& operator=(const TestLibrary&) = delete;
+
+    std::uintptr_t offset_of(const void* site) const { return reinterpret_cast<std::uintptr_t>(site) - bias; }
+
+    // The layout the tests rely on: the exported site inside its function, the local site
+    // past that function's end and below the next exported function. Then the nearest exported
+    // symbol below the local site is papshim_testsym_exported, which it is not part of.
+    void require_layout(const void* exported_site, const void* local_site) const {
+        const auto next_exported = offset_of(std::bit_cast<const void*>(local));
+        INFO(fmt::format("papshim_testsym_exported [{:#x}, {:#x}), exported site {:#x}, local site {:#x}, "
+                         "papshim_testsym_local {:#x}", exported_start, exported_end, offset_of(exported_site),
+                         offset_of(local_site), next_exported));
+        REQUIRE(offset_of(exported_site) > exported_start);
+        REQUIRE(offset_of(exported_site) - 1 < exported_end);
+        REQUIRE(offset_of(local_site) - 1 >= exported_end);
+        REQUIRE(offset_of(local_site) < next_exported);
+    }
+};
+
+std::string expected_key(const char* path, std::uintptr_t offset) {
+    std::string name = path;
+    return fmt::format("{}+{:#x}", name.substr(name.rfind('/') + 1), offset);
+}
+}  // namespace
+
+TEST_CASE("without debug information, a site past the end of the nearest exported symbol is '?'") {
+    TestLibrary lib(PAPSHIM_TESTSYM_DYNSYM);
+    const void* exported_site = lib.exported();
+    const void* local_site = lib.local();
+    lib.require_layout(exported_site, local_site);
+
+    CallSiteTable table(1);
+    bool reusable = false;
+    const auto exported = table.identify(exported_site, reusable);
+    const auto local = table.identify(local_site, reusable);
+    const auto inside = fmt::format("papshim_testsym_exported+{:#x}", lib.offset_of(exported_site) - lib.exported_start);
+    // Named from dladdr while the job runs, and from the file's symbol tables at the end:
+    // neither may name the local site after the exported function.
+    for (bool symbolised : {false, true}) {
+        if (symbolised) table.symbolise();
+        INFO((symbolised ? "after symbolise()" : "before symbolise()"));
+        CHECK(table.sites()[exported].function == inside);
+        CHECK(table.sites()[local].function == "?");
+        CHECK(table.sites()[local].key == expected_key(PAPSHIM_TESTSYM_DYNSYM, lib.offset_of(local_site)));
+        CHECK(table.sites()[exported].location.empty());
+        CHECK(table.sites()[local].location.empty());
+    }
+}
+
+TEST_CASE("without debug information but with .symtab, a local function is named with its offset") {
+    TestLibrary lib(PAPSHIM_TESTSYM_SYMTAB);
+    const void* exported_site = lib.exported();
+    const void* local_site = lib.local();
+    lib.require_layout(exported_site, local_site);
+
+    CallSiteTable table(1);
+    bool reusable = false;
+    const auto exported = table.identify(exported_site, reusable);
+    const auto local = table.identify(local_site, reusable);
+    table.symbolise();
+    CHECK(table.sites()[exported].function ==
+          fmt::format("papshim_testsym_exported+{:#x}", lib.offset_of(exported_site) - lib.exported_start));
+    CHECK(table.sites()[local].function.rfind("local_after_exported+0x", 0) == 0);
+    CHECK(table.sites()[local].key == expected_key(PAPSHIM_TESTSYM_SYMTAB, lib.offset_of(local_site)));
+    CHECK(table.sites()[local].location.empty());
 }

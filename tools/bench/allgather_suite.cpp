@@ -151,45 +151,41 @@ std::vector<Algorithm> open_algorithms(const Options& options, const char* colle
     return algorithms;
 }
 
-void write_size_json(JsonWriter& json, const Options& options, const World& world,
-                     const std::vector<Cell>& row, const std::vector<Algorithm>& algorithms,
-                     std::size_t baseline, std::size_t size_index) {
+Json size_json(const Options& options, const World& world, const std::vector<Cell>& row,
+               const std::vector<Algorithm>& algorithms, std::size_t baseline,
+               std::size_t size_index) {
     const std::size_t bytes = options.bytes[size_index];
     const double base_e = mean(row[baseline].elapsed);
     const double base_r = mean(row[baseline].run_time);
-    json.object([&] {
-        json.member("bytes_per_rank", bytes);
-        json.array_member("counts", [&] {
-            for (const int block : make_layout(options.collective, bytes, world.ranks).counts)
-                json.value(block);
+    Json algorithms_json = Json::array();
+    for (std::size_t index = 0; index < row.size(); ++index) {
+        const Cell& cell = row[index];
+        algorithms_json.push_back({
+            {"name", algorithms[index].name},
+            {"mean_elapsed_s", mean(cell.elapsed)},
+            {"median_elapsed_s", median(cell.elapsed)},
+            {"mean_run_time_s", mean(cell.run_time)},
+            {"median_run_time_s", median(cell.run_time)},
+            {"elapsed_ratio", mean(cell.elapsed) / base_e},
+            {"run_time_ratio", mean(cell.run_time) / base_r},
+            {"mean_imbalance_s", mean(cell.imbalance)},
+            {"osu_min_latency_s", minimum(cell.rank_mean_elapsed)},
+            {"osu_avg_latency_s", mean(cell.rank_mean_elapsed)},
+            {"osu_max_latency_s", maximum(cell.rank_mean_elapsed)},
+            {"elapsed_s", cell.elapsed},
+            {"run_time_s", cell.run_time},
+            {"imbalance_s", cell.imbalance},
+            {"rank_mean_elapsed_s", cell.rank_mean_elapsed},
         });
-        json.array_member("algorithms", [&] {
-            for (std::size_t index = 0; index < row.size(); ++index)
-                json.object([&] {
-                    const Cell& cell = row[index];
-                    json.member("name", algorithms[index].name);
-                    json.member("mean_elapsed_s", mean(cell.elapsed));
-                    json.member("median_elapsed_s", median(cell.elapsed));
-                    json.member("mean_run_time_s", mean(cell.run_time));
-                    json.member("median_run_time_s", median(cell.run_time));
-                    json.member("elapsed_ratio", mean(cell.elapsed) / base_e);
-                    json.member("run_time_ratio", mean(cell.run_time) / base_r);
-                    json.member("mean_imbalance_s", mean(cell.imbalance));
-                    json.member("osu_min_latency_s", minimum(cell.rank_mean_elapsed));
-                    json.member("osu_avg_latency_s", mean(cell.rank_mean_elapsed));
-                    json.member("osu_max_latency_s", maximum(cell.rank_mean_elapsed));
-                    json.member("elapsed_s", cell.elapsed);
-                    json.member("run_time_s", cell.run_time);
-                    json.member("imbalance_s", cell.imbalance);
-                    json.member("rank_mean_elapsed_s", cell.rank_mean_elapsed);
-                });
-        });
-    });
+    }
+    return {{"bytes_per_rank", bytes},
+            {"counts", make_layout(options.collective, bytes, world.ranks).counts},
+            {"algorithms", std::move(algorithms_json)}};
 }
 
 }  // namespace
 
-void run_allgather_suite(const Options& options, const World& world, JsonWriter* json) {
+Json run_allgather_suite(const Options& options, const World& world) {
     const char* collective = collective_name(options.collective);
     if (options.pattern.kind == ArrivalPattern::Kind::one_late &&
         options.pattern.late_rank >= world.ranks)
@@ -274,7 +270,7 @@ void run_allgather_suite(const Options& options, const World& world, JsonWriter*
         cells.push_back(std::move(row));
     }
     for (Algorithm& algorithm : algorithms) PMPI_Comm_free(&algorithm.comm);
-    if (world.rank != 0) return;
+    if (world.rank != 0) return {};
 
     const bool balanced = options.pattern.kind == ArrivalPattern::Kind::none;
     const std::string& baseline_name = options.algorithms[baseline];
@@ -313,21 +309,18 @@ void run_allgather_suite(const Options& options, const World& world, JsonWriter*
         }
     }
 
-    if (!json) return;
-    json->object([&] {
-        json->member("suite", "allgather");
-        json->member("collective", collective);
-        json->member("pattern", options.pattern.text);
-        json->member("iterations", calls);
-        json->member("warmup", options.warmup);
-        json->member("seed", static_cast<std::int64_t>(options.seed));
-        json->member("baseline", baseline_name);
-        json->array_member("sizes", [&] {
-            for (std::size_t size_index = 0; size_index < cells.size(); ++size_index)
-                write_size_json(*json, options, world, cells[size_index], algorithms, baseline,
-                                size_index);
-        });
-    });
+    Json sizes = Json::array();
+    for (std::size_t size_index = 0; size_index < cells.size(); ++size_index)
+        sizes.push_back(
+            size_json(options, world, cells[size_index], algorithms, baseline, size_index));
+    return {{"suite", "allgather"},
+            {"collective", collective},
+            {"pattern", options.pattern.text},
+            {"iterations", calls},
+            {"warmup", options.warmup},
+            {"seed", options.seed},
+            {"baseline", baseline_name},
+            {"sizes", std::move(sizes)}};
 }
 
 }  // namespace papshim::bench

@@ -10,10 +10,15 @@
 #include <utility>
 #include <vector>
 
-#include "json_writer.hpp"
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
 #include "options.hpp"
 
 namespace papshim::bench {
+
+// Results files keep their keys in the order written, as a reader expects them.
+using Json = nlohmann::ordered_json;
 
 // A problem every rank detects identically (bad algorithm name, bad rank in a pattern):
 // rank 0 prints it and every rank exits with status 2.
@@ -62,10 +67,10 @@ private:
     std::chrono::steady_clock::time_point last_ = start_;
 };
 
-// Both suites print their table on rank 0 and, when `json` is not null (rank 0 with --json),
-// write their results as the value of the current JSON key.
-void run_overhead_suite(const Options& options, const World& world, JsonWriter* json);
-void run_allgather_suite(const Options& options, const World& world, JsonWriter* json);
+// Each suite prints its table on rank 0 and returns there its results for the JSON file
+// (null on the other ranks).
+Json run_overhead_suite(const Options& options, const World& world);
+Json run_allgather_suite(const Options& options, const World& world);
 
 // Collective over MPI_COMM_WORLD: if `ok` is false on any rank, the first such rank prints
 // `message` (one line on stderr) and the job aborts with status 3.

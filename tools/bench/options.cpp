@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "cli.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -43,20 +45,6 @@ std::pair<double, std::string> number_and_unit(const std::string& text) {
     if (!std::isfinite(value) || value < 0)
         throw std::invalid_argument(fmt::format("'{}' is not a non-negative number", text));
     return {value, lowercase(text.substr(used))};
-}
-
-int parse_positive_int(const std::string& flag, const std::string& text, int minimum) {
-    std::size_t used = 0;
-    long value = 0;
-    try {
-        value = std::stol(text, &used);
-    } catch (const std::exception&) {
-        used = 0;
-    }
-    if (used != text.size() || value < minimum || value > std::numeric_limits<int>::max())
-        throw std::invalid_argument(
-            fmt::format("{} expects an integer >= {}, got '{}'", flag, minimum, text));
-    return static_cast<int>(value);
 }
 
 // splitmix64: a stateless, well-mixed hash, identical on every platform (unlike <random>'s
@@ -137,7 +125,7 @@ ArrivalPattern parse_pattern_parts(const std::string& text) {
     const std::string& kind = parts[0];
     const auto expect_parts = [&](std::size_t low, std::size_t high, const char* usage) {
         if (parts.size() < low || parts.size() > high)
-            throw std::invalid_argument(fmt::format("--pattern '{}': expected {}", text, usage));
+            throw std::invalid_argument(fmt::format("'{}': expected {}", text, usage));
     };
     if (kind == "none") {
         expect_parts(1, 1, "none");
@@ -149,15 +137,14 @@ ArrivalPattern parse_pattern_parts(const std::string& text) {
         expect_parts(2, 3, "one-late:DELAY[:RANK], e.g. one-late:500us:0");
         pattern.kind = ArrivalPattern::Kind::one_late;
         pattern.seconds = parse_duration(parts[1]);
-        if (parts.size() == 3) pattern.late_rank = parse_positive_int("one-late RANK", parts[2], 0);
+        if (parts.size() == 3) pattern.late_rank = cli::parse_integer<int>(parts[2], 0);
     } else if (kind == "staircase") {
         expect_parts(2, 2, "staircase:STEP, e.g. staircase:100us");
         pattern.kind = ArrivalPattern::Kind::staircase;
         pattern.seconds = parse_duration(parts[1]);
     } else {
         throw std::invalid_argument(fmt::format(
-            "--pattern '{}': expected none, uniform:MAX, one-late:D[:RANK] or staircase:STEP",
-            text));
+            "'{}': expected none, uniform:MAX, one-late:D[:RANK] or staircase:STEP", text));
     }
     return pattern;
 }
@@ -169,8 +156,8 @@ ArrivalPattern parse_pattern(const std::string& text) {
         return parse_pattern_parts(text);
     } catch (const std::invalid_argument& error) {
         const std::string_view what = error.what();
-        if (what.starts_with("--pattern")) throw;
-        throw std::invalid_argument(fmt::format("--pattern '{}': {}", text, what));
+        if (what.starts_with(fmt::format("'{}':", text))) throw;
+        throw std::invalid_argument(fmt::format("'{}': {}", text, what));
     }
 }
 
@@ -195,128 +182,33 @@ double arrival_delay(const ArrivalPattern& pattern, std::uint64_t seed, std::uin
     return 0.0;
 }
 
+
 namespace {
 
-// Two-way enum flags (--suite, --collective): the value must be one of the two names.
-template <typename Enum>
-Enum choose(const std::string& flag, const std::string& value, Enum first, Enum second,
-            const char* (*name)(Enum)) {
-    for (const Enum candidate : {first, second})
+// One of an enum's names (--suite, --collective), each listed in `all`.
+template <typename Enum, std::size_t count>
+Enum choose(const std::string& value, const Enum (&all)[count], const char* (*name)(Enum)) {
+    std::string names;
+    for (const Enum candidate : all) {
         if (value == name(candidate)) return candidate;
-    throw std::invalid_argument(
-        fmt::format("{} '{}': expected {} or {}", flag, value, name(first), name(second)));
-}
-
-Suite choose(const std::string& flag, const std::string& value, Suite first, Suite second) {
-    return choose(flag, value, first, second, suite_name);
-}
-
-Collective choose(const std::string& flag, const std::string& value, Collective first,
-                  Collective second) {
-    return choose(flag, value, first, second, collective_name);
-}
-
-}  // namespace
-
-ParseResult parse_options(int argc, char** argv) {
-    ParseResult result;
-    Options& options = result.options;
-    bool rounds_given = false;
-    try {
-        for (int index = 1; index < argc; ++index) {
-            std::string flag = argv[index];
-            std::string value;
-            bool has_value = false;
-            if (const std::size_t equals = flag.find('='); equals != std::string::npos) {
-                value = flag.substr(equals + 1);
-                flag.resize(equals);
-                has_value = true;
-            }
-            const auto next_value = [&]() -> const std::string& {
-                if (!has_value) {
-                    if (index + 1 >= argc)
-                        throw std::invalid_argument(fmt::format("{} needs a value", flag));
-                    value = argv[++index];
-                    has_value = true;
-                }
-                return value;
-            };
-            const auto no_value = [&] {
-                if (has_value) throw std::invalid_argument(fmt::format("{} takes no value", flag));
-            };
-
-            if (flag == "--help" || flag == "-h") {
-                no_value();
-                options.help = true;
-            } else if (flag == "--suite") {
-                options.suite = choose(flag, next_value(), Suite::overhead, Suite::allgather);
-            } else if (flag == "--collective") {
-                options.collective =
-                    choose(flag, next_value(), Collective::allgather, Collective::allgatherv);
-            } else if (flag == "--allgatherv") {
-                no_value();
-                options.collective = Collective::allgatherv;
-            } else if (flag == "--bytes") {
-                options.bytes = parse_byte_list(next_value());
-            } else if (flag == "--algorithms") {
-                options.algorithms.clear();
-                for (const std::string& name : split(next_value(), ',')) {
-                    if (name.empty()) throw std::invalid_argument("--algorithms has an empty name");
-                    if (std::ranges::find(options.algorithms, name) == options.algorithms.end())
-                        options.algorithms.push_back(name);
-                }
-            } else if (flag == "--pattern") {
-                options.pattern = parse_pattern(next_value());
-            } else if (flag == "--iterations") {
-                options.iterations = parse_positive_int(flag, next_value(), 1);
-            } else if (flag == "--warmup") {
-                options.warmup = parse_positive_int(flag, next_value(), 0);
-            } else if (flag == "--rounds") {
-                options.rounds = parse_positive_int(flag, next_value(), 1);
-                rounds_given = true;
-            } else if (flag == "--seed") {
-                const std::string& text = next_value();
-                std::size_t used = 0;
-                try {
-                    options.seed = std::stoull(text, &used);
-                } catch (const std::exception&) {
-                    used = 0;
-                }
-                if (used == 0 || used != text.size() || text[0] == '-')
-                    throw std::invalid_argument(
-                        fmt::format("--seed expects a non-negative integer, got '{}'", text));
-            } else if (flag == "--json") {
-                options.json_path = next_value();
-                if (options.json_path.empty())
-                    throw std::invalid_argument("--json needs a file name");
-            } else if (flag == "--keep-trace") {
-                no_value();
-                options.keep_trace = true;
-            } else {
-                throw std::invalid_argument(fmt::format("unknown argument '{}'", argv[index]));
-            }
-        }
-    } catch (const std::invalid_argument& error) {
-        result.error = fmt::format("papshim-bench: {} (see --help)", error.what());
-        return result;
+        names += names.empty() ? name(candidate) : fmt::format(", {}", name(candidate));
     }
-
-    const bool overhead = options.suite == Suite::overhead;
-    if (options.iterations == 0) options.iterations = overhead ? 2000 : 50;
-    if (options.warmup < 0) options.warmup = overhead ? 200 : 5;
-    if (!rounds_given) options.rounds = overhead ? 30 : 1;
-    if (options.bytes.empty()) options.bytes = parse_byte_list("1K:1M");
-    if (options.algorithms.empty())
-        options.algorithms = {
-            "native", "sparbit",     "ring", "neighbor_exchange", "recursive_doubling",
-            "bruck",  "gather_bcast"};
-    return result;
+    throw std::invalid_argument(fmt::format("'{}': expected one of {}", value, names));
 }
 
-std::string help_text() {
-    return R"(usage: mpiexec -n P papshim-bench [options]
+constexpr Suite all_suites[] = {Suite::overhead, Suite::allgather};
+constexpr Collective all_collectives[] = {Collective::allgather, Collective::allgatherv};
 
-Measures papshim against the native MPI collectives inside one run. papshim-bench is linked
+std::vector<std::string> parse_algorithms(const std::string& text) {
+    std::vector<std::string> names;
+    for (const std::string& name : split(text, ',')) {
+        if (name.empty()) throw std::invalid_argument(fmt::format("'{}' has an empty name", text));
+        if (std::ranges::find(names, name) == names.end()) names.push_back(name);
+    }
+    return names;
+}
+
+constexpr const char* description = R"(Measures papshim against the native MPI collectives inside one run. papshim-bench is linked
 to libpapshim.so, so MPI_* calls go through the shim; "native" calls PMPI_* directly, which is
 exactly what a program gets without the shim. Variants are interleaved so that machine noise
 hits all of them alike; results are reported as ratios to native measured in the same run.
@@ -340,44 +232,102 @@ Suites:
                         Reported per size and algorithm: mean e, mean r, their ratios to native
                         and, with --pattern none, the OSU-style latency (per-rank mean over
                         iterations; min, avg and max over ranks). Each algorithm's result is
-                        checked once per size against native's; a mismatch aborts the run.
+                        checked once per size against native's; a mismatch aborts the run.)";
 
-Options:
-  --suite overhead|allgather        suite to run (default: overhead)
-  --collective allgather|allgatherv collective of the allgather suite (default: allgather);
-                                    allgatherv uses uneven blocks (linearly decreasing, the last
-                                    rank's is empty) with the same total as allgather
-  --allgatherv                      same as --collective allgatherv
-  --bytes LIST                      bytes per rank, allgather suite: comma-separated sizes and
-                                    doubling ranges, units B, K, M, G (binary), e.g. 1K,4K,64K
-                                    or 1K:1M or 8,1K:16K (default: 1K:1M)
-  --algorithms LIST                 comma-separated algorithms, allgather suite; "native" is the
-                                    PMPI call, other names are selected with
-                                    papshim_set_algorithm (including "auto")
-                                    (default: native,sparbit,ring,neighbor_exchange,
-                                    recursive_doubling,bruck,gather_bcast)
-  --pattern PATTERN                 arrival pattern, allgather suite (default: none):
-                                      none                 every rank enters at once
-                                      uniform:MAX          each rank waits U[0, MAX), drawn
-                                                           anew per rank and iteration
-                                      one-late:D[:RANK]    RANK (default: the last) waits D
-                                      staircase:STEP       rank i waits i*STEP
-                                    times take a unit: ns, us, ms or s (e.g. uniform:1ms)
-  --iterations N                    overhead: calls per variant per round (default: 2000);
-                                    allgather: measured iterations per size (default: 50)
-  --warmup N                        untimed calls per variant before measuring
-                                    (default: 200 overhead, 5 allgather)
-  --rounds N                        overhead suite: rounds (default: 30)
-  --seed N                          seed of the arrival delays (default: 1)
-  --json FILE                       also write every raw number and the run's metadata as JSON
-  --keep-trace                      keep the profile-mode trace directory (overhead suite)
-  -h, --help                        this text
-
-Environment: if PAPSHIM_TRACE_DIR is unset, the overhead suite points it at a temporary
+constexpr const char* footer = R"(Environment: if PAPSHIM_TRACE_DIR is unset, the overhead suite points it at a temporary
 directory (needed by the profile variant) and removes it at the end unless --keep-trace.
 Progress goes to stderr every few seconds; the table to stdout (rank 0 only).
-Exit status: 0 success, 2 bad arguments, 3 a result differing from native.
-)";
+Exit status: 0 success, 2 bad arguments, 3 a result differing from native.)";
+
+// The command line, bound to `options`; unset counts stay 0 or -1 for the suite's default.
+void define_options(CLI::App& app, Options& options) {
+    cli::configure(app, "mpiexec -n P papshim-bench [options]", description, footer, 36);
+    cli::add_parsed(
+        app, "--suite", options.suite,
+        [](const std::string& text) { return choose(text, all_suites, suite_name); },
+        "suite to run (default: overhead)", "overhead|allgather");
+    cli::add_parsed(
+        app, "--collective", options.collective,
+        [](const std::string& text) { return choose(text, all_collectives, collective_name); },
+        "collective of the allgather suite (default: allgather);\n"
+        "allgatherv uses uneven blocks (linearly decreasing, the last\n"
+        "rank's is empty) with the same total as allgather",
+        "allgather|allgatherv");
+    // Defined after --collective, so its callback runs later and wins.
+    app.add_flag_callback(
+        "--allgatherv", [&options] { options.collective = Collective::allgatherv; },
+        "same as --collective allgatherv");
+    cli::add_parsed(app, "--bytes", options.bytes, parse_byte_list,
+                    "bytes per rank, allgather suite: comma-separated sizes and\n"
+                    "doubling ranges, units B, K, M, G (binary), e.g. 1K,4K,64K\n"
+                    "or 1K:1M or 8,1K:16K (default: 1K:1M)",
+                    "LIST");
+    cli::add_parsed(app, "--algorithms", options.algorithms, parse_algorithms,
+                    "comma-separated algorithms, allgather suite; \"native\" is the\n"
+                    "PMPI call, other names are selected with\n"
+                    "papshim_set_algorithm (including \"auto\")\n"
+                    "(default: native,sparbit,ring,neighbor_exchange,\n"
+                    "recursive_doubling,bruck,gather_bcast)",
+                    "LIST");
+    cli::add_parsed(app, "--pattern", options.pattern, parse_pattern,
+                    "arrival pattern, allgather suite (default: none):\n"
+                    "  none                 every rank enters at once\n"
+                    "  uniform:MAX          each rank waits U[0, MAX), drawn\n"
+                    "                       anew per rank and iteration\n"
+                    "  one-late:D[:RANK]    RANK (default: the last) waits D\n"
+                    "  staircase:STEP       rank i waits i*STEP\n"
+                    "times take a unit: ns, us, ms or s (e.g. uniform:1ms)",
+                    "PATTERN");
+    const auto count = [](int minimum) {
+        return [minimum](const std::string& text) { return cli::parse_integer<int>(text, minimum); };
+    };
+    cli::add_parsed(app, "--iterations", options.iterations, count(1),
+                    "overhead: calls per variant per round (default: 2000);\n"
+                    "allgather: measured iterations per size (default: 50)",
+                    "N");
+    cli::add_parsed(app, "--warmup", options.warmup, count(0),
+                    "untimed calls per variant before measuring\n"
+                    "(default: 200 overhead, 5 allgather)",
+                    "N");
+    cli::add_parsed(app, "--rounds", options.rounds, count(1),
+                    "overhead suite: rounds (default: 30)", "N");
+    cli::add_parsed(
+        app, "--seed", options.seed,
+        [](const std::string& text) { return cli::parse_integer<std::uint64_t>(text, 0); },
+        "seed of the arrival delays (default: 1)", "N");
+    cli::add_parsed(
+        app, "--json", options.json_path,
+        [](const std::string& text) {
+            if (text.empty()) throw std::invalid_argument("needs a file name");
+            return text;
+        },
+        "also write every raw number and the run's metadata as JSON", "FILE");
+    app.add_flag("--keep-trace", options.keep_trace,
+                 std::string("keep the profile-mode trace directory (overhead suite)"));
+}
+
+}  // namespace
+
+ParseResult parse_options(int argc, char** argv) {
+    ParseResult result;
+    Options& options = result.options;
+    CLI::App app;
+    define_options(app, options);
+    if (std::string error = cli::parse(app, argc, argv, result.help); !error.empty()) {
+        result.error = fmt::format("papshim-bench: {} (see --help)", error);
+        return result;
+    }
+
+    const bool overhead = options.suite == Suite::overhead;
+    if (options.iterations == 0) options.iterations = overhead ? 2000 : 50;
+    if (options.warmup < 0) options.warmup = overhead ? 200 : 5;
+    if (options.rounds == 0) options.rounds = overhead ? 30 : 1;
+    if (options.bytes.empty()) options.bytes = parse_byte_list("1K:1M");
+    if (options.algorithms.empty())
+        options.algorithms = {
+            "native", "sparbit",     "ring", "neighbor_exchange", "recursive_doubling",
+            "bruck",  "gather_bcast"};
+    return result;
 }
 
 }  // namespace papshim::bench

@@ -1,5 +1,5 @@
-// Command line of papshim-bench: what to measure and how. Parsing is pure (no MPI), so every
-// rank parses the same argv to the same Options and rank 0 alone reports a bad flag.
+// Command line of papshim-bench (CLI11): what to measure and how. Parsing is pure (no MPI),
+// so every rank parses the same argv to the same Options and rank 0 alone reports a bad flag.
 #pragma once
 
 #include <cstddef>
@@ -27,22 +27,21 @@ struct Options {
     std::vector<std::size_t> bytes;       // per rank; allgather suite only
     std::vector<std::string> algorithms;  // allgather suite only
     ArrivalPattern pattern;
-    int iterations = 0;  // 0 until resolve_suite_defaults()
+    int iterations = 0;  // these three: 0 or -1 until parse_options sets the suite's default
     int warmup = -1;
     int rounds = 0;
     std::uint64_t seed = 1;
     std::string json_path;
     bool keep_trace = false;
-    bool help = false;
 };
 
 struct ParseResult {
     Options options;
     std::string error;  // empty on success; otherwise one line for stderr
+    std::string help;   // --help: the text to print (and nothing else to do)
 };
 
 ParseResult parse_options(int argc, char** argv);
-std::string help_text();
 
 // "64K" -> 65536, "1M" -> 1048576 (binary multiples). Throws std::invalid_argument.
 std::size_t parse_byte_size(const std::string& text);

@@ -115,7 +115,7 @@ struct VariantResult {
 
 }  // namespace
 
-void run_overhead_suite(const Options& options, const World& world, JsonWriter* json) {
+Json run_overhead_suite(const Options& options, const World& world) {
     const std::vector<Benchmark> benchmarks = {
         {"allreduce", sizeof(double), "MPI_Allreduce 8 B"},
         {"allgather", allgather_bytes, "MPI_Allgather 64 KiB"},
@@ -160,7 +160,7 @@ void run_overhead_suite(const Options& options, const World& world, JsonWriter* 
         }
         progress.update("overhead suite: round {}/{}", round + 1, options.rounds);
     }
-    if (world.rank != 0) return;
+    if (world.rank != 0) return {};
 
     fmt::print(
         "\npapshim-bench overhead suite: p = {}, {} rounds x {} calls per variant "
@@ -184,42 +184,34 @@ void run_overhead_suite(const Options& options, const World& world, JsonWriter* 
         }
     }
 
-    if (!json) return;
-    json->object([&] {
-        json->member("suite", "overhead");
-        json->member("rounds", options.rounds);
-        json->member("calls_per_round", options.iterations);
-        json->member("warmup_calls", options.warmup);
-        json->array_member("benchmarks", [&] {
-            for (std::size_t which = 0; which < benchmarks.size(); ++which)
-                json->object([&] {
-                    json->member("collective", benchmarks[which].collective);
-                    json->member("bytes_per_rank", benchmarks[which].bytes);
-                    json->array_member("variants", [&] {
-                        for (std::size_t index = 0; index < variant_count; ++index)
-                            json->object([&] {
-                                const VariantResult& result = results[which][index];
-                                json->member("name", variants[index].name);
-                                json->member("mode", variants[index].mode);
-                                json->member("through_shim", variants[index].through_shim);
-                                json->member("median_seconds_per_call",
-                                             median(result.seconds_per_call));
-                                json->member("median_ratio_to_native",
-                                             median(result.ratio_to_native));
-                                json->member("min_ratio_to_native",
-                                             minimum(result.ratio_to_native));
-                                json->member("max_ratio_to_native",
-                                             maximum(result.ratio_to_native));
-                                json->member("seconds_per_call", result.seconds_per_call);
-                                json->member("ratio_to_native", result.ratio_to_native);
-                                json->member("median_extra_seconds_per_call",
-                                             median(result.extra_seconds));
-                                json->member("extra_seconds_per_call", result.extra_seconds);
-                            });
-                    });
-                });
-        });
-    });
+    Json benchmarks_json = Json::array();
+    for (std::size_t which = 0; which < benchmarks.size(); ++which) {
+        Json variants_json = Json::array();
+        for (std::size_t index = 0; index < variant_count; ++index) {
+            const VariantResult& result = results[which][index];
+            variants_json.push_back({
+                {"name", variants[index].name},
+                {"mode", variants[index].mode},
+                {"through_shim", variants[index].through_shim},
+                {"median_seconds_per_call", median(result.seconds_per_call)},
+                {"median_ratio_to_native", median(result.ratio_to_native)},
+                {"min_ratio_to_native", minimum(result.ratio_to_native)},
+                {"max_ratio_to_native", maximum(result.ratio_to_native)},
+                {"seconds_per_call", result.seconds_per_call},
+                {"ratio_to_native", result.ratio_to_native},
+                {"median_extra_seconds_per_call", median(result.extra_seconds)},
+                {"extra_seconds_per_call", result.extra_seconds},
+            });
+        }
+        benchmarks_json.push_back({{"collective", benchmarks[which].collective},
+                                   {"bytes_per_rank", benchmarks[which].bytes},
+                                   {"variants", std::move(variants_json)}});
+    }
+    return {{"suite", "overhead"},
+            {"rounds", options.rounds},
+            {"calls_per_round", options.iterations},
+            {"warmup_calls", options.warmup},
+            {"benchmarks", std::move(benchmarks_json)}};
 }
 
 }  // namespace papshim::bench

@@ -71,39 +71,32 @@ std::string host_name() {
     return name;
 }
 
-void write_metadata(JsonWriter& json, const Options& options, const World& world, int argc,
-                    char** argv, const std::string& trace_dir) {
-    json.member("tool", "papshim-bench");
-    json.member("papshim_version", papshim_version());
-    json.member("mpi_build", PAPSHIM_BENCH_MPI);
-    json.member("mpi_library", library_version());
-    json.member("ranks", world.ranks);
-    json.member("date_utc", utc_now());
-    json.member("host", host_name());
-    json.member("load_average_at_start", load_average());
-    json.member("trace_dir", trace_dir);
+Json metadata(const Options& options, const World& world, int argc, char** argv,
+              const std::string& trace_dir) {
     const char* initial_mode = std::getenv("PAPSHIM_MODE");
-    json.member("papshim_mode_at_init", initial_mode ? initial_mode : "dispatch (default)");
-    json.array_member("command_line", [&] {
-        for (int index = 0; index < argc; ++index) json.value(argv[index]);
-    });
-    json.object_member("options", [&] {
-        json.member("suite", suite_name(options.suite));
-        if (options.suite == Suite::allgather) {
-            json.member("collective", collective_name(options.collective));
-            json.array_member("bytes", [&] {
-                for (const std::size_t bytes : options.bytes) json.value(bytes);
-            });
-            json.array_member("algorithms", [&] {
-                for (const std::string& name : options.algorithms) json.value(name);
-            });
-            json.member("pattern", options.pattern.text);
-        }
-        json.member("iterations", options.iterations);
-        json.member("warmup", options.warmup);
-        json.member("rounds", options.rounds);
-        json.member("seed", static_cast<std::int64_t>(options.seed));
-    });
+    Json chosen = {{"suite", suite_name(options.suite)}};
+    if (options.suite == Suite::allgather) {
+        chosen["collective"] = collective_name(options.collective);
+        chosen["bytes"] = options.bytes;
+        chosen["algorithms"] = options.algorithms;
+        chosen["pattern"] = options.pattern.text;
+    }
+    chosen["iterations"] = options.iterations;
+    chosen["warmup"] = options.warmup;
+    chosen["rounds"] = options.rounds;
+    chosen["seed"] = options.seed;
+    return {{"tool", "papshim-bench"},
+            {"papshim_version", papshim_version()},
+            {"mpi_build", PAPSHIM_BENCH_MPI},
+            {"mpi_library", library_version()},
+            {"ranks", world.ranks},
+            {"date_utc", utc_now()},
+            {"host", host_name()},
+            {"load_average_at_start", load_average()},
+            {"trace_dir", trace_dir},
+            {"papshim_mode_at_init", initial_mode ? initial_mode : "dispatch (default)"},
+            {"command_line", std::vector<std::string>(argv, argv + argc)},
+            {"options", std::move(chosen)}};
 }
 
 // Rank 0 checks it can write the JSON file before spending minutes measuring.
@@ -126,7 +119,8 @@ int main(int argc, char** argv) {
     // dispatch+native variant measures dispatch alone. The allgather suite leaves both alone.
     std::string trace_dir;
     bool own_trace_dir = false;
-    const bool overhead = parsed.error.empty() && !options.help && options.suite == Suite::overhead;
+    const bool asked_help = !parsed.help.empty();
+    const bool overhead = parsed.error.empty() && !asked_help && options.suite == Suite::overhead;
     if (overhead) setenv("PAPSHIM_MODE", "profile", 0);
     if (const char* user_dir = std::getenv("PAPSHIM_TRACE_DIR"); user_dir && *user_dir) {
         trace_dir = user_dir;
@@ -142,32 +136,26 @@ int main(int argc, char** argv) {
     PMPI_Comm_size(MPI_COMM_WORLD, &world.ranks);
 
     int status = 0;
-    if (!parsed.error.empty() || options.help) {
+    if (!parsed.error.empty() || asked_help) {
         if (world.rank == 0) {
-            if (options.help)
-                fmt::print("{}", help_text());
+            if (asked_help)
+                fmt::print("{}", parsed.help);
             else
                 fmt::print(stderr, "{}\n", parsed.error);
         }
-        status = options.help ? 0 : 2;
+        status = asked_help ? 0 : 2;
     } else {
         try {
             check_json_writable(options.json_path, world);
-            JsonWriter json;
-            JsonWriter* output = world.rank == 0 && !options.json_path.empty() ? &json : nullptr;
-            if (output) {
-                json.begin_object();
-                write_metadata(json, options, world, argc, argv, trace_dir);
-                json.key("results");
-            }
-            if (options.suite == Suite::overhead)
-                run_overhead_suite(options, world, output);
-            else
-                run_allgather_suite(options, world, output);
-            if (output) {
-                json.member("load_average_at_end", load_average());
-                json.end_object();
-                std::ofstream(options.json_path) << json.text();
+            // Taken before the suite runs, so the date and load are the start's.
+            Json json = world.rank == 0 ? metadata(options, world, argc, argv, trace_dir) : Json();
+            json["results"] = options.suite == Suite::overhead
+                                  ? run_overhead_suite(options, world)
+                                  : run_allgather_suite(options, world);
+            if (world.rank == 0 && !options.json_path.empty()) {
+                json["load_average_at_end"] = load_average();
+                std::ofstream(options.json_path)
+                    << json.dump(2, ' ', false, Json::error_handler_t::replace) << '\n';
                 fmt::print("\nresults written to {}\n", options.json_path);
             }
             if (world.rank == 0) {

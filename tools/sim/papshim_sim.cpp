@@ -3,13 +3,14 @@
 // elapsed time ē and run time r (spec allgather-bdr-bslb-and-clairvoyant.md §1.1).
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
+#include <fstream>
 #include <limits>
 #include <optional>
 #include <stdexcept>
@@ -17,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cli.hpp"
 #include "papshim/algorithms.hpp"
 #include "papshim/simulator.hpp"
 
@@ -24,45 +26,12 @@ namespace {
 
 constexpr int kUsageError = 2;
 
-constexpr std::string_view kHelp = R"(usage: papshim-sim [options]
-
-Builds every rank's schedule of papshim's Allgather algorithms and runs them through a
+constexpr const char* kDescription = R"(Builds every rank's schedule of papshim's Allgather algorithms and runs them through a
 LogGP-style model (no MPI needed): per algorithm it prints the average elapsed time
-ē = mean(f_i - a_i), the run time r = max f - min a, and both relative to the best.
+ē = mean(f_i - a_i), the run time r = max f - min a, and both relative to the best.)";
 
-options:
-  --ranks N              communicator size p (default 256; 1 to 65536)
-  --bytes B[,B...]       bytes each rank contributes (one block), one table per value
-                         (default 1024)
-  --blocks DIST          how block sizes vary with rank, for Allgatherv ([T] §6.1.3, c = B):
-                         equal (default), broadcast, spike, half-full, decreasing, geometric
-  --pattern P            arrival times: balanced (default), uniform:MAX_S (a_i ~ U[0,MAX)),
-                         one-late:D_S (one rank, picked by the seed, D seconds late),
-                         staircase:STEP_S (a_i = i*STEP)
-  --seed N               seed of the random patterns; rank i's draw depends only on
-                         (N, i) (default 1)
-  --alpha S              latency per message, seconds (default 2e-6)
-  --beta S               time per byte, seconds (default 1e-9)
-  --overhead S           CPU overhead per message at each end, seconds (default 0)
-  --contention           single-port links: a rank injects one message at a time and
-                         takes one arrival at a time
-  --ranks-per-node C     two-level machine: C ranks per node; --alpha/--beta then apply
-                         inside a node, --inter-alpha/--inter-beta between nodes, and the
-                         inter-node messages of one step share their node's port (default 0:
-                         every pair of ranks alike)
-  --mapping M            sequential (node = rank / C, default) or cyclic (node = rank % nodes)
-  --inter-alpha S        latency per inter-node message, seconds (default: --alpha)
-  --inter-beta S         time per byte between nodes, seconds (default: --beta)
-  --rendezvous B         messages of at least B bytes wait for the receiver to enter the
-                         step (default: never)
-  --algorithms A[,A...]  which algorithms (default all: sparbit, bruck, recursive_doubling,
-                         neighbor_exchange, ring, gather_bcast)
-  --check                also run the data-flow check on every schedule set
-  --json FILE            also write the results as JSON to FILE
-  --help                 this text
-
-Times are printed in microseconds. Exit status: 0 on success, 2 on a bad option.
-)";
+constexpr const char* kFooter =
+    "Times are printed in microseconds. Exit status: 0 on success, 2 on a bad option.";
 
 struct Options {
     int ranks = 256;
@@ -77,35 +46,22 @@ struct Options {
     std::string json;
 };
 
-struct UsageError : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
-
-template <typename Number>
-Number parse_number(std::string_view flag, std::string_view text) {
-    Number value{};
+// Non-negative finite seconds, bytes or counts given as plain numbers ("2e-6").
+double parse_non_negative(const std::string& text) {
+    double value = 0;
     const char* end = text.data() + text.size();
     const auto [stop, error] = std::from_chars(text.data(), end, value);
-    if (error != std::errc{} || stop != end) {
-        throw UsageError(fmt::format("{} needs a number, got '{}'", flag, text));
-    }
+    if (error != std::errc{} || stop != end || !(value >= 0) || !std::isfinite(value))
+        throw std::invalid_argument(fmt::format("expected a finite number >= 0, got '{}'", text));
     return value;
 }
 
-double parse_non_negative(std::string_view flag, std::string_view text) {
-    const double value = parse_number<double>(flag, text);
-    if (!(value >= 0) || !std::isfinite(value)) {
-        throw UsageError(fmt::format("{} must be a finite number >= 0, got '{}'", flag, text));
-    }
-    return value;
-}
-
-std::vector<std::string_view> split_commas(std::string_view text) {
-    std::vector<std::string_view> parts;
+std::vector<std::string> split_commas(const std::string& text) {
+    std::vector<std::string> parts;
     for (std::size_t start = 0;;) {
         const std::size_t comma = text.find(',', start);
         parts.push_back(text.substr(start, comma - start));
-        if (comma == std::string_view::npos) return parts;
+        if (comma == std::string::npos) return parts;
         start = comma + 1;
     }
 }
@@ -130,87 +86,122 @@ std::vector<double> block_sizes(std::string_view distribution, int p, double c) 
     return sizes;
 }
 
-bool known_distribution(std::string_view name) {
-    for (std::string_view known : {"equal", "broadcast", "spike", "half-full", "decreasing", "geometric"}) {
-        if (name == known) return true;
-    }
-    return false;
+constexpr std::string_view kDistributions[] = {"equal",      "broadcast",  "spike",
+                                               "half-full", "decreasing", "geometric"};
+
+// The command line, bound to `options`; inter-node costs default to the intra-node ones.
+void define_options(CLI::App& app, Options& options, std::optional<double>& inter_alpha,
+                    std::optional<double>& inter_beta) {
+    papshim::cli::configure(app, "papshim-sim [options]", kDescription, kFooter, 25);
+    using papshim::cli::add_parsed;
+    add_parsed(
+        app, "--ranks", options.ranks,
+        [](const std::string& text) { return papshim::cli::parse_integer<int>(text, 1, 65536); },
+        "communicator size p (default 256; 1 to 65536)", "N");
+    add_parsed(
+        app, "--bytes", options.bytes,
+        [](const std::string& text) {
+            std::vector<double> bytes;
+            for (const std::string& part : split_commas(text))
+                bytes.push_back(parse_non_negative(part));
+            return bytes;
+        },
+        "bytes each rank contributes (one block), one table per value\n(default 1024)",
+        "B[,B...]");
+    add_parsed(
+        app, "--blocks", options.blocks,
+        [](const std::string& text) {
+            if (std::ranges::find(kDistributions, text) == std::end(kDistributions))
+                throw std::invalid_argument(fmt::format("unknown distribution '{}'", text));
+            return text;
+        },
+        "how block sizes vary with rank, for Allgatherv ([T] §6.1.3, c = B):\n"
+        "equal (default), broadcast, spike, half-full, decreasing, geometric",
+        "DIST");
+    add_parsed(
+        app, "--pattern", options.pattern,
+        [&options](const std::string& text) {
+            const auto pattern = papshim::sim::parse_arrival_pattern(text);
+            if (!pattern)
+                throw std::invalid_argument(fmt::format(
+                    "'{}' is not balanced, uniform:MAX_S, one-late:D_S or staircase:STEP_S", text));
+            options.pattern_text = text;
+            return *pattern;
+        },
+        "arrival times: balanced (default), uniform:MAX_S (a_i ~ U[0,MAX)),\n"
+        "one-late:D_S (one rank, picked by the seed, D seconds late),\n"
+        "staircase:STEP_S (a_i = i*STEP)",
+        "P");
+    add_parsed(
+        app, "--seed", options.seed,
+        [](const std::string& text) { return papshim::cli::parse_integer<std::uint64_t>(text, 0); },
+        "seed of the random patterns; rank i's draw depends only on\n(N, i) (default 1)", "N");
+    auto& m = options.model;
+    add_parsed(app, "--alpha", m.latency, parse_non_negative,
+               "latency per message, seconds (default 2e-6)", "S");
+    add_parsed(app, "--beta", m.per_byte, parse_non_negative,
+               "time per byte, seconds (default 1e-9)", "S");
+    add_parsed(app, "--overhead", m.overhead, parse_non_negative,
+               "CPU overhead per message at each end, seconds (default 0)", "S");
+    app.add_flag("--contention", m.contention,
+                 std::string("single-port links: a rank injects one message at a time and\n"
+                             "takes one arrival at a time"));
+    add_parsed(
+        app, "--ranks-per-node", m.ranks_per_node,
+        [](const std::string& text) { return papshim::cli::parse_integer<int>(text, 1); },
+        "two-level machine: C ranks per node; --alpha/--beta then apply\n"
+        "inside a node, --inter-alpha/--inter-beta between nodes, and the\n"
+        "inter-node messages of one step share their node's port (default 0:\n"
+        "every pair of ranks alike)",
+        "C");
+    add_parsed(
+        app, "--mapping", m.cyclic_mapping,
+        [](const std::string& text) {
+            if (text != "sequential" && text != "cyclic")
+                throw std::invalid_argument(
+                    fmt::format("expected sequential or cyclic, got '{}'", text));
+            return text == "cyclic";
+        },
+        "sequential (node = rank / C, default) or cyclic (node = rank % nodes)", "M");
+    add_parsed(app, "--inter-alpha", inter_alpha, parse_non_negative,
+               "latency per inter-node message, seconds (default: --alpha)", "S");
+    add_parsed(app, "--inter-beta", inter_beta, parse_non_negative,
+               "time per byte between nodes, seconds (default: --beta)", "S");
+    add_parsed(app, "--rendezvous", m.rendezvous_bytes, parse_non_negative,
+               "messages of at least B bytes wait for the receiver to enter the\n"
+               "step (default: never)",
+               "B");
+    add_parsed(
+        app, "--algorithms", options.algorithms,
+        [](const std::string& text) {
+            std::vector<const papshim::AllgatherAlgorithm*> chosen;
+            for (const std::string& name : split_commas(text)) {
+                const auto* algorithm = papshim::find_allgather_algorithm(name);
+                if (algorithm == nullptr)
+                    throw std::invalid_argument(fmt::format("unknown algorithm '{}'", name));
+                chosen.push_back(algorithm);
+            }
+            return chosen;
+        },
+        "which algorithms (default all: sparbit, bruck, recursive_doubling,\n"
+        "neighbor_exchange, ring, gather_bcast)",
+        "A[,A...]");
+    app.add_flag("--check", options.check,
+                 std::string("also run the data-flow check on every schedule set"));
+    add_parsed(
+        app, "--json", options.json, [](const std::string& text) { return text; },
+        "also write the results as JSON to FILE", "FILE");
 }
 
-Options parse_options(int argc, char** argv) {
+// The options, or the error line for stderr; `help` gets the help text if asked for.
+std::optional<Options> parse_options(int argc, char** argv, std::string& error,
+                                     std::string& help) {
     Options options;
     std::optional<double> inter_alpha, inter_beta;
-    for (int i = 1; i < argc; ++i) {
-        const std::string_view flag = argv[i];
-        auto value = [&]() -> std::string_view {
-            if (i + 1 >= argc) throw UsageError(fmt::format("{} needs a value", flag));
-            return argv[++i];
-        };
-        if (flag == "--help" || flag == "-h") {
-            std::fputs(kHelp.data(), stdout);
-            std::exit(0);
-        } else if (flag == "--ranks") {
-            const std::string_view text = value();
-            options.ranks = parse_number<int>(flag, text);
-            if (options.ranks < 1 || options.ranks > 65536) {
-                throw UsageError(fmt::format("--ranks must be 1 to 65536, got '{}'", text));
-            }
-        } else if (flag == "--bytes") {
-            options.bytes.clear();
-            for (auto part : split_commas(value())) options.bytes.push_back(parse_non_negative(flag, part));
-        } else if (flag == "--blocks") {
-            options.blocks = value();
-            if (!known_distribution(options.blocks)) {
-                throw UsageError(fmt::format("--blocks: unknown distribution '{}'", options.blocks));
-            }
-        } else if (flag == "--pattern") {
-            options.pattern_text = value();
-            const auto pattern = papshim::sim::parse_arrival_pattern(options.pattern_text);
-            if (!pattern) {
-                throw UsageError(fmt::format("--pattern: '{}' is not balanced, uniform:MAX_S, one-late:D_S "
-                                             "or staircase:STEP_S", options.pattern_text));
-            }
-            options.pattern = *pattern;
-        } else if (flag == "--seed") {
-            options.seed = parse_number<std::uint64_t>(flag, value());
-        } else if (flag == "--alpha") {
-            options.model.latency = parse_non_negative(flag, value());
-        } else if (flag == "--beta") {
-            options.model.per_byte = parse_non_negative(flag, value());
-        } else if (flag == "--overhead") {
-            options.model.overhead = parse_non_negative(flag, value());
-        } else if (flag == "--contention") {
-            options.model.contention = true;
-        } else if (flag == "--ranks-per-node") {
-            const std::string_view text = value();
-            options.model.ranks_per_node = parse_number<int>(flag, text);
-            if (options.model.ranks_per_node < 1) throw UsageError(fmt::format("--ranks-per-node must be >= 1, got '{}'", text));
-        } else if (flag == "--mapping") {
-            const std::string_view text = value();
-            if (text != "sequential" && text != "cyclic") {
-                throw UsageError(fmt::format("--mapping must be sequential or cyclic, got '{}'", text));
-            }
-            options.model.cyclic_mapping = text == "cyclic";
-        } else if (flag == "--inter-alpha") {
-            inter_alpha = parse_non_negative(flag, value());
-        } else if (flag == "--inter-beta") {
-            inter_beta = parse_non_negative(flag, value());
-        } else if (flag == "--rendezvous") {
-            options.model.rendezvous_bytes = parse_non_negative(flag, value());
-        } else if (flag == "--algorithms") {
-            for (auto name : split_commas(value())) {
-                const auto* algorithm = papshim::find_allgather_algorithm(name);
-                if (algorithm == nullptr) throw UsageError(fmt::format("--algorithms: unknown algorithm '{}'", name));
-                options.algorithms.push_back(algorithm);
-            }
-        } else if (flag == "--check") {
-            options.check = true;
-        } else if (flag == "--json") {
-            options.json = value();
-        } else {
-            throw UsageError(fmt::format("unknown option '{}'", flag));
-        }
-    }
+    CLI::App app;
+    define_options(app, options, inter_alpha, inter_beta);
+    error = papshim::cli::parse(app, argc, argv, help);
+    if (!error.empty() || !help.empty()) return std::nullopt;
     options.model.inter_latency = inter_alpha.value_or(options.model.latency);
     options.model.inter_per_byte = inter_beta.value_or(options.model.per_byte);
     if (options.algorithms.empty()) {
@@ -246,27 +237,36 @@ void print_table(const Options& options, double bytes, std::vector<Row> rows) {
 }
 
 void write_json(const Options& options, const std::vector<Row>& rows) {
-    std::FILE* file = std::fopen(options.json.c_str(), "w");
-    if (file == nullptr) throw std::runtime_error(fmt::format("cannot write '{}'", options.json));
+    std::ofstream file(options.json);
+    if (!file) throw std::runtime_error(fmt::format("cannot write '{}'", options.json));
     const auto& m = options.model;
-    fmt::print(file,
-               "{{\n  \"ranks\": {},\n  \"pattern\": \"{}\",\n  \"seed\": {},\n  \"blocks\": \"{}\",\n"
-               "  \"model\": {{\"alpha\": {}, \"beta\": {}, \"overhead\": {}, \"contention\": {}, "
-               "\"rendezvous_bytes\": {}, \"ranks_per_node\": {}, \"mapping\": \"{}\", "
-               "\"inter_alpha\": {}, \"inter_beta\": {}}},\n  \"results\": [",
-               options.ranks, options.pattern_text, options.seed, options.blocks, m.latency, m.per_byte,
-               m.overhead, m.contention, std::isinf(m.rendezvous_bytes) ? "null" : fmt::format("{}", m.rendezvous_bytes),
-               m.ranks_per_node, m.cyclic_mapping ? "cyclic" : "sequential", m.inter_latency, m.inter_per_byte);
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-        const auto& row = rows[i];
-        fmt::print(file,
-                   "{}\n    {{\"algorithm\": \"{}\", \"bytes\": {}, \"steps\": {}, \"messages\": {}, "
-                   "\"mean_elapsed\": {}, \"run_time\": {}}}",
-                   i == 0 ? "" : ",", row.algorithm, row.bytes, row.steps, row.messages, row.timing.mean_elapsed,
-                   row.timing.run_time);
+    using Json = nlohmann::ordered_json;
+    Json results = Json::array();
+    for (const auto& row : rows) {
+        results.push_back({{"algorithm", row.algorithm},
+                           {"bytes", row.bytes},
+                           {"steps", row.steps},
+                           {"messages", row.messages},
+                           {"mean_elapsed", row.timing.mean_elapsed},
+                           {"run_time", row.timing.run_time}});
     }
-    fmt::print(file, "\n  ]\n}}\n");
-    std::fclose(file);
+    // JSON has no infinity: "never" (rendezvous) is written as null, as nlohmann does.
+    const Json document = {{"ranks", options.ranks},
+                           {"pattern", options.pattern_text},
+                           {"seed", options.seed},
+                           {"blocks", options.blocks},
+                           {"model",
+                            {{"alpha", m.latency},
+                             {"beta", m.per_byte},
+                             {"overhead", m.overhead},
+                             {"contention", m.contention},
+                             {"rendezvous_bytes", m.rendezvous_bytes},
+                             {"ranks_per_node", m.ranks_per_node},
+                             {"mapping", m.cyclic_mapping ? "cyclic" : "sequential"},
+                             {"inter_alpha", m.inter_latency},
+                             {"inter_beta", m.inter_per_byte}}},
+                           {"results", std::move(results)}};
+    file << document.dump(2) << '\n';
 }
 
 int run(const Options& options) {
@@ -312,13 +312,20 @@ int run(const Options& options) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    try {
-        return run(parse_options(argc, argv));
-    } catch (const UsageError& error) {
-        fmt::print(stderr, "papshim-sim: {} (see --help)\n", error.what());
+    std::string error, help;
+    const std::optional<Options> options = parse_options(argc, argv, error, help);
+    if (!help.empty()) {
+        fmt::print("{}", help);
+        return 0;
+    }
+    if (!options) {
+        fmt::print(stderr, "papshim-sim: {} (see --help)\n", error);
         return kUsageError;
-    } catch (const std::exception& error) {
-        fmt::print(stderr, "papshim-sim: {}\n", error.what());
+    }
+    try {
+        return run(*options);
+    } catch (const std::exception& failure) {
+        fmt::print(stderr, "papshim-sim: {}\n", failure.what());
         return 1;
     }
 }
