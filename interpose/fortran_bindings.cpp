@@ -90,7 +90,7 @@ PAPSHIM_FORTRAN_MANGLINGS(mpi_allreduce, MPI_ALLREDUCE,
                            MPI_Fint* comm, MPI_Fint* ierr),
                           (sendbuf, recvbuf, count, datatype, op, comm, ierr))
 
-// Open MPI's Fortran MPI_Init/MPI_Finalize call PMPI_* too; without these the runtime
+// Open MPI's Fortran MPI_Init/MPI_Finalize/MPI_Abort call PMPI_* too; without these the runtime
 // would never start for a Fortran program. C's MPI_Init accepts null argc/argv.
 namespace {
 
@@ -104,11 +104,18 @@ void fortran_mpi_init_thread(MPI_Fint* required, MPI_Fint* provided, MPI_Fint* i
 
 void fortran_mpi_finalize(MPI_Fint* ierr, const void*) { *ierr = MPI_Finalize(); }
 
+// MPI_Abort saves the trace before the job dies; Open MPI's Fortran binding would skip it.
+void fortran_mpi_abort(MPI_Fint* comm, MPI_Fint* errorcode, MPI_Fint* ierr, const void*) {
+    *ierr = MPI_Abort(PMPI_Comm_f2c(*comm), *errorcode);
+}
+
 }  // namespace
 
 PAPSHIM_FORTRAN_MANGLINGS(mpi_init, MPI_INIT, (MPI_Fint* ierr), (ierr))
 PAPSHIM_FORTRAN_MANGLINGS(mpi_init_thread, MPI_INIT_THREAD, (MPI_Fint* required, MPI_Fint* provided, MPI_Fint* ierr),
                           (required, provided, ierr))
 PAPSHIM_FORTRAN_MANGLINGS(mpi_finalize, MPI_FINALIZE, (MPI_Fint* ierr), (ierr))
+PAPSHIM_FORTRAN_MANGLINGS(mpi_abort, MPI_ABORT, (MPI_Fint* comm, MPI_Fint* errorcode, MPI_Fint* ierr),
+                          (comm, errorcode, ierr))
 
 #endif

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "papshim/trace_format.hpp"
+
 namespace papshim::report {
 
 // ---- pure maths (times in seconds; arrivals indexed by rank in the communicator) ----------
@@ -186,6 +188,16 @@ struct SummaryOptions {
 std::string format_summary(const Analysis& analysis, const SummaryOptions& options = {});
 // The text the library writes to DIR/summary.txt and `papshim-report DIR` prints.
 std::string summarize_directory(const std::string& dir);
+
+// ---- a dead job's trace --------------------------------------------------------------------
+
+// DIR holds spill files (.papshim-rank-N.bin/.index) a job left without merging them.
+bool needs_recovery(const std::string& dir);
+// Merges DIR's spill files into calls.csv and trace.json (keeping the spill files) and
+// rewrites meta.txt with records= and the keys that say how each rank's records ended
+// (docs/trace-format.md, "After a crash"), which format_summary() then reports. Throws
+// std::runtime_error with a one-line message.
+trace::MergeResult recover_directory(const std::string& dir);
 
 // Writes the plot input for tools/report/papshim_plot.py into `out_dir`:
 //   plot-sites.csv  site,collective,callsite,function,calls,ranks,sample_stride,omega_stride

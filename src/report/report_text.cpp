@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <fstream>
 #include <iterator>
 #include <stdexcept>
@@ -34,6 +35,52 @@ std::string site_label(const SiteStats& site) {
     return label;
 }
 
+// A trace papshim-report recovered from a dead job's spill files (meta.txt finalized=0):
+// say so first, then how each rank's records end and which ranks end early.
+void append_recovery(std::string& out, const RunMeta& meta) {
+    if (meta.get("finalized") != "0") return;
+    struct RankEnd {
+        std::string saved, records, behind;
+    };
+    std::map<int, RankEnd> ranks;
+    for (const auto& [key, value] : meta.values) {
+        if (key.rfind("rank.", 0) != 0) continue;
+        const auto dot = key.find('.', 5);
+        int rank = -1;
+        const auto [end, ec] = std::from_chars(key.data() + 5, key.data() + std::min(dot, key.size()), rank);
+        if (ec != std::errc{} || dot == std::string::npos || rank < 0) continue;
+        const std::string field = key.substr(dot + 1);
+        if (field == "saved") ranks[rank].saved = value;
+        if (field == "records") ranks[rank].records = value;
+        if (field == "calls_behind") ranks[rank].behind = value;
+    }
+    out += "WARNING : the run did not reach MPI_Finalize. This trace was recovered from the spill files it left\n"
+           "          (papshim-report --recover); calls that a rank had not recorded are incomplete.\n";
+    const auto how = [](const std::string& saved) -> std::string {
+        if (saved == "running") return "not saved at the end (killed?): calls after its last periodic write are lost";
+        if (saved == "no-file") return "no spill file: none of its records survived";
+        if (saved == "no-index") return "spill file without an index: its records cannot be read";
+        return "saved at " + saved;
+    };
+    constexpr std::size_t listed = 32;
+    std::string early;
+    std::size_t shown = 0, early_count = 0;
+    for (const auto& [rank, end] : ranks) {
+        const bool behind = !end.behind.empty() && end.behind != "0";
+        if (behind) {
+            if (++early_count <= listed) early += fmt::format("{}{} ({} calls behind)", early.empty() ? "" : ", ", rank, end.behind);
+        }
+        if (ranks.size() <= listed || behind || end.saved == "running") {
+            if (shown++ < listed)
+                fmt::format_to(std::back_inserter(out), "          rank {}: {} records, {}\n", rank,
+                               end.records.empty() ? "?" : end.records, how(end.saved));
+        }
+    }
+    if (early_count > listed) early += fmt::format(", ... ({} ranks)", early_count);
+    out += early.empty() ? "          every rank's records reach the last call it took part in\n"
+                         : "          records end early on rank " + early + "\n";
+}
+
 void append_header(std::string& out, const Analysis& a) {
     const RunMeta& meta = a.meta;
     std::uint64_t calls = 0;
@@ -45,6 +92,7 @@ void append_header(std::string& out, const Analysis& a) {
     const std::string ranks = meta.get("world_size", std::to_string(a.ranks.size()));
     fmt::format_to(std::back_inserter(out), "papshim PAP report{}{}\n",
                    a.directory.empty() ? "" : ": ", a.directory);
+    append_recovery(out, meta);
     fmt::format_to(std::back_inserter(out), "run     : {} ranks, MPI {}, papshim {}, mode {}\n",
                    ranks, meta.get("mpi", "?"), meta.get("papshim_version", "?"),
                    meta.get("mode", "?"));

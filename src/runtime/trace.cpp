@@ -1,216 +1,289 @@
+// The per-rank trace writer: a pre-faulted pool of record chunks that threads fill without a
+// lock, and a writer thread that appends full chunks to the spill file and rewrites the
+// index (docs/trace-format.md). The pool is faulted in at open because a first touch of a
+// fresh page costs ~17 us on the VMs measured here, i.e. ~260 ns per 64-byte record.
 #include "papshim/trace.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
-#include <fstream>
-#include <memory>
-#include <queue>
-#include <sstream>
+#include <ctime>
 
 namespace papshim::trace {
 namespace {
 
-struct FileCloser {
-    void operator()(std::FILE* f) const { if (f) std::fclose(f); }
-};
-using File = std::unique_ptr<std::FILE, FileCloser>;
+constexpr std::size_t pool_chunks = 8;           // the capacity is split into this many chunks
+constexpr std::uint32_t max_chunk_records = 8192;
+constexpr std::size_t extra_chunks = 1024;       // for threads beyond the pool's chunks
+constexpr auto first_refresh = std::chrono::milliseconds(10);
+constexpr auto max_refresh = std::chrono::seconds(5);
 
-std::string errno_text() { return std::strerror(errno); }
-
-// The site table file: a first line with the rank's tick fit, then one line per site,
-// tab-separated key, function, location.
-void write_sites(std::FILE* f, const std::vector<SiteInfo>& sites, const clock::TickFit& fit) {
-    fmt::print(f, "{} {:.17g} {:.17g}\n", fit.tick0, fit.seconds0, fit.seconds_per_tick);
-    for (const auto& s : sites) fmt::print(f, "{}\t{}\t{}\n", s.key, s.function, s.location);
+// Anonymous memory with every page faulted in now (MAP_POPULATE: ~0.5 us a page here,
+// against ~17 us for a first touch later). nullptr on failure.
+void* populated(std::size_t bytes) {
+    void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    return p == MAP_FAILED ? nullptr : p;
 }
 
-std::vector<SiteInfo> read_sites(const std::string& path, clock::TickFit& fit) {
-    std::vector<SiteInfo> sites;
-    std::ifstream in(path);
-    std::string line;
-    if (std::getline(in, line)) std::istringstream(line) >> fit.tick0 >> fit.seconds0 >> fit.seconds_per_tick;
-    while (std::getline(in, line)) {
-        SiteInfo s;
-        std::istringstream fields(line);
-        std::getline(fields, s.key, '\t');
-        std::getline(fields, s.function, '\t');
-        std::getline(fields, s.location, '\t');
-        sites.push_back(std::move(s));
+void post(sem_t& s) { ::sem_post(&s); }
+
+void wait(sem_t& s) {
+    while (::sem_wait(&s) != 0 && errno == EINTR) {
     }
-    return sites;
 }
 
-const std::string& name_or(const std::vector<std::string>& names, int index, const std::string& fallback) {
-    return index >= 0 && std::size_t(index) < names.size() ? names[std::size_t(index)] : fallback;
+// Waits until `deadline` on the monotonic clock or a post.
+void wait_until(sem_t& s, std::chrono::steady_clock::time_point deadline) {
+    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(deadline.time_since_epoch()).count();
+    const timespec until{time_t(ns / 1'000'000'000), long(ns % 1'000'000'000)};
+    while (::sem_clockwait(&s, CLOCK_MONOTONIC, &until) != 0 && errno == EINTR) {
+    }
 }
 
 }  // namespace
 
-std::string comm_label(std::uint64_t comm) {
-    if (comm == world_comm) return "world";
-    return fmt::format("c{}.{}", comm >> 32, comm & 0xffffffffu);
-}
-
-std::string spill_path(const std::string& dir, int world_rank) {
-    return fmt::format("{}/.papshim-rank-{}.bin", dir, world_rank);
-}
-std::string sites_path(const std::string& dir, int world_rank) {
-    return fmt::format("{}/.papshim-rank-{}.sites", dir, world_rank);
-}
-
-std::string csv_field(std::string_view s) {
-    if (s.find_first_of(",\"\n\r") == std::string_view::npos) return std::string(s);
-    std::string out = "\"";
-    for (char c : s) {
-        if (c == '"') out += '"';
-        out += c;
-    }
-    return out + '"';
-}
-
-std::string json_string(std::string_view s) {
-    std::string out = "\"";
-    for (char c : s) {
-        switch (c) {
-            case '"': out += "\\\""; break;
-            case '\\': out += "\\\\"; break;
-            case '\n': out += "\\n"; break;
-            case '\t': out += "\\t"; break;
-            default:
-                if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("\\u{:04x}", int(c));
-                else out += c;
-        }
-    }
-    return out + '"';
-}
-
 Writer::~Writer() {
-    if (file_) std::fclose(file_);
+    stop_thread();
+    if (fd_ >= 0) ::close(fd_);
+    for (auto [address, bytes] : mappings_) ::munmap(address, bytes);
+    if (semaphores_) {
+        ::sem_destroy(&work_);
+        ::sem_destroy(&freed_);
+    }
 }
 
-bool Writer::open(const std::string& dir, int world_rank, std::size_t capacity, std::string& error) {
+bool Writer::open(const std::string& dir, int world_rank, std::size_t capacity, Names names, IndexSource source,
+                  std::string& error) {
     dir_ = dir;
     world_rank_ = world_rank;
-    capacity_ = capacity == 0 ? 1 : capacity;
-    file_ = std::fopen(spill_path(dir, world_rank).c_str(), "wb");
-    if (!file_) {
-        error = fmt::format("cannot write {}: {}", spill_path(dir, world_rank), errno_text());
+    names_ = std::move(names);
+    source_ = std::move(source);
+    capacity = std::max<std::size_t>(capacity, 1);
+    chunk_records_ = std::uint32_t(std::clamp<std::size_t>(capacity / pool_chunks, 1, max_chunk_records));
+    const std::size_t base = std::max<std::size_t>(capacity / chunk_records_, 1);
+    wake_after_ = std::max<std::size_t>(base / 2, 1);
+    fd_ = ::open(spill_path(dir, world_rank).c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd_ < 0) {
+        error = fmt::format("cannot write {}: {}", spill_path(dir, world_rank), std::strerror(errno));
         return false;
     }
-    buffer_.reserve(capacity_);
+    const std::size_t bytes = base * chunk_records_ * sizeof(Record);
+    void* pool = populated(bytes);
+    if (!pool) {
+        error = fmt::format("cannot allocate {} bytes of trace buffer (PAPSHIM_TRACE_BUFFER): {}", bytes,
+                            std::strerror(errno));
+        return false;
+    }
+    mappings_.emplace_back(pool, bytes);
+    max_chunks_ = base + extra_chunks;
+    chunks_ = std::make_unique<Chunk[]>(max_chunks_);
+    for (std::size_t i = 0; i < base; ++i) chunks_[i].records = static_cast<Record*>(pool) + i * chunk_records_;
+    chunk_count_.store(base, std::memory_order_release);
+    ::sem_init(&work_, 0, 0);
+    ::sem_init(&freed_, 0, 0);
+    semaphores_ = true;
+    if (source_.sites) source_.sites(sites_);
+    if (!write_index(dir_, {world_rank_, saved_, 0, source_.fit ? source_.fit() : Fit{}, names_, sites_}, error))
+        return false;
+
+    // Process-directed signals (SIGTERM above all) must reach an application thread, whose
+    // handler asks this thread to save: block them here, keep the synchronous ones.
+    sigset_t all, previous;
+    ::sigfillset(&all);
+    for (int sync : {SIGSEGV, SIGBUS, SIGFPE, SIGILL}) ::sigdelset(&all, sync);
+    ::pthread_sigmask(SIG_BLOCK, &all, &previous);
+    running_.store(true, std::memory_order_release);
+    accepting_.store(true, std::memory_order_release);
+    thread_ = std::thread([this] { run(); });
+    ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
     return true;
 }
 
-void Writer::spill() {
-    if (buffer_.empty()) return;
-    if (file_ && !failed_) {
-        if (std::fwrite(buffer_.data(), sizeof(Record), buffer_.size(), file_) != buffer_.size()) {
-            failed_ = true;
-            fmt::print(stderr, "papshim: rank {}: trace spill to {} failed ({}); records from now on are dropped\n",
-                       world_rank_, spill_path(dir_, world_rank_), errno_text());
-        } else {
-            written_ += buffer_.size();
-        }
-    }
-    buffer_.clear();
+Writer::Producer::~Producer() {
+    if (chunk_ && writer_->is_open()) writer_->hand_off(chunk_);
 }
 
-bool Writer::finish(const std::vector<SiteInfo>& sites, const clock::TickFit& fit, std::string& error) {
-    spill();
-    bool ok = file_ && !failed_ && std::fflush(file_) == 0;
-    if (file_) std::fclose(file_);
-    file_ = nullptr;
-    File site_file(std::fopen(sites_path(dir_, world_rank_).c_str(), "w"));
-    if (!site_file) ok = false;
-    else write_sites(site_file.get(), sites, fit);
-    if (!ok) error = fmt::format("rank {}: could not complete the trace files in {}", world_rank_, dir_);
+void Writer::hand_off(Chunk* full) {
+    full->order = next_order_.fetch_add(1, std::memory_order_relaxed);
+    full->state.store(Chunk::full, std::memory_order_release);
+    if (full_chunks_.fetch_add(1, std::memory_order_acq_rel) + 1 >= wake_after_) post(work_);
+}
+
+Chunk* Writer::next_chunk(Chunk* full) {
+    if (full) hand_off(full);
+    for (;;) {
+        if (!accepting_.load(std::memory_order_acquire)) return nullptr;
+        const std::size_t n = chunk_count_.load(std::memory_order_acquire);
+        for (std::size_t i = 0; i < n; ++i) {
+            std::uint8_t expected = Chunk::free;
+            if (chunks_[i].state.compare_exchange_strong(expected, Chunk::filling, std::memory_order_acquire))
+                return &chunks_[i];
+        }
+        // None free: wait while the writer has full chunks to free; else every chunk is being
+        // filled by some thread (more threads than chunks), so add one.
+        if (full_chunks_.load(std::memory_order_acquire) == 0) return grow();
+        waiting_for_free_.fetch_add(1, std::memory_order_acq_rel);
+        post(work_);
+        wait(freed_);
+        waiting_for_free_.fetch_sub(1, std::memory_order_acq_rel);
+    }
+}
+
+Chunk* Writer::grow() {
+    std::lock_guard guard(grow_lock_);
+    const std::size_t n = chunk_count_.load(std::memory_order_relaxed);
+    if (n == max_chunks_) return nullptr;  // records of this thread are dropped until one frees
+    const std::size_t bytes = chunk_records_ * sizeof(Record);
+    void* memory = populated(bytes);
+    if (!memory) return nullptr;
+    mappings_.emplace_back(memory, bytes);
+    Chunk& chunk = chunks_[n];
+    chunk.records = static_cast<Record*>(memory);
+    chunk.state.store(Chunk::filling, std::memory_order_relaxed);
+    chunk_count_.store(n + 1, std::memory_order_release);
+    return &chunk;
+}
+
+void Writer::write_records(const Record* records, std::size_t n) {
+    if (n == 0 || failed_.load(std::memory_order_relaxed)) return;
+    const char* data = reinterpret_cast<const char*>(records);
+    std::size_t left = n * sizeof(Record);
+    while (left > 0) {
+        const ssize_t done = ::write(fd_, data, left);
+        if (done < 0 && errno == EINTR) continue;
+        if (done <= 0) {
+            failed_.store(true, std::memory_order_relaxed);
+            fmt::print(stderr, "papshim: rank {}: writing the trace to {} failed ({}); records from now on are dropped\n",
+                       world_rank_, spill_path(dir_, world_rank_), std::strerror(errno));
+            return;
+        }
+        data += done;
+        left -= std::size_t(done);
+    }
+    written_.fetch_add(n, std::memory_order_relaxed);
+}
+
+// Full chunks in hand-off order, so each thread's records stay in order, then with
+// `partial` (a save) the filled part of the chunks still being filled. A chunk handed off
+// before the lowest full one may not show as full yet (its thread is between the two steps
+// of hand_off): the next round writes both, a save waits a moment for it. A thread stopped
+// by the very signal being handled never finishes its hand-off; its chunk is then written
+// as a filling one, after the others (no thread has records after it).
+void Writer::write_chunks(bool partial) {
+    const std::size_t n = chunk_count_.load(std::memory_order_acquire);
+    for (int waited = 0;;) {
+        Chunk* next = nullptr;
+        for (std::size_t i = 0; i < n; ++i)
+            if (chunks_[i].state.load(std::memory_order_acquire) == Chunk::full &&
+                (!next || chunks_[i].order < next->order))
+                next = &chunks_[i];
+        if (!next) break;
+        if (next->order > next_to_write_) {
+            if (!partial) break;
+            if (waited++ < 20) {
+                ::poll(nullptr, 0, 1);
+                continue;
+            }
+        }
+        const std::uint32_t count = next->count.load(std::memory_order_acquire);
+        write_records(next->records + next->written, count - next->written);
+        next_to_write_ = std::max(next_to_write_, next->order + 1);
+        next->written = 0;
+        next->count.store(0, std::memory_order_relaxed);
+        next->state.store(Chunk::free, std::memory_order_release);
+        full_chunks_.fetch_sub(1, std::memory_order_acq_rel);
+    }
+    for (int waiting = waiting_for_free_.load(std::memory_order_acquire); waiting > 0; --waiting) post(freed_);
+    if (!partial) return;
+    for (std::size_t i = 0; i < n; ++i) {
+        Chunk& chunk = chunks_[i];
+        if (chunk.state.load(std::memory_order_acquire) != Chunk::filling) continue;
+        const std::uint32_t count = chunk.count.load(std::memory_order_acquire);
+        write_records(chunk.records + chunk.written, count - chunk.written);
+        chunk.written = count;
+    }
+}
+
+void Writer::write_index_now(bool refresh_sites) {
+    if (refresh_sites && source_.sites) {
+        std::vector<SiteInfo> fresh;
+        if (source_.sites(fresh)) sites_ = std::move(fresh);
+    }
+    std::string error;
+    const Fit fit = source_.fit ? source_.fit() : Fit{};
+    if (!write_index(dir_, {world_rank_, saved_, written_.load(), fit, names_, sites_}, error) &&
+        !failed_.exchange(true))
+        fmt::print(stderr, "papshim: rank {}: {}; records from now on are dropped\n", world_rank_, error);
+}
+
+// Wakes for full chunks, for save requests and on a doubling schedule (10 ms .. 5 s) that
+// keeps the index's tick fit and site table current for a job that dies.
+void Writer::run() {
+    auto interval = std::chrono::steady_clock::duration(first_refresh);
+    auto next_refresh = std::chrono::steady_clock::now() + interval;
+    for (;;) {
+        wait_until(work_, next_refresh);
+        const bool stopping = stop_.load(std::memory_order_acquire);
+        const std::uint64_t requested = save_requests_.load(std::memory_order_acquire);
+        const bool saving = requested != saves_done_.load(std::memory_order_relaxed);
+        write_chunks(saving);
+        const auto now = std::chrono::steady_clock::now();
+        if (saving) {
+            saved_ = Saved(save_reason_.load(std::memory_order_relaxed));
+            write_index_now(true);
+            saves_done_.store(requested, std::memory_order_release);
+        } else if (now >= next_refresh && !stopping) {
+            write_index_now(true);
+            interval = std::min<std::chrono::steady_clock::duration>(interval * 2, max_refresh);
+            next_refresh = now + interval;
+        }
+        if (stopping) return;
+    }
+}
+
+bool Writer::save(Saved why, int timeout_ms) {
+    if (!running_.load(std::memory_order_acquire)) return false;
+    save_reason_.store(std::uint8_t(why), std::memory_order_relaxed);
+    const std::uint64_t ticket = save_requests_.fetch_add(1, std::memory_order_acq_rel) + 1;
+    post(work_);
+    for (int waited = 0; saves_done_.load(std::memory_order_acquire) < ticket; ++waited) {
+        if (waited >= timeout_ms) return false;
+        ::poll(nullptr, 0, 1);
+    }
+    return true;
+}
+
+void Writer::stop_thread() {
+    if (!thread_.joinable()) return;
+    stop_.store(true, std::memory_order_release);
+    post(work_);
+    thread_.join();
+    running_.store(false, std::memory_order_release);
+}
+
+bool Writer::finish(std::vector<SiteInfo> sites, const Fit& fit, std::string& error) {
+    accepting_.store(false, std::memory_order_release);
+    stop_thread();
+    if (fd_ < 0) return false;
+    for (int waiting = waiting_for_free_.load(); waiting > 0; --waiting) post(freed_);
+    write_chunks(true);
+    saved_ = Saved::finalize;
+    sites_ = std::move(sites);
+    const bool closed = ::close(fd_) == 0;
+    fd_ = -1;
+    bool ok = closed && !failed_.load() &&
+              write_index(dir_, {world_rank_, saved_, written_.load(), fit, names_, sites_}, error);
+    if (!ok && error.empty()) error = fmt::format("rank {}: could not complete the trace files in {}", world_rank_, dir_);
     return ok;
-}
-
-long long merge(const std::string& dir, int world_size, const Names& names, std::string& error,
-                long long max_json_events) {
-    std::vector<File> inputs;
-    std::vector<std::vector<SiteInfo>> sites;
-    std::vector<clock::TickFit> fits(static_cast<std::size_t>(world_size));
-    for (int r = 0; r < world_size; ++r) {
-        inputs.emplace_back(std::fopen(spill_path(dir, r).c_str(), "rb"));
-        if (!inputs.back()) {
-            error = fmt::format("missing trace file {}: {}", spill_path(dir, r), errno_text());
-            return -1;
-        }
-        sites.push_back(read_sites(sites_path(dir, r), fits[std::size_t(r)]));
-    }
-    File csv(std::fopen((dir + "/calls.csv").c_str(), "w"));
-    File json(std::fopen((dir + "/trace.json").c_str(), "w"));
-    if (!csv || !json) {
-        error = fmt::format("cannot write calls.csv/trace.json in {}: {}", dir, errno_text());
-        return -1;
-    }
-    std::fputs("rank,world_rank,comm,comm_size,seq,collective,bytes,root,op,algorithm,callsite,function,location,"
-               "arrival_s,exit_s\n", csv.get());
-    std::fputs("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n", json.get());
-    for (int r = 0; r < world_size; ++r)
-        fmt::print(json.get(), "{{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":0,\"tid\":{0},"
-                               "\"args\":{{\"name\":\"rank {0}\"}}}},\n", r);
-
-    // Min-heap on arrival time across the per-rank streams (each is in arrival order).
-    struct Head { Record record; int rank; double arrival; double exit; };
-    auto later = [](const Head& a, const Head& b) { return a.arrival > b.arrival; };
-    std::priority_queue<Head, std::vector<Head>, decltype(later)> heads(later);
-    auto pull = [&](int r) {
-        Record rec;
-        const auto& fit = fits[std::size_t(r)];
-        if (std::fread(&rec, sizeof rec, 1, inputs[std::size_t(r)].get()) == 1)
-            heads.push({rec, r, fit.seconds(rec.arrival), fit.seconds(rec.exit)});
-    };
-    for (int r = 0; r < world_size; ++r) pull(r);
-
-    const std::string unknown = "?", none, user_op = "user";
-    const SiteInfo unknown_site{"?", "?", ""};
-    long long count = 0;
-    while (!heads.empty()) {
-        Head h = heads.top();
-        heads.pop();
-        pull(h.rank);
-        const Record& rec = h.record;
-        const auto& rank_sites = sites[std::size_t(h.rank)];
-        const SiteInfo& site = rec.site < rank_sites.size() ? rank_sites[rec.site] : unknown_site;
-        const std::string& collective = name_or(names.collectives, rec.collective, unknown);
-        const std::string& op = rec.op == -2 ? user_op : name_or(names.ops, rec.op, none);
-        const std::string comm = comm_label(rec.comm);
-        fmt::print(csv.get(), "{},{},{},{},{},{},{},{},{},{},{},{},{},{:.9f},{:.9f}\n", rec.rank, rec.world_rank,
-                   comm, rec.comm_size, rec.seq, collective, rec.bytes, rec.root, op,
-                   name_or(names.algorithms, rec.algorithm, unknown), csv_field(site.key),
-                   csv_field(site.function), csv_field(site.location), h.arrival, h.exit);
-        if (count < max_json_events)
-            fmt::print(json.get(),
-                   "{{\"ph\":\"X\",\"pid\":0,\"tid\":{},\"name\":\"MPI_{}\",\"ts\":{:.3f},\"dur\":{:.3f},"
-                   "\"args\":{{\"comm\":\"{}\",\"seq\":{},\"bytes\":{},\"root\":{},\"algorithm\":{},"
-                   "\"callsite\":{},\"function\":{},\"location\":{}}}}},\n",
-                   rec.world_rank, collective, h.arrival * 1e6, (h.exit - h.arrival) * 1e6, comm, rec.seq,
-                   rec.bytes, rec.root, json_string(name_or(names.algorithms, rec.algorithm, unknown)),
-                   json_string(site.key), json_string(site.function), json_string(site.location));
-        ++count;
-    }
-    // A final metadata event keeps the list valid JSON without tracking the last comma; it
-    // also says when the events were cut (calls.csv always has every record).
-    const std::string process = count > max_json_events
-        ? fmt::format("papshim: first {} of {} calls (all in calls.csv)", max_json_events, count)
-        : std::string("papshim");
-    fmt::print(json.get(), "{{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":0,\"args\":{{\"name\":{}}}}}\n]}}\n",
-               json_string(process));
-    if (std::ferror(csv.get()) || std::ferror(json.get())) {
-        error = fmt::format("writing calls.csv/trace.json in {} failed", dir);
-        return -1;
-    }
-    for (int r = 0; r < world_size; ++r) {
-        inputs[std::size_t(r)].reset();
-        std::remove(spill_path(dir, r).c_str());
-        std::remove(sites_path(dir, r).c_str());
-    }
-    return count;
 }
 
 }  // namespace papshim::trace

@@ -1,15 +1,18 @@
-// The trace sink of the running job: per-thread record buffers (no lock on the hot path),
-// the call-site table, and the trace directory's life from MPI_Init to the merge at
+// The trace sink of the running job: per-thread chunks of the writer's pool (no lock on the
+// hot path), the call-site table, and the trace directory's life from MPI_Init to the merge
+// at MPI_Finalize, or to a save when the job ends early: MPI_Abort, SIGTERM, exit() without
 // MPI_Finalize (format: docs/trace-format.md).
 #include <fmt/format.h>
+#include <signal.h>
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <climits>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <set>
 
 #include "internal.hpp"
 #include "papshim/callsite.hpp"
@@ -19,40 +22,29 @@
 namespace papshim::runtime {
 namespace {
 
-std::mutex trace_lock;                  // guards sites and writer
-std::unique_ptr<CallSiteTable> sites;
-trace::Writer writer;
-std::atomic<bool> trace_enabled{false};
-clock::ClockPoint trace_start;          // first point of the tick fit
+// How long an early end waits for the writer thread: a batch system sends SIGKILL some
+// time after SIGTERM (Slurm's KillWait, 30 s by default).
+constexpr int save_timeout_ms = 10'000;
 
-// Each thread collects its records in a small buffer of its own, so the hot path takes no
-// lock; a full buffer, the thread's exit and MPI_Finalize move them to the writer.
+std::mutex trace_lock;                  // guards sites
+std::unique_ptr<CallSiteTable> sites;
+// Never destroyed: its thread may still run while the process exits without MPI_Finalize.
+trace::Writer& writer = *new trace::Writer;
+std::atomic<bool> trace_enabled{false};
+std::atomic<bool> saved_early{false};   // MPI_Abort, SIGTERM or exit() saved the trace
+clock::ClockPoint trace_start;          // first point of the tick fit
+struct sigaction previous_sigterm {};
+bool sigterm_installed = false;
+
+// Each thread fills a chunk of its own, so the hot path takes no lock; a per-thread cache
+// maps callers to sites, so the common case takes no table lookup either.
 struct CachedSite {
     const void* caller = nullptr;
     std::uint32_t site = 0;
 };
-struct ThreadRecords;
-std::set<ThreadRecords*> thread_buffers;  // guarded by trace_lock
-
 struct ThreadRecords {
-    std::array<trace::Record, 256> records;
-    std::size_t count = 0;
-    std::array<CachedSite, 16> sites{};  // caller -> site, the common case takes no table lookup
-
-    ThreadRecords() {
-        std::lock_guard guard(trace_lock);
-        thread_buffers.insert(this);
-    }
-    ~ThreadRecords() {
-        std::lock_guard guard(trace_lock);
-        flush_locked();
-        thread_buffers.erase(this);
-    }
-    void flush_locked() {  // caller holds trace_lock
-        if (trace_enabled.load(std::memory_order_relaxed))
-            for (std::size_t i = 0; i < count; ++i) writer.add(records[i]);
-        count = 0;
-    }
+    trace::Writer::Producer producer{writer};
+    std::array<CachedSite, 16> sites{};
 };
 thread_local ThreadRecords thread_records;
 
@@ -60,14 +52,84 @@ std::vector<std::string> op_names;
 std::vector<MPI_Op> op_handles;
 std::vector<std::string> algorithm_table{"native"};
 
+trace::Fit fit_now(const State& s) {
+    const auto fit = clock::fit_ticks(trace_start, clock::point_now(), s.clock_offset);
+    return {fit.tick0, fit.seconds0, fit.seconds_per_tick};
+}
+
+// The index is rewritten by the writer thread, possibly while a signal handler waits for
+// it: never block on the table's lock, keep the last copy instead.
+bool copy_sites(std::vector<trace::SiteInfo>& out) {
+    std::unique_lock guard(trace_lock, std::try_to_lock);
+    if (!guard.owns_lock() || !sites) return false;
+    out.clear();
+    for (const auto& site : sites->sites())
+        out.push_back({site.key, site.function, site.location, site.module_path, site.offset});
+    return true;
+}
+
+trace::Names names() {
+    trace::Names n;
+    for (int c = 0; c < collective_count; ++c) n.collectives.emplace_back(collective_name(Collective(c)));
+    n.algorithms = algorithm_table;
+    n.ops = op_names;
+    return n;
+}
+
+// Saves the trace once when the process ends early; returns whether this call did it.
+bool save_early(trace::Saved why) {
+    if (!trace_enabled.load() || saved_early.exchange(true)) return false;
+    return writer.save(why, save_timeout_ms);
+}
+
+// SIGTERM: the writer thread writes the records and the index (this handler only posts a
+// semaphore and polls an atomic, both async-signal-safe), then the application's own
+// disposition runs: its handler, or the default action (termination by SIGTERM).
+void on_sigterm(int signal, siginfo_t* info, void* context) {
+    const int saved_errno = errno;
+    save_early(trace::Saved::sigterm);
+    if (previous_sigterm.sa_handler == SIG_DFL) {
+        ::sigaction(SIGTERM, &previous_sigterm, nullptr);
+        ::raise(SIGTERM);  // blocked while this handler runs: delivered on return
+    } else if (previous_sigterm.sa_handler == SIG_IGN) {
+        // nothing to chain to
+    } else if (previous_sigterm.sa_flags & SA_SIGINFO) {
+        previous_sigterm.sa_sigaction(signal, info, context);
+    } else {
+        previous_sigterm.sa_handler(signal);
+    }
+    errno = saved_errno;
+}
+
+void install_sigterm() {
+    struct sigaction current {};
+    if (::sigaction(SIGTERM, nullptr, &current) != 0 || current.sa_handler == SIG_IGN) return;  // ignored: keep it so
+    struct sigaction ours {};
+    ours.sa_sigaction = on_sigterm;
+    ours.sa_flags = SA_SIGINFO | SA_RESTART;
+    ::sigemptyset(&ours.sa_mask);
+    previous_sigterm = current;
+    sigterm_installed = ::sigaction(SIGTERM, &ours, nullptr) == 0;
+}
+
+void uninstall_sigterm() {
+    struct sigaction current {};
+    if (sigterm_installed && ::sigaction(SIGTERM, nullptr, &current) == 0 && current.sa_sigaction == on_sigterm)
+        ::sigaction(SIGTERM, &previous_sigterm, nullptr);
+    sigterm_installed = false;
+}
+
+// Rank 0 writes it at MPI_Init already, so a job that dies leaves it; MPI_Finalize adds
+// the record count and finalized=1.
 void write_meta(const State& s, long long records) {
     std::ofstream meta(s.config.trace_dir + "/meta.txt");
     meta << fmt::format("papshim_version={}\nmpi={}\nworld_size={}\nmode={}\ncallsite_depth={}\n"
-                        "alpha_s={:.6e}\nbeta_s_per_byte={:.6e}\nclock_max_rtt_s={:.6e}\ntimestamps={}\nrecords={}\n"
+                        "alpha_s={:.6e}\nbeta_s_per_byte={:.6e}\nclock_max_rtt_s={:.6e}\ntimestamps={}\n"
                         "network={}\nnode_size={}\n",
                         PAPSHIM_VERSION, PAPSHIM_MPI_NAME, s.world_size, mode_name(s.config.mode),
-                        s.config.callsite_depth, s.link.alpha, s.link.beta, s.clock_max_rtt, s.tick_source, records,
+                        s.config.callsite_depth, s.link.alpha, s.link.beta, s.clock_max_rtt, s.tick_source,
                         s.config.network.empty() ? "unspecified" : s.config.network, s.config.node_size);
+    if (records >= 0) meta << fmt::format("records={}\nfinalized=1\n", records);
 }
 
 }  // namespace
@@ -91,12 +153,10 @@ void record(trace::Record r, const void* caller) {
         r.site = sites->identify(caller, reusable);
         if (reusable) slot = {caller, r.site};
     }
-    local.records[local.count++] = r;
-    if (local.count == local.records.size()) {
-        std::lock_guard guard(trace_lock);
-        local.flush_locked();
-    }
+    local.producer.add(r);
 }
+
+void save_trace_before_abort() { save_early(trace::Saved::abort); }
 
 std::uint8_t algorithm_index(std::string_view name) {
     for (std::size_t i = 0; i < algorithm_table.size(); ++i)
@@ -133,54 +193,59 @@ void open_trace(State& s) {
     std::string error;
     std::error_code created;
     std::filesystem::create_directories(s.config.trace_dir, created);
-    bool ok = !created && writer.open(s.config.trace_dir, s.world_rank, s.config.trace_buffer, error);
+    sites = std::make_unique<CallSiteTable>(s.config.callsite_depth);
+    trace_start = clock::point_now();
+    const State* job = &s;
+    bool ok = !created && writer.open(s.config.trace_dir, s.world_rank, s.config.trace_buffer, names(),
+                                      {[job] { return fit_now(*job); }, copy_sites}, error);
     if (created) error = fmt::format("cannot create directory {}: {}", s.config.trace_dir, created.message());
     int bad = lowest_rank_with(s.world, s.world_rank, !ok);
     if (bad != INT_MAX) {
         if (bad == s.world_rank)
             fmt::print(stderr, "papshim: warning: tracing disabled: {} (PAPSHIM_TRACE_DIR='{}'); the application "
                                "runs on without a trace\n", error, s.config.trace_dir);
-        if (ok) {  // close and remove this rank's file: no rank traces
-            std::string ignored;
-            writer.finish({}, {}, ignored);
-            std::remove(trace::spill_path(s.config.trace_dir, s.world_rank).c_str());
-            std::remove(trace::sites_path(s.config.trace_dir, s.world_rank).c_str());
-        }
+        std::string ignored;
+        writer.finish({}, {}, ignored);  // no rank traces: close and remove this rank's files
+        std::remove(trace::spill_path(s.config.trace_dir, s.world_rank).c_str());
+        std::remove(trace::index_path(s.config.trace_dir, s.world_rank).c_str());
+        sites.reset();
         return;
     }
-    sites = std::make_unique<CallSiteTable>(s.config.callsite_depth);
-    trace_start = clock::point_now();
+    if (s.world_rank == 0) write_meta(s, -1);
     trace_enabled = true;
+    install_sigterm();
+    // exit() without MPI_Finalize (an MPI error handler, the application giving up): save too.
+    static bool at_exit_registered = false;
+    if (!at_exit_registered) at_exit_registered = std::atexit([] { save_early(trace::Saved::exit); }) == 0;
 }
 
 void finish_trace(State& s) {
     if (!trace_enabled.load()) return;
+    uninstall_sigterm();
     std::string error;
     std::vector<trace::SiteInfo> site_infos;
     {
         std::lock_guard guard(trace_lock);
-        for (ThreadRecords* buffer : thread_buffers) buffer->flush_locked();
         trace_enabled = false;  // records from here on (none in a correct program) are dropped
         sites->symbolise();
-        for (const auto& site : sites->sites()) site_infos.push_back({site.key, site.function, site.location});
+        for (const auto& site : sites->sites())
+            site_infos.push_back({site.key, site.function, site.location, site.module_path, site.offset});
     }
-    const auto fit = clock::fit_ticks(trace_start, clock::point_now(), s.clock_offset);
-    bool ok = writer.finish(site_infos, fit, error);
+    bool ok = writer.finish(std::move(site_infos), fit_now(s), error);
     if (!ok) fmt::print(stderr, "papshim: warning: {}\n", error);
     int bad = lowest_rank_with(s.world, s.world_rank, !ok);  // also: every rank's files are complete
     if (s.world_rank != 0) return;
     if (bad != INT_MAX) {
-        fmt::print(stderr, "papshim: warning: the trace in {} is incomplete (rank {} failed); calls.csv not written\n",
-                   s.config.trace_dir, bad);
+        fmt::print(stderr, "papshim: warning: the trace in {} is incomplete (rank {} failed); calls.csv not written; "
+                           "papshim-report {} recovers what was written\n",
+                   s.config.trace_dir, bad, s.config.trace_dir);
         return;
     }
-    trace::Names names;
-    for (int c = 0; c < collective_count; ++c) names.collectives.emplace_back(collective_name(Collective(c)));
-    names.algorithms = algorithm_table;
-    names.ops = op_names;
-    long long records = trace::merge(s.config.trace_dir, s.world_size, names, error);
-    if (records < 0) {
-        fmt::print(stderr, "papshim: warning: trace merge failed: {}\n", error);
+    long long records = 0;
+    try {
+        records = trace::merge(s.config.trace_dir, s.world_size).records;
+    } catch (const std::exception& e) {
+        fmt::print(stderr, "papshim: warning: trace merge failed: {}\n", e.what());
         return;
     }
     write_meta(s, records);

@@ -75,27 +75,31 @@ TEST_CASE("deeper call sites join frames innermost first") {
 
 namespace {
 // One build of callsite_lib/symbols.c (no debug information), loaded as an application's
-// library would be. Its functions return the address of a call site inside themselves.
+// library would be, with a call site inside each of its two functions, identified in `table`.
 struct TestLibrary {
     using SiteFunction = const void* (*)();
+    std::string path;
     void* handle = nullptr;
-    SiteFunction exported = nullptr;  // a site inside papshim_testsym_exported
-    SiteFunction local = nullptr;     // a site inside the local function placed after it
-    std::uintptr_t bias = 0;          // module offset = address - bias
+    std::uintptr_t bias = 0;  // module offset = address - bias
     std::uintptr_t exported_start = 0, exported_end = 0;  // papshim_testsym_exported, module offsets
+    std::uintptr_t next_exported = 0;                     // papshim_testsym_local's entry
+    const void* exported_site = nullptr;  // inside papshim_testsym_exported
+    const void* local_site = nullptr;     // inside the local function placed after it
+    CallSiteTable table{1};
+    std::uint32_t exported = 0, local = 0;  // the two sites' ids in `table`
 
-    explicit TestLibrary(const char* path) {
-        handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    explicit TestLibrary(const char* library) : path(library) {
+        handle = dlopen(library, RTLD_NOW | RTLD_LOCAL);
         INFO(path << ": " << (handle ? "" : dlerror()));
         REQUIRE(handle != nullptr);
-        exported = std::bit_cast<SiteFunction>(dlsym(handle, "papshim_testsym_exported"));
-        local = std::bit_cast<SiteFunction>(dlsym(handle, "papshim_testsym_local"));
-        REQUIRE(exported != nullptr);
-        REQUIRE(local != nullptr);
+        auto exported_function = std::bit_cast<SiteFunction>(dlsym(handle, "papshim_testsym_exported"));
+        auto local_function = std::bit_cast<SiteFunction>(dlsym(handle, "papshim_testsym_local"));
+        REQUIRE(exported_function != nullptr);
+        REQUIRE(local_function != nullptr);
         Dl_info info{};
         link_map* map = nullptr;
         void* symbol_entry = nullptr;
-        auto* entry = std::bit_cast<void*>(exported);
+        auto* entry = std::bit_cast<void*>(exported_function);
         REQUIRE(dladdr1(entry, &info, reinterpret_cast<void**>(&map), RTLD_DL_LINKMAP) != 0);
         REQUIRE(dladdr1(entry, &info, &symbol_entry, RTLD_DL_SYMENT) != 0);
         const auto* symbol = static_cast<const ElfW(Sym)*>(symbol_entry);
@@ -103,18 +107,30 @@ struct TestLibrary {
         bias = map->l_addr;
         exported_start = reinterpret_cast<std::uintptr_t>(info.dli_saddr) - bias;
         exported_end = exported_start + symbol->st_size;
+        next_exported = offset_of(std::bit_cast<const void*>(local_function));
+        exported_site = exported_function();
+        local_site = local_function();
+        require_layout();
+        bool reusable = false;
+        exported = table.identify(exported_site, reusable);
+        local = table.identify(local_site, reusable);
     }
     ~TestLibrary() { dlclose(handle); }
     TestLibrary(const TestLibrary&) = delete;
     TestLibrary& operator=(const TestLibrary&) = delete;
 
     std::uintptr_t offset_of(const void* site) const { return reinterpret_cast<std::uintptr_t>(site) - bias; }
+    std::string exported_name() const {
+        return fmt::format("papshim_testsym_exported+{:#x}", offset_of(exported_site) - exported_start);
+    }
+    std::string local_key() const {
+        return fmt::format("{}+{:#x}", path.substr(path.rfind('/') + 1), offset_of(local_site));
+    }
 
     // The layout the tests rely on: the exported site inside its function, the local site
     // past that function's end and below the next exported function. Then the nearest exported
     // symbol below the local site is papshim_testsym_exported, which it is not part of.
-    void require_layout(const void* exported_site, const void* local_site) const {
-        const auto next_exported = offset_of(std::bit_cast<const void*>(local));
+    void require_layout() const {
         INFO(fmt::format("papshim_testsym_exported [{:#x}, {:#x}), exported site {:#x}, local site {:#x}, "
                          "papshim_testsym_local {:#x}", exported_start, exported_end, offset_of(exported_site),
                          offset_of(local_site), next_exported));
@@ -124,51 +140,30 @@ struct TestLibrary {
         REQUIRE(offset_of(local_site) < next_exported);
     }
 };
-
-std::string expected_key(const char* path, std::uintptr_t offset) {
-    std::string name = path;
-    return fmt::format("{}+{:#x}", name.substr(name.rfind('/') + 1), offset);
-}
 }  // namespace
 
 TEST_CASE("without debug information, a site past the end of the nearest exported symbol is '?'") {
     TestLibrary lib(PAPSHIM_TESTSYM_DYNSYM);
-    const void* exported_site = lib.exported();
-    const void* local_site = lib.local();
-    lib.require_layout(exported_site, local_site);
-
-    CallSiteTable table(1);
-    bool reusable = false;
-    const auto exported = table.identify(exported_site, reusable);
-    const auto local = table.identify(local_site, reusable);
-    const auto inside = fmt::format("papshim_testsym_exported+{:#x}", lib.offset_of(exported_site) - lib.exported_start);
+    const auto& sites = lib.table.sites();
     // Named from dladdr while the job runs, and from the file's symbol tables at the end:
     // neither may name the local site after the exported function.
     for (bool symbolised : {false, true}) {
-        if (symbolised) table.symbolise();
+        if (symbolised) lib.table.symbolise();
         INFO((symbolised ? "after symbolise()" : "before symbolise()"));
-        CHECK(table.sites()[exported].function == inside);
-        CHECK(table.sites()[local].function == "?");
-        CHECK(table.sites()[local].key == expected_key(PAPSHIM_TESTSYM_DYNSYM, lib.offset_of(local_site)));
-        CHECK(table.sites()[exported].location.empty());
-        CHECK(table.sites()[local].location.empty());
+        CHECK(sites[lib.exported].function == lib.exported_name());
+        CHECK(sites[lib.local].function == "?");
+        CHECK(sites[lib.local].key == lib.local_key());
+        CHECK(sites[lib.exported].location.empty());
+        CHECK(sites[lib.local].location.empty());
     }
 }
 
 TEST_CASE("without debug information but with .symtab, a local function is named with its offset") {
     TestLibrary lib(PAPSHIM_TESTSYM_SYMTAB);
-    const void* exported_site = lib.exported();
-    const void* local_site = lib.local();
-    lib.require_layout(exported_site, local_site);
-
-    CallSiteTable table(1);
-    bool reusable = false;
-    const auto exported = table.identify(exported_site, reusable);
-    const auto local = table.identify(local_site, reusable);
-    table.symbolise();
-    CHECK(table.sites()[exported].function ==
-          fmt::format("papshim_testsym_exported+{:#x}", lib.offset_of(exported_site) - lib.exported_start));
-    CHECK(table.sites()[local].function.rfind("local_after_exported+0x", 0) == 0);
-    CHECK(table.sites()[local].key == expected_key(PAPSHIM_TESTSYM_SYMTAB, lib.offset_of(local_site)));
-    CHECK(table.sites()[local].location.empty());
+    lib.table.symbolise();
+    const auto& sites = lib.table.sites();
+    CHECK(sites[lib.exported].function == lib.exported_name());
+    CHECK(sites[lib.local].function.rfind("local_after_exported+0x", 0) == 0);
+    CHECK(sites[lib.local].key == lib.local_key());
+    CHECK(sites[lib.local].location.empty());
 }

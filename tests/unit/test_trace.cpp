@@ -1,9 +1,17 @@
+// The trace writer (chunk pool, writer thread, saves) and the merge of its files, at
+// MPI_Finalize and after a job died (recovery).
 #include <catch.hpp>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
+#include "papshim/clock.hpp"
+#include "papshim/report.hpp"
 #include "papshim/trace.hpp"
 
 using namespace papshim;
@@ -14,11 +22,14 @@ namespace {
 struct TempDir {
     fs::path path;
     TempDir() {
-        path = fs::temp_directory_path() / ("papshim-trace-test-" + std::to_string(::getpid()));
+        static int made = 0;
+        path = fs::temp_directory_path() /
+               ("papshim-trace-test-" + std::to_string(::getpid()) + "-" + std::to_string(made++));
         fs::remove_all(path);
         fs::create_directories(path);
     }
     ~TempDir() { fs::remove_all(path); }
+    std::string str() const { return path.string(); }
 };
 
 std::vector<std::string> lines_of(const fs::path& file) {
@@ -29,6 +40,58 @@ std::vector<std::string> lines_of(const fs::path& file) {
 }
 
 trace::Names names() { return {{"allgather", "allgatherv", "reduce", "allreduce"}, {"native", "sparbit"}, {"MPI_SUM"}}; }
+
+// Ticks are nanoseconds from 0; two call sites.
+trace::Writer::IndexSource source() {
+    return {[] { return trace::Fit{}; },
+            [](std::vector<trace::SiteInfo>& sites) {
+                sites = {{"app+0x10", "main", "app.c:3", "", 0}, {"app+0x20", "step, inner", "", "", 0}};
+                return true;
+            }};
+}
+
+trace::Record record(int rank, int ranks, std::uint64_t call) {
+    trace::Record rec;
+    rec.arrival = call * 1000000 + std::uint64_t(rank) * 100000;  // ns
+    rec.exit = rec.arrival + 50000;
+    rec.seq = call;
+    rec.comm = trace::world_comm;
+    rec.rank = rec.world_rank = rank;
+    rec.comm_size = ranks;
+    rec.bytes = 8;
+    rec.collective = 3;
+    rec.op = 0;
+    rec.site = std::uint32_t(call % 2);
+    return rec;
+}
+
+// One rank's files with `calls` records through a pool of `capacity` records.
+void write_rank(const std::string& dir, int rank, int ranks, int calls, std::size_t capacity) {
+    trace::Writer w;
+    std::string error;
+    REQUIRE(w.open(dir, rank, capacity, names(), source(), error));
+    {
+        trace::Writer::Producer producer(w);
+        for (int c = 0; c < calls; ++c) producer.add(record(rank, ranks, std::uint64_t(c)));
+    }
+    std::vector<trace::SiteInfo> sites;
+    source().sites(sites);
+    REQUIRE(w.finish(sites, trace::Fit{}, error));
+    CHECK(w.records_written() == std::uint64_t(calls));
+}
+
+std::vector<trace::Record> spilled(const std::string& dir, int rank) {
+    std::ifstream in(trace::spill_path(dir, rank), std::ios::binary);
+    std::vector<trace::Record> records;
+    for (trace::Record r; in.read(reinterpret_cast<char*>(&r), sizeof r);) records.push_back(r);
+    return records;
+}
+
+long count_events(const fs::path& json) {
+    auto lines = lines_of(json);
+    return std::count_if(lines.begin(), lines.end(),
+                         [](const std::string& l) { return l.find("\"ph\":\"X\"") != std::string::npos; });
+}
 
 }  // namespace
 
@@ -45,33 +108,16 @@ TEST_CASE("communicator labels") {
     CHECK(trace::comm_label(trace::comm_id(3, 7)) == "c3.7");
 }
 
-TEST_CASE("a small buffer spills and nothing is lost; the merge interleaves ranks by arrival") {
+TEST_CASE("a small pool spills and nothing is lost; the merge interleaves ranks by arrival") {
     TempDir dir;
     const int ranks = 3, calls = 1000;
-    for (int r = 0; r < ranks; ++r) {
-        trace::Writer w;
-        std::string error;
-        REQUIRE(w.open(dir.path.string(), r, 7, error));  // 7 records in memory: many spills
-        for (int c = 0; c < calls; ++c) {
-            trace::Record rec;
-            rec.arrival = std::uint64_t(c) * 1000000 + std::uint64_t(r) * 100000;  // ns
-            rec.exit = rec.arrival + 50000;
-            rec.seq = std::uint64_t(c);
-            rec.comm = trace::world_comm;
-            rec.rank = rec.world_rank = r;
-            rec.comm_size = ranks;
-            rec.bytes = 8;
-            rec.collective = 3;
-            rec.op = 0;
-            rec.site = c % 2;
-            w.add(rec);
-        }
-        CHECK(w.records() == calls);
-        clock::TickFit fit;  // nanosecond ticks from 0: seconds = ticks * 1e-9
-        REQUIRE(w.finish({{"app+0x10", "main", "app.c:3"}, {"app+0x20", "step, inner", ""}}, fit, error));
+    for (int r = 0; r < ranks; ++r) write_rank(dir.str(), r, ranks, calls, 7);  // chunks of one record
+    const auto merged = trace::merge(dir.str(), ranks);
+    REQUIRE(merged.records == ranks * calls);
+    for (const auto& end : merged.ranks) {
+        CHECK(end.saved == trace::Saved::finalize);
+        CHECK(end.calls_behind == 0);
     }
-    std::string error;
-    REQUIRE(trace::merge(dir.path.string(), ranks, names(), error) == ranks * calls);
 
     auto csv = lines_of(dir.path / "calls.csv");
     REQUIRE(csv.size() == std::size_t(ranks * calls + 1));
@@ -86,48 +132,204 @@ TEST_CASE("a small buffer spills and nothing is lost; the merge interleaves rank
         CHECK(arrival >= previous);
         previous = arrival;
     }
-    // The per-rank spill files are gone; the trace is one JSON document with an event per record.
-    CHECK_FALSE(fs::exists(trace::spill_path(dir.path.string(), 0)));
+    // The per-rank files are gone; the trace is one JSON document with an event per record.
+    CHECK_FALSE(fs::exists(trace::spill_path(dir.str(), 0)));
+    CHECK_FALSE(fs::exists(trace::index_path(dir.str(), 0)));
     auto json = lines_of(dir.path / "trace.json");
     CHECK(json.front().rfind("{\"displayTimeUnit\"", 0) == 0);
     CHECK(json.back() == "]}");
-    CHECK(std::count_if(json.begin(), json.end(), [](const std::string& l) { return l.find("\"ph\":\"X\"") != std::string::npos; }) ==
-          ranks * calls);
+    CHECK(count_events(dir.path / "trace.json") == ranks * calls);
+}
+
+TEST_CASE("threads fill chunks of their own: every record arrives, each thread's in order") {
+    TempDir dir;
+    // 64 records in 8 chunks for 4 threads; 2 records in 2 chunks for 5 threads (the pool grows).
+    for (std::size_t capacity : {std::size_t(64), std::size_t(2)}) {
+        const int threads = capacity == 64 ? 4 : 5, per_thread = 5000;
+        trace::Writer w;
+        std::string error;
+        REQUIRE(w.open(dir.str(), 0, capacity, names(), source(), error));
+        std::vector<std::thread> workers;
+        for (int t = 0; t < threads; ++t)
+            workers.emplace_back([&w, t] {
+                trace::Writer::Producer producer(w);
+                for (int c = 0; c < per_thread; ++c) {
+                    auto rec = record(0, 1, std::uint64_t(c));
+                    rec.comm = std::uint64_t(t);  // which thread
+                    producer.add(rec);
+                }
+            });
+        for (auto& worker : workers) worker.join();
+        REQUIRE(w.finish({}, trace::Fit{}, error));
+        const auto records = spilled(dir.str(), 0);
+        REQUIRE(records.size() == std::size_t(threads * per_thread));
+        std::vector<std::uint64_t> next(std::size_t(threads), 0);
+        for (const auto& r : records) {
+            REQUIRE(r.comm < std::uint64_t(threads));
+            CHECK(r.seq == next[r.comm]++);
+        }
+    }
 }
 
 TEST_CASE("trace.json is capped, calls.csv is not") {
     TempDir dir;
-    trace::Writer w;
-    std::string error;
-    REQUIRE(w.open(dir.path.string(), 0, 100, error));
-    for (int c = 0; c < 50; ++c) {
-        trace::Record rec;
-        rec.arrival = std::uint64_t(c);
-        rec.exit = rec.arrival + 1;
-        rec.seq = std::uint64_t(c);
-        rec.comm_size = 1;
-        w.add(rec);
-    }
-    REQUIRE(w.finish({}, clock::TickFit{}, error));
-    REQUIRE(trace::merge(dir.path.string(), 1, names(), error, 10) == 50);
+    write_rank(dir.str(), 0, 1, 50, 100);
+    trace::MergeOptions options;
+    options.max_json_events = 10;
+    REQUIRE(trace::merge(dir.str(), 1, options).records == 50);
     CHECK(lines_of(dir.path / "calls.csv").size() == 51);
+    CHECK(count_events(dir.path / "trace.json") == 10);
     auto json = lines_of(dir.path / "trace.json");
-    CHECK(std::count_if(json.begin(), json.end(), [](const std::string& l) { return l.find("\"ph\":\"X\"") != std::string::npos; }) == 10);
     CHECK(json[json.size() - 2].find("first 10 of 50 calls") != std::string::npos);
 }
 
 TEST_CASE("an unwritable directory is reported, not fatal") {
     trace::Writer w;
     std::string error;
-    CHECK_FALSE(w.open("/proc/papshim-nonexistent", 0, 10, error));
+    CHECK_FALSE(w.open("/proc/papshim-nonexistent", 0, 10, names(), source(), error));
     CHECK(error.find("/proc/papshim-nonexistent") != std::string::npos);
 }
 
 TEST_CASE("a missing rank file makes the merge fail with its name") {
     TempDir dir;
+    CHECK_THROWS_WITH(trace::merge(dir.str(), 2), Catch::Contains(".papshim-rank-0.bin"));
+}
+
+TEST_CASE("the index round-trips, keeps tabs out of names and names the line of an error") {
+    TempDir dir;
+    trace::Index index;
+    index.world_rank = 4;
+    index.saved = trace::Saved::sigterm;
+    index.records = 12;
+    index.fit = {123, 4.5, 3.3e-10};
+    index.names = names();
+    index.sites = {{"m+0x1", "f\tg", "a.c:1", "/bin/m", 0x1f}, {"m+0x2", "?", "", "", 0}};
     std::string error;
-    CHECK(trace::merge(dir.path.string(), 2, names(), error) == -1);
-    CHECK(error.find(".papshim-rank-0.bin") != std::string::npos);
+    REQUIRE(trace::write_index(dir.str(), index, error));
+    const auto back = trace::read_index(trace::index_path(dir.str(), 4));
+    CHECK(back.world_rank == 4);
+    CHECK(back.saved == trace::Saved::sigterm);
+    CHECK(back.records == 12);
+    CHECK(back.fit.tick0 == 123);
+    CHECK(back.fit.seconds_per_tick == 3.3e-10);
+    CHECK(back.names.algorithms == index.names.algorithms);
+    REQUIRE(back.sites.size() == 2);
+    CHECK(back.sites[0].function == "f g");
+    CHECK(back.sites[0].module_path == "/bin/m");
+    CHECK(back.sites[0].offset == 0x1f);
+    CHECK(back.sites[1].location.empty());
+
+    std::ofstream(trace::index_path(dir.str(), 5)) << "papshim-trace-index 1\nrank\t5\nrecords\tmany\n";
+    CHECK_THROWS_WITH(trace::read_index(trace::index_path(dir.str(), 5)), Catch::Contains("index:3: 'many'"));
+}
+
+TEST_CASE("save() writes partly filled chunks and the index; the files outlive the writer") {
+    TempDir dir;
+    const int ranks = 2;
+    {
+        trace::Writer w;
+        std::string error;
+        REQUIRE(w.open(dir.str(), 1, 64, names(), source(), error));  // chunks of 8 records
+        trace::Writer::Producer producer(w);
+        for (int c = 0; c < 29; ++c) producer.add(record(1, ranks, std::uint64_t(c)));
+        REQUIRE(w.save(trace::Saved::abort, 10000));
+        CHECK(w.records_written() == 29);
+        // A record after a save is written once, by the next save.
+        producer.add(record(1, ranks, 29));
+        REQUIRE(w.save(trace::Saved::abort, 10000));
+        CHECK(w.records_written() == 30);
+    }  // destroyed without finish(): what a killed process leaves
+    const auto index = trace::read_index(trace::index_path(dir.str(), 1));
+    CHECK(index.saved == trace::Saved::abort);
+    CHECK(index.records == 30);
+    CHECK(index.sites.size() == 2);
+    const auto records = spilled(dir.str(), 1);
+    REQUIRE(records.size() == 30);
+    for (std::size_t i = 0; i < records.size(); ++i) CHECK(records[i].seq == i);
+}
+
+TEST_CASE("a writer that dies unsaved leaves an index from open and the chunks it wrote") {
+    TempDir dir;
+    {
+        trace::Writer w;
+        std::string error;
+        REQUIRE(w.open(dir.str(), 0, 8, names(), source(), error));  // 8 chunks of 1 record
+        trace::Writer::Producer producer(w);
+        for (int c = 0; c < 3; ++c) producer.add(record(0, 1, std::uint64_t(c)));
+    }
+    const auto index = trace::read_index(trace::index_path(dir.str(), 0));
+    CHECK(index.saved == trace::Saved::running);
+    CHECK(index.names.ops == names().ops);
+    CHECK(spilled(dir.str(), 0).size() <= 3);  // what reached the file before the end
+}
+
+TEST_CASE("recovery merges what a dead job left and says whose records end early") {
+    TempDir dir;
+    const std::string d = dir.str();
+    const int ranks = 3;
+    // rank 0 saved at SIGTERM after 100 calls, rank 1 at MPI_Abort after 100, rank 2 was
+    // killed after 60 calls and its last record is torn; no rank reached MPI_Finalize.
+    for (int r = 0; r < ranks; ++r) {
+        trace::Writer w;
+        std::string error;
+        REQUIRE(w.open(d, r, 64, names(), source(), error));
+        trace::Writer::Producer producer(w);
+        for (int c = 0; c < (r == 2 ? 60 : 100); ++c) producer.add(record(r, ranks, std::uint64_t(c)));
+        REQUIRE(w.save(r == 0 ? trace::Saved::sigterm : trace::Saved::abort, 10000));
+        if (r == 2) {
+            REQUIRE(w.save(trace::Saved::running, 10000));
+            std::ofstream(trace::spill_path(d, r), std::ios::app | std::ios::binary) << "half a record";
+        }
+    }
+    std::ofstream(dir.path / "meta.txt") << "world_size=3\nmpi=openmpi\nmode=profile\n";
+    REQUIRE(report::needs_recovery(d));
+    CHECK(trace::spill_world_size(d) == 3);
+
+    const auto result = report::recover_directory(d);
+    CHECK(result.records == 260);
+    REQUIRE(result.ranks.size() == 3);
+    CHECK(result.ranks[0].saved == trace::Saved::sigterm);
+    CHECK(result.ranks[1].saved == trace::Saved::abort);
+    CHECK(result.ranks[2].saved == trace::Saved::running);
+    CHECK(result.ranks[2].torn_bytes == 13);
+    CHECK(result.ranks[0].calls_behind == 0);
+    CHECK(result.ranks[2].calls_behind == 40);
+    CHECK(fs::exists(trace::spill_path(d, 0)));  // recovery keeps the raw files
+    CHECK(lines_of(dir.path / "calls.csv").size() == 261);
+    CHECK(lines_of(dir.path / "trace.json").back() == "]}");
+    CHECK_FALSE(report::needs_recovery(d));  // calls.csv is there now
+
+    const auto meta = report::read_meta(d + "/meta.txt");
+    CHECK(meta.get("mpi") == "openmpi");
+    CHECK(meta.get("records") == "260");
+    CHECK(meta.get("finalized") == "0");
+    CHECK(meta.get("rank.1.saved") == "MPI_Abort");
+    CHECK(meta.get("rank.2.calls_behind") == "40");
+    const std::string text = report::summarize_directory(d);
+    CHECK_THAT(text, Catch::Contains("the run did not reach MPI_Finalize"));
+    CHECK_THAT(text, Catch::Contains("rank 1: 100 records, saved at MPI_Abort"));
+    CHECK_THAT(text, Catch::Contains("rank 2: 60 records, not saved at the end"));
+    CHECK_THAT(text, Catch::Contains("records end early on rank 2 (40 calls behind)"));
+    CHECK_THAT(text, Catch::Contains("40 incomplete"));
+    CHECK(text.find("warning : meta.txt says records") == std::string::npos);
+}
+
+TEST_CASE("recovery without meta.txt, with a rank whose files are missing") {
+    TempDir dir;
+    write_rank(dir.str(), 1, 2, 10, 64);  // rank 0 left nothing
+    CHECK(trace::spill_world_size(dir.str()) == 2);
+    const auto result = report::recover_directory(dir.str());
+    CHECK(result.records == 10);
+    CHECK_FALSE(result.ranks[0].spill_file);
+    CHECK(result.ranks[0].calls_behind == 10);
+    CHECK(report::read_meta(dir.str() + "/meta.txt").get("rank.0.saved") == "no-file");
+    CHECK_THAT(report::summarize_directory(dir.str()), Catch::Contains("rank 0: 0 records, no spill file"));
+}
+
+TEST_CASE("recovery of a directory without spill files says so") {
+    TempDir dir;
+    CHECK_FALSE(report::needs_recovery(dir.str()));
+    CHECK_THROWS_WITH(report::recover_directory(dir.str()), Catch::Contains("no spill files"));
 }
 
 TEST_CASE("ticks map to seconds through the fit of two clock points") {

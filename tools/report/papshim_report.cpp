@@ -1,21 +1,20 @@
-// papshim-report DIR [--no-plots] [--top N] [--plots-dir PATH]
+// papshim-report DIR [--no-plots] [--top N] [--plots-dir PATH] [--recover]
 // Prints the PAP report of a trace directory (docs/report.md) and draws its PNG plots with
-// papshim_plot.py, found next to this program. Exit 0 ok, 2 bad usage or bad input.
-#include "papshim/report.hpp"
-
+// papshim_plot.py, found next to this program. A directory a dead job left (spill files, no
+// calls.csv) is recovered first. Exit 0 ok, 2 bad usage or bad input.
 #include <fmt/format.h>
 
-#include <charconv>
 #include <cstdio>
 #include <filesystem>
-#include <optional>
 #include <spawn.h>
 #include <stdexcept>
 #include <string>
-#include <string_view>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <vector>
+
+#include "cli.hpp"
+#include "papshim/report.hpp"
 
 extern char** environ;
 
@@ -29,65 +28,13 @@ constexpr int exit_bad = 2;
 // papshim_plot.py exits with this when matplotlib cannot be imported.
 constexpr int plot_exit_no_matplotlib = 3;
 
-constexpr std::string_view usage =
-    "usage: papshim-report DIR [--no-plots] [--top N] [--plots-dir PATH]\n"
-    "  DIR             trace directory with calls.csv and meta.txt (PAPSHIM_TRACE_DIR)\n"
-    "  --top N         list and plot the N busiest call sites (default 10)\n"
-    "  --no-plots      print the report only\n"
-    "  --plots-dir P   write the PNGs and their plot-*.csv input to P (default DIR)\n"
-    "Prints the report to stdout; see docs/report.md for what each number means.\n";
-
 struct Options {
     std::string dir;
     std::string plots_dir;
-    bool plots = true;
+    bool no_plots = false;
+    bool recover = false;
     std::size_t top = 10;
 };
-
-std::optional<Options> parse_arguments(int argc, char** argv, std::string& error) {
-    Options options;
-    for (int i = 1; i < argc; ++i) {
-        const std::string_view arg = argv[i];
-        const auto value = [&]() -> const char* {
-            if (i + 1 >= argc) return nullptr;
-            return argv[++i];
-        };
-        if (arg == "--no-plots") {
-            options.plots = false;
-        } else if (arg == "--top") {
-            const char* text = value();
-            const std::string_view digits = text ? text : "";
-            const auto [end, ec] =
-                std::from_chars(digits.data(), digits.data() + digits.size(), options.top);
-            if (digits.empty() || ec != std::errc{} || end != digits.data() + digits.size() ||
-                options.top == 0) {
-                error = "--top needs a positive whole number";
-                return std::nullopt;
-            }
-        } else if (arg == "--plots-dir") {
-            const char* text = value();
-            if (!text || !*text) {
-                error = "--plots-dir needs a path";
-                return std::nullopt;
-            }
-            options.plots_dir = text;
-        } else if (!arg.empty() && arg.front() == '-') {
-            error = fmt::format("unknown option '{}'", arg);
-            return std::nullopt;
-        } else if (options.dir.empty()) {
-            options.dir = arg;
-        } else {
-            error = fmt::format("one trace directory expected, got also '{}'", arg);
-            return std::nullopt;
-        }
-    }
-    if (options.dir.empty()) {
-        error = "missing the trace directory";
-        return std::nullopt;
-    }
-    if (options.plots_dir.empty()) options.plots_dir = options.dir;
-    return options;
-}
 
 // The folder of this executable: the plot script is installed next to it.
 fs::path own_folder() {
@@ -137,23 +84,50 @@ void draw_plots(const report::Analysis& analysis, const Options& options) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    for (int i = 1; i < argc; ++i) {
-        if (std::string_view(argv[i]) == "--help" || std::string_view(argv[i]) == "-h") {
-            std::fputs(usage.data(), stdout);
-            return exit_ok;
-        }
+    Options options;
+    CLI::App app;
+    papshim::cli::configure(
+        app, "papshim-report DIR [--no-plots] [--top N] [--plots-dir PATH] [--recover]",
+        "Prints the PAP report of trace directory DIR (PAPSHIM_TRACE_DIR) to stdout and draws its plots; see\n"
+        "docs/report.md for what each number means. DIR holds calls.csv and meta.txt, or the spill files\n"
+        "of a job that died before MPI_Finalize, which are merged first.",
+        "Exit status: 0 ok, 2 bad usage or an unreadable or malformed trace.", 18);
+    app.add_option("DIR", options.dir, "trace directory with calls.csv and meta.txt (PAPSHIM_TRACE_DIR)");
+    papshim::cli::add_parsed(
+        app, "--top", options.top,
+        [](const std::string& text) { return papshim::cli::parse_integer<std::size_t>(text, 1); },
+        "list and plot the N busiest call sites (default 10)", "N");
+    app.add_flag("--no-plots", options.no_plots, "print the report only");
+    app.add_option("--plots-dir", options.plots_dir, "write the PNGs and their plot-*.csv input to P (default DIR)")
+        ->option_text("P");
+    app.add_flag("--recover", options.recover,
+                 "merge the spill files of a job that did not reach MPI_Finalize into calls.csv and\n"
+                 "trace.json first (done without this flag when DIR has spill files but no calls.csv)");
+    std::string help;
+    std::string error = papshim::cli::parse(app, argc, argv, help);
+    if (!help.empty()) {
+        std::fputs(help.c_str(), stdout);
+        return exit_ok;
     }
-    std::string error;
-    const auto options = parse_arguments(argc, argv, error);
-    if (!options) {
+    if (error.empty() && options.dir.empty()) error = "missing the trace directory";
+    if (!error.empty()) {
         std::fputs(fmt::format("papshim-report: {} (see --help)\n", error).c_str(), stderr);
         return exit_bad;
     }
+    if (options.plots_dir.empty()) options.plots_dir = options.dir;
     try {
-        const report::Analysis analysis = report::analyze_directory(options->dir);
-        std::fputs(report::format_summary(analysis, {options->top}).c_str(), stdout);
+        if (options.recover || report::needs_recovery(options.dir)) {
+            const auto recovered = report::recover_directory(options.dir);
+            std::fputs(fmt::format("papshim-report: the run in {} did not reach MPI_Finalize; recovered {} records "
+                                   "of {} ranks from its spill files into calls.csv and trace.json\n",
+                                   options.dir, recovered.records, recovered.ranks.size())
+                           .c_str(),
+                       stderr);
+        }
+        const report::Analysis analysis = report::analyze_directory(options.dir);
+        std::fputs(report::format_summary(analysis, {options.top}).c_str(), stdout);
         std::fflush(stdout);
-        if (options->plots) draw_plots(analysis, *options);
+        if (!options.no_plots) draw_plots(analysis, options);
     } catch (const std::exception& e) {
         std::fputs(fmt::format("papshim-report: {}\n", e.what()).c_str(), stderr);
         return exit_bad;

@@ -362,7 +362,46 @@ def case_launcher(options, launcher):
     print("papshim-run: help, bad flags, launcher mismatch and a profiled run behave")
 
 
-CASES = {"equivalence": case_equivalence, "profile": case_profile, "invalid": case_invalid,
+def recover_and_check(options, directory, dying, calls, saved, functions):
+    """papshim-report recovers the dead job's trace; the dying rank's records hold every call it made."""
+    if (directory / "calls.csv").exists():
+        raise CheckFailed(f"{directory}/calls.csv exists although the job never reached MPI_Finalize")
+    report = execute([str(Path(options.bin) / "papshim-report"), str(directory), "--no-plots"])
+    if report.returncode != 0:
+        raise CheckFailed(f"papshim-report could not recover the trace\n{report.describe()}")
+    for expected in ("did not reach MPI_Finalize", f"rank {dying}: {calls} records, saved at {saved}"):
+        if expected not in report.stdout:
+            raise CheckFailed(f"the report does not say '{expected}'\n{report.describe()}")
+    rows = read_trace(directory, options.docs, expect_files=("calls.csv", "trace.json", "meta.txt"))
+    mine = [row for row in rows if int(row["world_rank"]) == dying]
+    seqs = sorted(int(row["seq"]) for row in mine)
+    if seqs != list(range(calls)):
+        raise CheckFailed(f"{directory}: rank {dying} made calls 0..{calls - 1} before it died, the recovered "
+                          f"trace has {len(seqs)} of them (first {seqs[:3]}, last {seqs[-3:]})")
+    found = {row["function"].partition(".")[0] for row in mine}
+    if not functions <= found:
+        raise CheckFailed(f"{directory}: expected call sites in {sorted(functions)}, got {sorted(found)}")
+    print(f"recovered: rank {dying} has all {calls} calls, saved at {saved}; functions {sorted(found)}")
+
+
+def case_abort(options, launcher):
+    """A traced job dies (MPI_Abort, SIGTERM, Fortran MPI_Abort): its trace is recovered complete up to the end
+    on the dying rank."""
+    np, dying, calls = 2, 1, 10000  # more calls than PAPSHIM_TRACE_BUFFER: spilled and buffered records
+    runs = [("abort", "MPI_Abort", [options.program, str(calls), str(dying), "abort"], {"sum_step", "gather_step"}),
+            ("sigterm", "SIGTERM", [options.program, str(calls), str(dying), "sigterm"], {"sum_step", "gather_step"})]
+    if options.fortran_program and options.mpi == "openmpi":  # MPICH's Fortran layer calls the C MPI_Abort
+        runs.append(("fortran", "MPI_Abort", [options.fortran_program, str(calls), str(dying)], set()))
+    for name, saved, app, functions in runs:
+        directory = trace_dir(options, f"abort-{name}")
+        env = launcher.shim_env(mode="profile", trace_dir=directory, trace_buffer=4096)
+        run = execute(launcher.command(np, app, env))
+        if run.returncode == 0:
+            raise CheckFailed(f"expected the job to end with an error\n{run.describe()}")
+        recover_and_check(options, directory, dying, calls, saved, functions)
+
+
+CASES = {"equivalence": case_equivalence, "abort": case_abort, "profile": case_profile, "invalid": case_invalid,
          "unwritable-trace": case_unwritable_trace, "fortran": case_fortran, "python": case_python,
          "papshim-run": case_launcher}
 
@@ -378,6 +417,8 @@ def main():
     parser.add_argument("--docs", required=True, help="the docs folder (trace-format.md)")
     parser.add_argument("--np", type=int, default=4)
     parser.add_argument("--algorithms", default="", help="comma-separated allgather algorithms (default: all)")
+    parser.add_argument("--program", default="", help="abort case: the C program that dies")
+    parser.add_argument("--fortran-program", default="", help="abort case: the Fortran program that aborts")
     options = parser.parse_args()
     try:
         CASES[options.case](options, Launcher(options))

@@ -1,0 +1,131 @@
+// The files of a trace directory (docs/trace-format.md) and their merge into calls.csv and
+// trace.json: what each rank of a running job writes, and what rank 0 reads at MPI_Finalize
+// or papshim-report reads after a job died. No MPI and no threads here, so the offline tools
+// use it as it is (library papshim_report).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace papshim::trace {
+
+// One intercepted call. Written raw to the per-rank spill file, so plain data only.
+struct Record {
+    std::uint64_t arrival = 0;   // clock::ticks(); seconds through the rank's Fit at merge
+    std::uint64_t exit = 0;
+    std::uint64_t bytes = 0;
+    std::uint64_t seq = 0;
+    std::uint64_t comm = 0;    // see comm_label()
+    std::int32_t rank = 0;     // in the communicator
+    std::int32_t world_rank = 0;
+    std::int32_t comm_size = 0;
+    std::int32_t root = -1;
+    std::uint32_t site = 0;    // index into this rank's site table
+    std::uint8_t collective = 0;
+    std::uint8_t algorithm = 0;  // index into Names::algorithms
+    std::int16_t op = -1;        // index into Names::ops; -1 none, -2 user-defined
+};
+static_assert(sizeof(Record) == 64, "the spill file format is 64-byte records");
+
+inline constexpr std::uint64_t world_comm = ~std::uint64_t{0};
+inline std::uint64_t comm_id(int leader_world_rank, std::uint32_t ordinal) {
+    return (std::uint64_t(std::uint32_t(leader_world_rank)) << 32) | ordinal;
+}
+std::string comm_label(std::uint64_t comm);
+
+// Call site as written into calls.csv, and (index only) where its innermost frame is, so
+// that a recovered trace can be symbolised offline.
+struct SiteInfo {
+    std::string key;
+    std::string function;
+    std::string location;
+    std::string module_path;
+    std::uintptr_t offset = 0;
+};
+
+// Names the records' indices refer to.
+struct Names {
+    std::vector<std::string> collectives;  // by Record::collective
+    std::vector<std::string> algorithms;   // by Record::algorithm
+    std::vector<std::string> ops;          // by Record::op >= 0
+};
+
+// Ticks to job-global seconds (the same map as clock::TickFit, without MPI).
+struct Fit {
+    std::uint64_t tick0 = 0;
+    double seconds0 = 0.0;
+    double seconds_per_tick = 1e-9;
+    double seconds(std::uint64_t t) const {
+        return seconds0 + (t >= tick0 ? double(t - tick0) : -double(tick0 - t)) * seconds_per_tick;
+    }
+};
+
+// What last wrote a rank's index: a periodic refresh while the job ran, or one of the ends.
+enum class Saved : std::uint8_t { running, finalize, abort, sigterm, exit };
+const char* saved_name(Saved saved);  // "running", "MPI_Finalize", "MPI_Abort", "SIGTERM", "exit"
+std::optional<Saved> parse_saved(std::string_view name);
+
+// Per-rank index (`.papshim-rank-N.index`): everything needed to read that rank's spill
+// file. Rewritten (atomically, by rename) while the job runs, so a dead job leaves one.
+struct Index {
+    int world_rank = 0;
+    Saved saved = Saved::running;
+    std::uint64_t records = 0;  // records in the spill file when the index was written
+    Fit fit;
+    Names names;
+    std::vector<SiteInfo> sites;
+};
+
+std::string spill_path(const std::string& dir, int world_rank);
+std::string index_path(const std::string& dir, int world_rank);
+// Writes the index to a temporary file and renames it over the old one. False with `error`.
+bool write_index(const std::string& dir, const Index& index, std::string& error);
+// Throws std::runtime_error naming the file and line on malformed input.
+Index read_index(const std::string& path);
+
+// How each rank's records ended, as the merge found them.
+struct RankEnd {
+    int world_rank = 0;
+    bool spill_file = false;          // .papshim-rank-N.bin found
+    bool index = false;               // .papshim-rank-N.index found (without it no record is usable)
+    Saved saved = Saved::running;
+    std::uint64_t records = 0;        // records merged
+    std::uint64_t torn_bytes = 0;     // a partly written last record, left out
+    double last_arrival_s = 0;        // of its last record
+    std::uint64_t calls_behind = 0;   // calls of its communicators other ranks recorded after its last one
+};
+
+inline constexpr long long default_max_json_events = 1'000'000;
+struct MergeOptions {
+    long long max_json_events = default_max_json_events;
+    bool recovering = false;   // tolerate missing and partial files; keep the spill files
+};
+
+struct MergeResult {
+    long long records = 0;
+    std::vector<RankEnd> ranks;  // by world rank
+};
+
+// k-way merge of the per-rank spill files by arrival time into calls.csv and trace.json.
+// Memory: one record per rank plus the indexes. trace.json holds the first
+// `max_json_events` records only (viewers choke on multi-GB JSON); calls.csv holds all.
+// Normal mode (MPI_Finalize): every rank's files must be there; they are removed afterwards.
+// Throws std::runtime_error with a one-line message.
+MergeResult merge(const std::string& dir, int world_size, const MergeOptions& options = {});
+
+// The world size of a dead job: meta.txt's world_size, else one more than the highest rank
+// with a spill file or index; 0 when the directory holds neither.
+int spill_world_size(const std::string& dir);
+bool has_spill_files(const std::string& dir);
+
+// meta.txt lines that say how a recovered run ended (docs/trace-format.md, "After a crash").
+std::string recovery_meta(const MergeResult& result);
+
+// RFC 4180 field quoting.
+std::string csv_field(std::string_view s);
+std::string json_string(std::string_view s);
+
+}  // namespace papshim::trace

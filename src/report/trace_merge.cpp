@@ -1,0 +1,368 @@
+// The trace directory's per-rank files (spill file + index) and their merge into calls.csv
+// and trace.json, at MPI_Finalize (rank 0) or after a dead job (papshim-report).
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <queue>
+#include <stdexcept>
+
+#include "papshim/report.hpp"
+#include "papshim/trace_format.hpp"
+
+namespace papshim::trace {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct FileCloser {
+    void operator()(std::FILE* f) const { if (f) std::fclose(f); }
+};
+using File = std::unique_ptr<std::FILE, FileCloser>;
+
+std::string errno_text() { return std::strerror(errno); }
+
+[[noreturn]] void fail(const std::string& what) { throw std::runtime_error(what); }
+
+constexpr std::string_view index_magic = "papshim-trace-index 1";
+
+// Index fields are tab-separated, one entry a line: keep tabs and line ends out of names.
+std::string field(std::string_view s) {
+    std::string out(s);
+    for (char& c : out)
+        if (c == '\t' || c == '\n' || c == '\r') c = ' ';
+    return out;
+}
+
+std::vector<std::string_view> split_tabs(std::string_view line) {
+    std::vector<std::string_view> parts;
+    for (std::size_t start = 0;;) {
+        const auto tab = line.find('\t', start);
+        parts.push_back(line.substr(start, tab == std::string_view::npos ? std::string_view::npos : tab - start));
+        if (tab == std::string_view::npos) return parts;
+        start = tab + 1;
+    }
+}
+
+template <typename Number>
+Number number_at(std::string_view text, const std::string& path, std::size_t line) {
+    Number value{};
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (text.empty() || ec != std::errc{} || end != text.data() + text.size())
+        fail(fmt::format("{}:{}: '{}' is not a valid number", path, line, text));
+    return value;
+}
+
+const std::string& name_or(const std::vector<std::string>& names, int index, const std::string& fallback) {
+    return index >= 0 && std::size_t(index) < names.size() ? names[std::size_t(index)] : fallback;
+}
+
+// The rank in names like ".papshim-rank-12.bin"; -1 for other files.
+int rank_of_file(const std::string& name) {
+    constexpr std::string_view prefix = ".papshim-rank-";
+    if (name.rfind(prefix, 0) != 0) return -1;
+    int rank = -1;
+    const char* begin = name.data() + prefix.size();
+    const auto [end, ec] = std::from_chars(begin, name.data() + name.size(), rank);
+    if (ec != std::errc{} || rank < 0) return -1;
+    const std::string_view rest(end, std::size_t(name.data() + name.size() - end));
+    return rest == ".bin" || rest == ".index" ? rank : -1;
+}
+
+}  // namespace
+
+const char* saved_name(Saved saved) {
+    switch (saved) {
+        case Saved::running: return "running";
+        case Saved::finalize: return "MPI_Finalize";
+        case Saved::abort: return "MPI_Abort";
+        case Saved::sigterm: return "SIGTERM";
+        case Saved::exit: return "exit";
+    }
+    return "running";
+}
+
+std::optional<Saved> parse_saved(std::string_view name) {
+    for (Saved s : {Saved::running, Saved::finalize, Saved::abort, Saved::sigterm, Saved::exit})
+        if (name == saved_name(s)) return s;
+    return std::nullopt;
+}
+
+std::string comm_label(std::uint64_t comm) {
+    if (comm == world_comm) return "world";
+    return fmt::format("c{}.{}", comm >> 32, comm & 0xffffffffu);
+}
+
+std::string spill_path(const std::string& dir, int world_rank) {
+    return fmt::format("{}/.papshim-rank-{}.bin", dir, world_rank);
+}
+std::string index_path(const std::string& dir, int world_rank) {
+    return fmt::format("{}/.papshim-rank-{}.index", dir, world_rank);
+}
+
+std::string csv_field(std::string_view s) {
+    if (s.find_first_of(",\"\n\r") == std::string_view::npos) return std::string(s);
+    std::string out = "\"";
+    for (char c : s) {
+        if (c == '"') out += '"';
+        out += c;
+    }
+    return out + '"';
+}
+
+std::string json_string(std::string_view s) {
+    std::string out = "\"";
+    for (char c : s) {
+        switch (c) {
+            case '"': out += "\\\""; break;
+            case '\\': out += "\\\\"; break;
+            case '\n': out += "\\n"; break;
+            case '\t': out += "\\t"; break;
+            default:
+                if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("\\u{:04x}", int(c));
+                else out += c;
+        }
+    }
+    return out + '"';
+}
+
+// POSIX calls only (no stdio): the writer thread also calls this while the process is being
+// taken down by a signal, when another thread may hold stdio's locks.
+bool write_index(const std::string& dir, const Index& index, std::string& error) {
+    std::string text = fmt::format("{}\nrank\t{}\nsaved\t{}\nrecords\t{}\nfit\t{}\t{:.17g}\t{:.17g}\n", index_magic,
+                                   index.world_rank, saved_name(index.saved), index.records, index.fit.tick0,
+                                   index.fit.seconds0, index.fit.seconds_per_tick);
+    for (const auto& n : index.names.collectives) text += fmt::format("collective\t{}\n", field(n));
+    for (const auto& n : index.names.algorithms) text += fmt::format("algorithm\t{}\n", field(n));
+    for (const auto& n : index.names.ops) text += fmt::format("op\t{}\n", field(n));
+    for (const auto& s : index.sites)
+        text += fmt::format("site\t{}\t{}\t{}\t{}\t{:x}\n", field(s.key), field(s.function), field(s.location),
+                            field(s.module_path), s.offset);
+    const std::string path = index_path(dir, index.world_rank), temporary = path + ".new";
+    const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    bool ok = fd >= 0;
+    for (std::size_t done = 0; ok && done < text.size();) {
+        const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        ok = n > 0;
+        if (ok) done += std::size_t(n);
+    }
+    if (fd >= 0 && ::close(fd) != 0) ok = false;
+    if (ok) ok = ::rename(temporary.c_str(), path.c_str()) == 0;
+    if (!ok) error = fmt::format("cannot write {}: {}", path, errno_text());
+    return ok;
+}
+
+Index read_index(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) fail(fmt::format("{}: cannot open for reading", path));
+    std::string line;
+    if (!std::getline(in, line) || line != index_magic)
+        fail(fmt::format("{}:1: not a papshim trace index (expected '{}')", path, index_magic));
+    Index index;
+    for (std::size_t number = 2; std::getline(in, line); ++number) {
+        const auto parts = split_tabs(line);
+        const std::string_view tag = parts[0];
+        const auto need = [&](std::size_t n) {
+            if (parts.size() < n) fail(fmt::format("{}:{}: '{}' needs {} fields", path, number, tag, n - 1));
+        };
+        if (tag == "rank") {
+            need(2);
+            index.world_rank = number_at<int>(parts[1], path, number);
+        } else if (tag == "saved") {
+            need(2);
+            auto saved = parse_saved(parts[1]);
+            if (!saved) fail(fmt::format("{}:{}: unknown end '{}'", path, number, parts[1]));
+            index.saved = *saved;
+        } else if (tag == "records") {
+            need(2);
+            index.records = number_at<std::uint64_t>(parts[1], path, number);
+        } else if (tag == "fit") {
+            need(4);
+            index.fit.tick0 = number_at<std::uint64_t>(parts[1], path, number);
+            index.fit.seconds0 = number_at<double>(parts[2], path, number);
+            index.fit.seconds_per_tick = number_at<double>(parts[3], path, number);
+        } else if (tag == "collective" || tag == "algorithm" || tag == "op") {
+            need(2);
+            auto& names = tag == "collective" ? index.names.collectives
+                          : tag == "algorithm" ? index.names.algorithms : index.names.ops;
+            names.emplace_back(parts[1]);
+        } else if (tag == "site") {
+            need(4);
+            SiteInfo site{std::string(parts[1]), std::string(parts[2]), std::string(parts[3]), {}, 0};
+            if (parts.size() >= 6) {
+                site.module_path = parts[4];
+                const auto [end, ec] = std::from_chars(parts[5].data(), parts[5].data() + parts[5].size(), site.offset, 16);
+                if (ec != std::errc{} || end != parts[5].data() + parts[5].size())
+                    fail(fmt::format("{}:{}: '{}' is not a hexadecimal offset", path, number, parts[5]));
+            }
+            index.sites.push_back(std::move(site));
+        }  // other tags: written by a newer papshim, ignored
+    }
+    return index;
+}
+
+bool has_spill_files(const std::string& dir) {
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(dir, ec))
+        if (rank_of_file(entry.path().filename().string()) >= 0) return true;
+    return false;
+}
+
+int spill_world_size(const std::string& dir) {
+    if (std::ifstream meta(dir + "/meta.txt"); meta) {
+        const auto size = report::parse_meta(meta, dir + "/meta.txt").get("world_size");
+        int value = 0;
+        const auto [end, ec] = std::from_chars(size.data(), size.data() + size.size(), value);
+        if (!size.empty() && ec == std::errc{} && end == size.data() + size.size() && value > 0) return value;
+    }
+    int highest = -1;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(dir, ec))
+        highest = std::max(highest, rank_of_file(entry.path().filename().string()));
+    return highest + 1;
+}
+
+MergeResult merge(const std::string& dir, int world_size, const MergeOptions& options) {
+    const bool recovering = options.recovering;
+    MergeResult result;
+    const auto ranks = static_cast<std::size_t>(world_size);
+    std::vector<File> inputs(ranks);
+    std::vector<Index> indexes(ranks);
+    std::vector<std::uint64_t> remaining(ranks);  // records left to read
+    for (int r = 0; r < world_size; ++r) {
+        RankEnd end;
+        end.world_rank = r;
+        auto& input = inputs[std::size_t(r)];
+        input.reset(std::fopen(spill_path(dir, r).c_str(), "rb"));
+        end.spill_file = input != nullptr;
+        if (!input && !recovering) fail(fmt::format("missing trace file {}: {}", spill_path(dir, r), errno_text()));
+        if (std::error_code ec; !fs::exists(index_path(dir, r), ec)) {
+            if (!recovering) fail(fmt::format("missing trace file {}", index_path(dir, r)));
+        } else {
+            indexes[std::size_t(r)] = read_index(index_path(dir, r));
+            end.index = true;
+            end.saved = indexes[std::size_t(r)].saved;
+        }
+        if (input && end.index) {
+            struct stat info {};
+            const std::uint64_t size = ::fstat(::fileno(input.get()), &info) == 0 ? std::uint64_t(info.st_size) : 0;
+            remaining[std::size_t(r)] = size / sizeof(Record);
+            end.torn_bytes = size % sizeof(Record);
+            if (end.torn_bytes && !recovering)
+                fail(fmt::format("{}: {} bytes is not a whole number of records", spill_path(dir, r), size));
+        }
+        result.ranks.push_back(end);
+    }
+
+    File csv(std::fopen((dir + "/calls.csv").c_str(), "w"));
+    File json(std::fopen((dir + "/trace.json").c_str(), "w"));
+    if (!csv || !json) fail(fmt::format("cannot write calls.csv/trace.json in {}: {}", dir, errno_text()));
+    std::fputs("rank,world_rank,comm,comm_size,seq,collective,bytes,root,op,algorithm,callsite,function,location,"
+               "arrival_s,exit_s\n", csv.get());
+    std::fputs("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n", json.get());
+    for (int r = 0; r < world_size; ++r)
+        fmt::print(json.get(), "{{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":0,\"tid\":{0},"
+                               "\"args\":{{\"name\":\"rank {0}\"}}}},\n", r);
+
+    // Min-heap on arrival time across the per-rank streams (each is in arrival order).
+    struct Head { Record record; int rank; double arrival; double exit; };
+    auto later = [](const Head& a, const Head& b) { return a.arrival > b.arrival; };
+    std::priority_queue<Head, std::vector<Head>, decltype(later)> heads(later);
+    auto pull = [&](int r) {
+        auto& left = remaining[std::size_t(r)];
+        Record rec;
+        if (left == 0 || std::fread(&rec, sizeof rec, 1, inputs[std::size_t(r)].get()) != 1) return;
+        --left;
+        const Fit& fit = indexes[std::size_t(r)].fit;
+        heads.push({rec, r, fit.seconds(rec.arrival), fit.seconds(rec.exit)});
+    };
+    for (int r = 0; r < world_size; ++r) pull(r);
+
+    // Per rank and communicator the last sequence number seen, to tell whose records end early.
+    std::vector<std::map<std::uint64_t, std::uint64_t>> last_seq(ranks);
+    std::map<std::uint64_t, std::uint64_t> max_seq;
+    const std::string unknown = "?", none, user_op = "user";
+    const SiteInfo unknown_site{"?", "?", "", "", 0};
+    long long count = 0;
+    while (!heads.empty()) {
+        Head h = heads.top();
+        heads.pop();
+        pull(h.rank);
+        const Record& rec = h.record;
+        const Index& index = indexes[std::size_t(h.rank)];
+        const SiteInfo& site = rec.site < index.sites.size() ? index.sites[rec.site] : unknown_site;
+        const std::string& collective = name_or(index.names.collectives, rec.collective, unknown);
+        const std::string& op = rec.op == -2 ? user_op : name_or(index.names.ops, rec.op, none);
+        const std::string& algorithm = name_or(index.names.algorithms, rec.algorithm, unknown);
+        const std::string comm = comm_label(rec.comm);
+        fmt::print(csv.get(), "{},{},{},{},{},{},{},{},{},{},{},{},{},{:.9f},{:.9f}\n", rec.rank, rec.world_rank,
+                   comm, rec.comm_size, rec.seq, collective, rec.bytes, rec.root, op, algorithm,
+                   csv_field(site.key), csv_field(site.function), csv_field(site.location), h.arrival, h.exit);
+        if (count < options.max_json_events)
+            fmt::print(json.get(),
+                   "{{\"ph\":\"X\",\"pid\":0,\"tid\":{},\"name\":\"MPI_{}\",\"ts\":{:.3f},\"dur\":{:.3f},"
+                   "\"args\":{{\"comm\":\"{}\",\"seq\":{},\"bytes\":{},\"root\":{},\"algorithm\":{},"
+                   "\"callsite\":{},\"function\":{},\"location\":{}}}}},\n",
+                   rec.world_rank, collective, h.arrival * 1e6, (h.exit - h.arrival) * 1e6, comm, rec.seq,
+                   rec.bytes, rec.root, json_string(algorithm), json_string(site.key), json_string(site.function),
+                   json_string(site.location));
+        RankEnd& end = result.ranks[std::size_t(h.rank)];
+        ++end.records;
+        end.last_arrival_s = h.arrival;
+        last_seq[std::size_t(h.rank)][rec.comm] = rec.seq;
+        auto [top, fresh] = max_seq.emplace(rec.comm, rec.seq);
+        if (!fresh && rec.seq > top->second) top->second = rec.seq;
+        ++count;
+    }
+    for (int r = 0; r < world_size; ++r) {
+        RankEnd& end = result.ranks[std::size_t(r)];
+        const auto& mine = last_seq[std::size_t(r)];
+        if (mine.empty()) {  // no record at all: behind by every call of the world communicator
+            if (auto world = max_seq.find(world_comm); world != max_seq.end()) end.calls_behind = world->second + 1;
+        }
+        for (const auto& [comm, seq] : mine) end.calls_behind += max_seq[comm] - seq;
+    }
+    // A final metadata event keeps the list valid JSON without tracking the last comma; it
+    // also says when the events were cut (calls.csv always has every record).
+    std::string process = count > options.max_json_events
+        ? fmt::format("papshim: first {} of {} calls (all in calls.csv)", options.max_json_events, count)
+        : std::string("papshim");
+    if (recovering) process += " - recovered: the run did not reach MPI_Finalize";
+    fmt::print(json.get(), "{{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":0,\"args\":{{\"name\":{}}}}}\n]}}\n",
+               json_string(process));
+    if (std::ferror(csv.get()) || std::ferror(json.get()) || std::fflush(csv.get()) != 0 ||
+        std::fflush(json.get()) != 0)
+        fail(fmt::format("writing calls.csv/trace.json in {} failed", dir));
+    if (!recovering) {
+        for (int r = 0; r < world_size; ++r) {
+            inputs[std::size_t(r)].reset();
+            std::remove(spill_path(dir, r).c_str());
+            std::remove(index_path(dir, r).c_str());
+        }
+    }
+    result.records = count;
+    return result;
+}
+
+std::string recovery_meta(const MergeResult& result) {
+    std::string out = "finalized=0\nrecovered=1\n";
+    for (const RankEnd& end : result.ranks) {
+        const char* saved = !end.spill_file ? "no-file" : !end.index ? "no-index" : saved_name(end.saved);
+        out += fmt::format("rank.{0}.saved={1}\nrank.{0}.records={2}\nrank.{0}.calls_behind={3}\n", end.world_rank,
+                           saved, end.records, end.calls_behind);
+        if (end.torn_bytes) out += fmt::format("rank.{}.torn_bytes={}\n", end.world_rank, end.torn_bytes);
+    }
+    return out;
+}
+
+}  // namespace papshim::trace
