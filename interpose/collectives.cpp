@@ -107,6 +107,12 @@ std::optional<Outcome> run_allgather(CommContext& ctx, Collective kind, const Al
     return Outcome{execute_allgather(plan, buffers, ctx.priv), algorithm->name};
 }
 
+std::uint64_t type_extent(MPI_Datatype type) {
+    MPI_Aint lb = 0, extent = 0;
+    PMPI_Type_get_extent(type, &lb, &extent);
+    return std::uint64_t(extent);
+}
+
 // Whether `type` is a predefined datatype (MPI's builtin ops accept only those).
 bool predefined(MPI_Datatype type) {
     int integers = 0, addresses = 0, types = 0, combiner = 0;
@@ -151,7 +157,7 @@ std::optional<Outcome> run_reduction(CommContext& ctx, Collective kind, Reductio
         const double bytes = double(b.count) * double(type_size(b.type));
         double best = 0;
         for (const auto& candidate : reduction_algorithms(kind)) {
-            if (!applicable(candidate, b)) continue;
+            if (!candidate.cost || !applicable(candidate, b)) continue;
             const double cost = candidate.cost(ctx.size, bytes, runtime::state().link);
             if (!algorithm || cost < best) {
                 algorithm = &candidate;
@@ -163,8 +169,18 @@ std::optional<Outcome> run_reduction(CommContext& ctx, Collective kind, Reductio
         if (algorithm && !applicable(*algorithm, b)) algorithm = nullptr;
     }
     if (!algorithm) return std::nullopt;
-    const schedule::Schedule& plan = ctx.schedule_for({algorithm->build, b.root, b.commutative});
-    return Outcome{execute_reduction(plan, b, ctx.priv), algorithm->name};
+    if (algorithm->build) {
+        const schedule::Schedule& plan = ctx.schedule_for({algorithm->build, b.root, b.commutative});
+        return Outcome{execute_reduction(plan, b, ctx.priv), algorithm->name};
+    }
+    node::NodeView& view = runtime::node_view(ctx);
+    if (algorithm->slot_sized && !(predefined(b.type) && std::uint64_t(b.count) * type_extent(b.type) <=
+                                                               runtime::state().config.shm_slot)) {
+        // Too large for the slots: the same family's algorithm for large vectors.
+        algorithm = find_reduction_algorithm(kind, "hierarchical");
+        if (!algorithm) return std::nullopt;
+    }
+    return Outcome{algorithm->run(view, b, ctx.priv), algorithm->name};
 }
 
 }  // namespace

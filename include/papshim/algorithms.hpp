@@ -65,12 +65,20 @@ struct ReductionBuffers {
     bool commutative = true;
 };
 
+namespace node {
+struct NodeView;
+}
+
 struct ReductionAlgorithm {
     std::string_view name;
-    schedule::Builder build;  // the schedule, run by execute_reduction
-    bool keeps_rank_order;    // partials are combined in rank order: non-commutative ops may use it
-    bool arrival_ordered;     // the reduction order follows arrivals: results vary in the last bits
-    // Predicted time of one call on a balanced arrival pattern (bytes: the whole vector).
+    schedule::Builder build;  // the schedule, run by execute_reduction; or null and:
+    // a node-level state machine (shared-memory signalling, src/algorithms/node_steps.hpp)
+    int (*run)(node::NodeView& view, const ReductionBuffers& buffers, MPI_Comm comm);
+    bool keeps_rank_order;  // partials are combined in rank order: non-commutative ops may use it
+    bool arrival_ordered;   // the reduction order follows arrivals: results vary in the last bits
+    bool slot_sized;        // takes only predefined types whose vector fits a shared-memory slot (PAPSHIM_SHM_SLOT)
+    // Predicted time of one call on a balanced arrival pattern (bytes: the whole vector);
+    // null: `auto` does not pick it on cost alone.
     double (*cost)(int ranks, double bytes, const LinkModel& link);
 };
 

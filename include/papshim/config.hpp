@@ -38,6 +38,9 @@ struct Config {
     // split; N = virtual nodes of N consecutive world ranks (inside the MPI's split), so
     // tests and the emulated network exercise several nodes on one machine.
     int node_size = 0;
+    // Bytes of each rank's slot in a node's shared-memory segment: the largest vector the
+    // dynamic-leader Allreduce takes, and the largest result broadcast through the segment.
+    std::size_t shm_slot = 65536;
     // Floating-point reductions only by algorithms whose reduction order does not depend on
     // arrival order, so results repeat bit for bit from run to run.
     bool reproducible = false;

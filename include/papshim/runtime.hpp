@@ -16,6 +16,7 @@
 
 #include "papshim/algorithms.hpp"
 #include "papshim/config.hpp"
+#include "papshim/node_shared.hpp"
 #include "papshim/trace.hpp"
 
 namespace papshim::runtime {
@@ -25,6 +26,7 @@ struct CommContext {
     MPI_Comm user = MPI_COMM_NULL;
     MPI_Comm priv = MPI_COMM_NULL;   // private duplicate: the shim's traffic never meets the user's
     MPI_Comm node = MPI_COMM_NULL;   // ranks of `priv` sharing this node's memory; see node_communicator()
+    std::unique_ptr<node::NodeView> nodes;  // see node_view()
     int size = 1;
     int rank = 0;
     bool inter = false;
@@ -87,6 +89,10 @@ CommContext& context(MPI_Comm comm);
 // first use: collective over the communicator, so callers must decide to ask for it
 // identically on every rank (as every dispatch decision is). Freed with the context.
 MPI_Comm node_communicator(CommContext& ctx);
+
+// The communicator seen node by node, with the node's shared-memory segment; created on
+// first use, collective over the communicator like node_communicator(). Freed with the context.
+node::NodeView& node_view(CommContext& ctx);
 
 // The context if `comm` already has one (no communication), else nullptr.
 CommContext* existing_context(MPI_Comm comm);

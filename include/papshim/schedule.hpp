@@ -46,7 +46,12 @@ struct Schedule {
 struct BuildInput {
     int ranks = 1;
     int rank = 0;
-    std::span<const double> predicted_arrival;  // empty when unknown
+    // Predicted arrival of every rank, integer nanoseconds relative to the earliest (as
+    // exchanged, so bit-identical everywhere); empty when unknown (balanced form).
+    std::span<const std::int64_t> arrival_ns;
+    // The algorithm's time unit in nanoseconds (BDR: τ, one segment over one link;
+    // Clairvoyant: the round length d); 0 when unknown.
+    std::int64_t step_ns = 0;
     int root = -1;            // Reduce: the root; -1 for the all-collectives
     bool commutative = true;  // reductions: whether the op may be applied out of rank order
 };

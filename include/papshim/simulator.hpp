@@ -35,10 +35,9 @@ public:
     };
 
     // Builds the schedule of each rank in turn with `build` and keeps only its flat form.
-    static ScheduleSet build(schedule::Builder build, int ranks,
-                             std::span<const double> predicted_arrival = {});
-    // The same with every other field of the builder's input taken from `input` (root, op
-    // commutativity); input.rank is set per rank and input.ranks is `ranks`.
+    static ScheduleSet build(schedule::Builder build, int ranks);
+    // The same with every other field of the builder's input taken from `input` (arrivals,
+    // root, op commutativity); input.rank is set per rank and input.ranks is `ranks`.
     static ScheduleSet build(schedule::Builder build, int ranks, schedule::BuildInput input);
     // Flattens given schedules; schedules[i] must be rank i's (tests use this for broken ones).
     static ScheduleSet from(std::span<const schedule::Schedule> schedules);

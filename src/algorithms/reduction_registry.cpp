@@ -6,15 +6,15 @@
 
 namespace papshim {
 namespace reduce {
-extern const std::array<ReductionAlgorithm, 2> kAlgorithms;
+std::span<const ReductionAlgorithm> table();
 }
 namespace allreduce {
-extern const std::array<ReductionAlgorithm, 3> kAlgorithms;
+std::span<const ReductionAlgorithm> table();
 }
 
 std::span<const ReductionAlgorithm> reduction_algorithms(Collective collective) {
-    if (collective == Collective::reduce) return reduce::kAlgorithms;
-    if (collective == Collective::allreduce) return allreduce::kAlgorithms;
+    if (collective == Collective::reduce) return reduce::table();
+    if (collective == Collective::allreduce) return allreduce::table();
     return {};
 }
 

@@ -113,6 +113,27 @@ inline void add_doubling_steps(schedule::Schedule& plan, const Fold& fold, int s
     }
 }
 
+// Binomial broadcast from input.root, as a schedule of overwriting receives (one block): at
+// distances 2^(L-1), ..., 2, 1 every rank holding the data (relative rank a multiple of
+// twice the distance) passes it on. Run by execute_reduction with the data in place.
+inline schedule::Schedule build_binomial_bcast(const schedule::BuildInput& input) {
+    const int p = input.ranks;
+    const int root = input.root < 0 ? 0 : input.root;
+    const int relative = (input.rank - root + p) % p;
+    schedule::Schedule plan = empty_schedule(input, 1);
+    int top = 1;
+    while (top < p) top <<= 1;
+    for (int mask = top >> 1; mask >= 1; mask >>= 1) {
+        schedule::Step step;
+        if (relative % (2 * mask) == 0 && relative + mask < p)
+            add_send(step, (relative + mask + root) % p, {0});
+        else if (relative % (2 * mask) == mask)
+            add_receive(step, (relative - mask + root) % p, {0}, schedule::Combine::none);
+        plan.steps.push_back(std::move(step));
+    }
+    return plan;
+}
+
 inline int log2_floor(int ranks) { return ranks > 1 ? std::bit_width(unsigned(ranks)) - 1 : 0; }
 
 // Hockney + γ costs for `auto` (bytes: the whole vector) on the folded power of two: a

@@ -75,6 +75,7 @@ std::vector<std::string> Config::canonical() const {
     lines.push_back(fmt::format("PAPSHIM_VERBOSE={}", verbose));
     lines.push_back(fmt::format("PAPSHIM_TRACE_BUFFER={}", trace_buffer));
     lines.push_back(fmt::format("PAPSHIM_NODE_SIZE={}", node_size));
+    lines.push_back(fmt::format("PAPSHIM_SHM_SLOT={}", shm_slot));
     lines.push_back(fmt::format("PAPSHIM_REPRODUCIBLE={}", reproducible ? 1 : 0));
     lines.push_back(fmt::format("PAPSHIM_NETWORK={}", network));
     return lines;
@@ -105,6 +106,9 @@ std::vector<VariableInfo> describe_variables(const AlgorithmNames& names) {
                     "ranks per node for papshim's node-aware algorithms: 0 = the MPI's shared-memory "
                     "split; N = virtual nodes of N consecutive world ranks (within that split), e.g. to "
                     "test several nodes on one machine; papshim-run --emulate-network sets it"});
+    vars.push_back({"PAPSHIM_SHM_SLOT", "65536", "1024..67108864",
+                    "bytes per rank in a node's shared-memory segment: the largest vector the dynamic_leader "
+                    "Allreduce takes, and the largest result broadcast through shared memory"});
     vars.push_back({"PAPSHIM_REPRODUCIBLE", "0", "0, 1",
                     "1: floating-point Reduce/Allreduce only by algorithms whose reduction order does not depend "
                     "on arrival order, so results repeat bit for bit from run to run (arrival-ordered ones "
@@ -165,6 +169,7 @@ ParseResult parse_config(const Lookup& lookup, const std::vector<std::string>& e
     if (auto e = integer("PAPSHIM_VERBOSE", 0, 2, cfg.verbose)) return *e;
     if (auto e = integer("PAPSHIM_TRACE_BUFFER", 1, 100000000, cfg.trace_buffer)) return *e;
     if (auto e = integer("PAPSHIM_NODE_SIZE", 0, 1000000, cfg.node_size)) return *e;
+    if (auto e = integer("PAPSHIM_SHM_SLOT", 1024, 67108864, cfg.shm_slot)) return *e;
     if (const char* v = lookup("PAPSHIM_NETWORK")) cfg.network = v;
     int reproducible = 0;
     if (auto e = integer("PAPSHIM_REPRODUCIBLE", 0, 1, reproducible)) return *e;

@@ -30,6 +30,10 @@ void free_context(CommContext* ctx) {
         live_contexts.erase(ctx);
     }
     generation.fetch_add(1, std::memory_order_release);
+    if (ctx->nodes) {
+        if (ctx->nodes->window != MPI_WIN_NULL) PMPI_Win_free(&ctx->nodes->window);
+        if (ctx->nodes->leaders != MPI_COMM_NULL) PMPI_Comm_free(&ctx->nodes->leaders);
+    }
     if (ctx->node != MPI_COMM_NULL) PMPI_Comm_free(&ctx->node);
     if (ctx->priv != MPI_COMM_NULL) PMPI_Comm_free(&ctx->priv);
     delete ctx;
@@ -120,6 +124,50 @@ MPI_Comm node_communicator(CommContext& ctx) {
         PMPI_Comm_set_errhandler(ctx.node, MPI_ERRORS_RETURN);
     }
     return ctx.node;
+}
+
+node::NodeView& node_view(CommContext& ctx) {
+    const MPI_Comm node = node_communicator(ctx);  // takes ctx.lock itself
+    std::lock_guard guard(ctx.lock);
+    if (ctx.nodes) return *ctx.nodes;
+    auto view = std::make_unique<node::NodeView>();
+    view->node = node;
+    PMPI_Comm_rank(node, &view->local_rank);
+    PMPI_Comm_size(node, &view->local_size);
+    // Node leaders (local rank 0) in the order of their communicator ranks; every member
+    // learns its node's index, and everyone every rank's node and local rank.
+    PMPI_Comm_split(ctx.priv, view->local_rank == 0 ? 0 : MPI_UNDEFINED, ctx.rank, &view->leaders);
+    if (view->leaders != MPI_COMM_NULL) {
+        PMPI_Comm_set_errhandler(view->leaders, MPI_ERRORS_RETURN);
+        PMPI_Comm_rank(view->leaders, &view->node_index);
+        PMPI_Comm_size(view->leaders, &view->node_count);
+    }
+    int mine[2] = {view->node_index, view->node_count};
+    PMPI_Bcast(mine, 2, MPI_INT, 0, node);
+    view->node_index = mine[0];
+    view->node_count = mine[1];
+    std::vector<int> pairs(2 * std::size_t(ctx.size));
+    const int own[2] = {view->node_index, view->local_rank};
+    PMPI_Allgather(own, 2, MPI_INT, pairs.data(), 2, MPI_INT, ctx.priv);
+    for (int r = 0; r < ctx.size; ++r) {
+        view->node_of.push_back(pairs[2 * std::size_t(r)]);
+        view->local_rank_of.push_back(pairs[2 * std::size_t(r) + 1]);
+    }
+
+    // The segment lives in local rank 0's part of one shared window; the others map it.
+    const std::size_t slot = state().config.shm_slot;
+    const std::size_t bytes = node::Segment::bytes_for(view->local_size, slot);
+    void* base = nullptr;
+    PMPI_Win_allocate_shared(MPI_Aint(view->local_rank == 0 ? bytes : 0), 1, MPI_INFO_NULL, node, &base,
+                             &view->window);
+    MPI_Aint size = 0;
+    int unit = 0;
+    PMPI_Win_shared_query(view->window, 0, &size, &unit, &base);
+    view->segment = node::Segment(static_cast<std::byte*>(base), view->local_size, slot);
+    if (view->local_rank == 0) view->segment.initialise();
+    PMPI_Barrier(node);
+    ctx.nodes = std::move(view);
+    return *ctx.nodes;
 }
 
 CommContext* existing_context(MPI_Comm comm) {

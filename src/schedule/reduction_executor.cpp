@@ -7,43 +7,15 @@
 #include <vector>
 
 #include "message_exchange.hpp"
+#include "type_shape.hpp"
 #include "papshim/algorithms.hpp"
 
 namespace papshim {
 namespace {
 
+using schedule::TypeShape;
 using schedule::WireMessage;
-
-// Where `count` elements of a type live from `base`: true bounds, for scratch buffers.
-struct TypeShape {
-    MPI_Aint extent = 0;
-    MPI_Aint true_lb = 0;
-    MPI_Aint true_extent = 0;
-    bool dense = false;  // n elements are exactly n * extent contiguous bytes from the address
-
-    int read(MPI_Datatype type) {
-        MPI_Aint lb = 0;
-        MPI_Count size = 0;
-        int error = PMPI_Type_get_extent(type, &lb, &extent);
-        if (error == MPI_SUCCESS) error = PMPI_Type_get_true_extent(type, &true_lb, &true_extent);
-        if (error == MPI_SUCCESS) error = PMPI_Type_size_x(type, &size);
-        dense = error == MPI_SUCCESS && lb == 0 && true_lb == 0 && extent == true_extent && MPI_Count{extent} == size;
-        return error;
-    }
-    // Bytes a buffer of n elements spans (from its true lower bound).
-    std::size_t span(std::int64_t n) const {
-        return n <= 0 ? 0 : static_cast<std::size_t>(true_extent + (n - 1) * extent);
-    }
-};
-
-void* offset(const void* base, MPI_Aint bytes) {
-    return reinterpret_cast<void*>(MPI_Aint_add(reinterpret_cast<MPI_Aint>(base), bytes));
-}
-
-// A buffer for n elements placed so that its true data starts at the scratch's start.
-void* scratch_for(std::vector<std::byte>& scratch, std::size_t at, const TypeShape& shape) {
-    return offset(scratch.data() + at, -shape.true_lb);
-}
+using schedule::copy_elements;
 
 // Per thread and reused: the accumulator of non-root Reduce ranks, the combine buffers,
 // the messages of a step.
@@ -60,18 +32,6 @@ struct ReductionScratch {
     std::vector<Pending> combines;
 };
 thread_local ReductionScratch scratch;
-
-// Copies n elements; dense types by memcpy, others through MPI (a message to ourselves).
-int copy_elements(const void* from, void* to, int n, MPI_Datatype type, const TypeShape& shape, int rank,
-                  MPI_Comm comm) {
-    if (n == 0 || from == to) return MPI_SUCCESS;
-    if (shape.dense) {
-        std::memmove(to, from, static_cast<std::size_t>(n) * static_cast<std::size_t>(shape.extent));
-        return MPI_SUCCESS;
-    }
-    return PMPI_Sendrecv(from, n, type, rank, schedule::kSelfCopyTag, to, n, type, rank, schedule::kSelfCopyTag, comm,
-                         MPI_STATUS_IGNORE);
-}
 
 bool has_receives(const schedule::Schedule& plan) {
     for (const auto& step : plan.steps)
@@ -93,15 +53,14 @@ int execute_reduction(const schedule::Schedule& plan, const ReductionBuffers& b,
     if (holds_result) {
         accumulator = b.recvbuf;
     } else if (has_receives(plan)) {
-        if (scratch.accumulator.size() < shape.span(b.count)) scratch.accumulator.resize(shape.span(b.count));
-        accumulator = scratch_for(scratch.accumulator, 0, shape);
+        accumulator = schedule::scratch_buffer(scratch.accumulator, 0, shape.span(b.count), shape);
     } else {
         accumulator = const_cast<void*>(own);  // read only: this rank only sends
     }
     if (const int error = copy_elements(own, accumulator, b.count, b.type, shape, plan.rank, comm); error != MPI_SUCCESS)
         return error;
 
-    auto element = [&](std::int64_t first) { return offset(accumulator, first * shape.extent); };
+    auto element = [&](std::int64_t first) { return schedule::byte_offset(accumulator, first * shape.extent); };
     for (std::size_t s = 0; s < plan.steps.size(); ++s) {
         const schedule::Step& step = plan.steps[s];
         scratch.wire.clear();
@@ -113,6 +72,7 @@ int execute_reduction(const schedule::Schedule& plan, const ReductionBuffers& b,
             if (t.combine != schedule::Combine::none) incoming_bytes += (shape.span(range.count) + 63) / 64 * 64;
         }
         if (scratch.incoming.size() < incoming_bytes) scratch.incoming.resize(incoming_bytes);
+        const auto incoming_at = [&](std::size_t at) { return schedule::byte_offset(scratch.incoming.data() + at, -shape.true_lb); };
         std::size_t at = 0;
         for (const auto& t : step.recvs) {
             const auto range = schedule::reduction_blocks(b.count, plan.blocks, t.blocks.front(), int(t.blocks.size()));
@@ -120,7 +80,7 @@ int execute_reduction(const schedule::Schedule& plan, const ReductionBuffers& b,
             const int n = static_cast<int>(range.count);
             void* target = element(range.first);
             if (t.combine != schedule::Combine::none) {
-                void* received = scratch_for(scratch.incoming, at, shape);
+                void* received = incoming_at(at);
                 at += (shape.span(range.count) + 63) / 64 * 64;
                 scratch.combines.push_back({received, target, n, t.combine});
                 target = received;

@@ -15,16 +15,8 @@ namespace papshim::sim {
 
 // --- ScheduleSet ---------------------------------------------------------------------------
 
-ScheduleSet ScheduleSet::build(schedule::Builder build, int ranks,
-                               std::span<const double> predicted_arrival) {
-    ScheduleSet set;
-    set.ranks_ = ranks;
-    set.blocks_ = ranks;
-    for (int rank = 0; rank < ranks; ++rank) {
-        const schedule::BuildInput input{.ranks = ranks, .rank = rank, .predicted_arrival = predicted_arrival};
-        set.append(build(input));  // one rank's Schedule at a time: the flat form is far smaller
-    }
-    return set;
+ScheduleSet ScheduleSet::build(schedule::Builder build, int ranks) {
+    return ScheduleSet::build(build, ranks, schedule::BuildInput{});
 }
 
 ScheduleSet ScheduleSet::build(schedule::Builder build, int ranks, schedule::BuildInput input) {
@@ -33,7 +25,7 @@ ScheduleSet ScheduleSet::build(schedule::Builder build, int ranks, schedule::Bui
     input.ranks = ranks;
     for (int rank = 0; rank < ranks; ++rank) {
         input.rank = rank;
-        set.append(build(input));
+        set.append(build(input));  // one rank's Schedule at a time: the flat form is far smaller
         if (rank == 0) set.blocks_ = set.pending_blocks_;
     }
     return set;

@@ -33,7 +33,10 @@ std::vector<int> sizes_to_check() {
 }
 
 Schedule build(papshim::schedule::Builder builder, int p, int rank) {
-    return builder(BuildInput{.ranks = p, .rank = rank, .predicted_arrival = {}});
+    BuildInput input;
+    input.ranks = p;
+    input.rank = rank;
+    return builder(input);
 }
 
 // Steps every rank of a correct schedule has, per the spec's formula for each algorithm.

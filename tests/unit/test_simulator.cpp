@@ -281,7 +281,9 @@ TEST_CASE("the simulator handles p = 4096", "[simulator][scale]") {
 }
 
 TEST_CASE("to_string shows a schedule step by step", "[simulator]") {
-    const auto text = papshim::sim::to_string(papshim::allgather::build_sparbit({.ranks = 5, .rank = 0, .predicted_arrival = {}}));
+    papshim::schedule::BuildInput input;
+    input.ranks = 5;
+    const auto text = papshim::sim::to_string(papshim::allgather::build_sparbit(input));
     CHECK(text == "rank 0 of 5 (3 steps)\n"
                   "  step 0: send [0] -> 4; recv [1] <- 1;\n"
                   "  step 1: send [0] -> 2; recv [3] <- 3;\n"

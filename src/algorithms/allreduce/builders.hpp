@@ -11,8 +11,21 @@ schedule::Schedule build_recursive_doubling(const schedule::BuildInput& input);
 schedule::Schedule build_ring(const schedule::BuildInput& input);
 schedule::Schedule build_rabenseifner(const schedule::BuildInput& input);
 
+// Node-level state machines (src/algorithms/node_steps.hpp).
+int run_dynamic_leader(node::NodeView& view, const ReductionBuffers& buffers, MPI_Comm comm);
+int run_arrival_chain(node::NodeView& view, const ReductionBuffers& buffers, MPI_Comm comm);
+int run_hierarchical(node::NodeView& view, const ReductionBuffers& buffers, MPI_Comm comm);
+
 double recursive_doubling_cost(int ranks, double bytes, const LinkModel& link);
 double ring_cost(int ranks, double bytes, const LinkModel& link);
 double rabenseifner_cost(int ranks, double bytes, const LinkModel& link);
 
+}  // namespace papshim::allreduce
+
+namespace papshim::node {
+struct Call;
+}
+namespace papshim::allreduce {
+// The chain to each node's local rank 0, the leaders' Allreduce, the node broadcast.
+int run_chain_to_leaders(node::NodeView& view, const node::Call& call);
 }  // namespace papshim::allreduce

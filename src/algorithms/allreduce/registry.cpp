@@ -7,11 +7,20 @@
 
 namespace papshim::allreduce {
 
-// name, builder, keeps rank order, arrival-ordered, cost
-extern const std::array<ReductionAlgorithm, 3> kAlgorithms{{
-    {"recursive_doubling", build_recursive_doubling, true, false, recursive_doubling_cost},
-    {"rabenseifner", build_rabenseifner, false, false, rabenseifner_cost},
-    {"ring", build_ring, false, false, ring_cost},
+// name, schedule builder or node state machine, keeps rank order, arrival-ordered, slot-sized, cost
+namespace {
+
+constexpr std::array<ReductionAlgorithm, 6> kAlgorithms{{
+    {"recursive_doubling", build_recursive_doubling, nullptr, true, false, false, recursive_doubling_cost},
+    {"rabenseifner", build_rabenseifner, nullptr, false, false, false, rabenseifner_cost},
+    {"ring", build_ring, nullptr, false, false, false, ring_cost},
+    {"dynamic_leader", nullptr, run_dynamic_leader, false, true, true, nullptr},
+    {"arrival_chain", nullptr, run_arrival_chain, false, true, false, nullptr},
+    {"hierarchical", nullptr, run_hierarchical, false, true, false, nullptr},
 }};
+
+}  // namespace
+
+std::span<const ReductionAlgorithm> table() { return kAlgorithms; }
 
 }  // namespace papshim::allreduce

@@ -7,10 +7,17 @@
 
 namespace papshim::reduce {
 
-// name, builder, keeps rank order, arrival-ordered, cost
-extern const std::array<ReductionAlgorithm, 2> kAlgorithms{{
-    {"binomial", build_binomial, true, false, binomial_cost},
-    {"rabenseifner", build_rabenseifner, false, false, rabenseifner_cost},
+// name, schedule builder or node state machine, keeps rank order, arrival-ordered, slot-sized, cost
+namespace {
+
+constexpr std::array<ReductionAlgorithm, 3> kAlgorithms{{
+    {"binomial", build_binomial, nullptr, true, false, false, binomial_cost},
+    {"rabenseifner", build_rabenseifner, nullptr, false, false, false, rabenseifner_cost},
+    {"arrival_chain", nullptr, run_arrival_chain, false, true, false, nullptr},
 }};
+
+}  // namespace
+
+std::span<const ReductionAlgorithm> table() { return kAlgorithms; }
 
 }  // namespace papshim::reduce

@@ -332,12 +332,17 @@ void run_case(const CommUnderTest& comm, const Case& c, Outcome& outcome) {
         if (native_error != MPI_SUCCESS) report_failure(outcome, comm, c, fmt::format("native error {}", native_error));
     }
 
-    std::vector<double> arrivals;
+    std::vector<std::int64_t> arrivals;
     if (c.seed % 2 == 1) {
         std::mt19937 rng(c.seed);
-        for (int i = 0; i < p; ++i) arrivals.push_back(static_cast<double>(rng() % 1000) * 1e-6);
+        for (int i = 0; i < p; ++i) arrivals.push_back(static_cast<std::int64_t>(rng() % 1000) * 1000);
     }
-    const Schedule plan = c.algorithm->build(BuildInput{p, r, arrivals});
+    BuildInput input;
+    input.ranks = p;
+    input.rank = r;
+    input.arrival_ns = arrivals;
+    input.step_ns = 50'000;
+    const Schedule plan = c.algorithm->build(input);
     if (plan.ranks != p || plan.rank != r) {
         report_failure(outcome, comm, c, fmt::format("schedule built for p={} rank={}", plan.ranks, plan.rank));
     }

@@ -1,0 +1,152 @@
+// What papshim's node-level algorithms (spec pap-aware-allreduce-and-reduce.md §5.5, §6.5,
+// §7) see of a communicator: its nodes, the node's shared-memory segment of epoch-tagged
+// flags and slots, and the communicators for point-to-point data inside and between nodes.
+// The runtime creates a NodeView lazily (runtime::node_view, collective over the
+// communicator); the algorithms in src/algorithms/ are state machines over it.
+#pragma once
+
+#include <mpi.h>
+#include <sched.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <ctime>
+#include <vector>
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
+namespace papshim::node {
+
+// Flags sit in lines of their own: 128 bytes also keeps adjacent-line prefetch from pairing them.
+inline constexpr std::size_t kLine = 128;
+// Control slots of the arrival chain: a Reduce lets early ranks leave and start later calls,
+// so consecutive calls must not share one slot (spec §6.4 item 4).
+inline constexpr int kChainSlots = 4;
+
+static_assert(std::atomic<std::uint64_t>::is_always_lock_free, "shared-memory flags need lock-free atomics");
+static_assert(std::atomic<std::uint32_t>::is_always_lock_free, "shared-memory flags need lock-free atomics");
+
+// The segment, laid out from its base (every offset a multiple of kLine):
+//   header lines: leader_epoch, partial_epoch, bcast_epoch
+//   ready[local_size]                 one line each: epoch of the last deposit of that rank
+//   chain slot [kChainSlots]          epoch, ticket, departed lines + order[local_size] cells
+//   data[local_size][slot_bytes]      deposits of the dynamic leader
+//   result[slot_bytes]                a node partial or a result to copy out
+class Segment {
+public:
+    Segment() = default;
+    Segment(std::byte* base, int local_size, std::size_t slot_bytes)
+        : base_(base), local_size_(local_size), slot_bytes_(slot_bytes) {}
+
+    static std::size_t bytes_for(int local_size, std::size_t slot_bytes) {
+        return data_offset(local_size) + (std::size_t(local_size) + 1) * slot_bytes;
+    }
+    std::size_t slot_bytes() const { return slot_bytes_; }
+
+    std::atomic<std::uint64_t>& leader_epoch() { return line(0); }
+    std::atomic<std::uint64_t>& partial_epoch() { return line(1); }
+    std::atomic<std::uint64_t>& bcast_epoch() { return line(2); }
+    std::atomic<std::uint64_t>& ready(int local_rank) { return line(std::size_t(kHeaderLines + local_rank)); }
+
+    std::atomic<std::uint64_t>& chain_epoch(int slot) { return *at<std::uint64_t>(chain_offset(slot)); }
+    std::atomic<std::uint32_t>& chain_ticket(int slot) {
+        return *reinterpret_cast<std::atomic<std::uint32_t>*>(base_ + chain_offset(slot) + kLine);
+    }
+    std::atomic<std::uint32_t>& chain_departed(int slot) {
+        return *reinterpret_cast<std::atomic<std::uint32_t>*>(base_ + chain_offset(slot) + 2 * kLine);
+    }
+    // Cell k of the arrival order: (epoch << 24) | (local rank + 1), 0 = empty.
+    std::atomic<std::uint64_t>& chain_order(int slot, int k) {
+        return *at<std::uint64_t>(chain_offset(slot) + 3 * kLine + std::size_t(k) * 8);
+    }
+
+    std::byte* data(int local_rank) { return base_ + data_offset(local_size_) + std::size_t(local_rank) * slot_bytes_; }
+    std::byte* result() { return data(local_size_); }
+
+    // Local rank 0 constructs every flag before the others look (they wait in a barrier).
+    void initialise();
+
+private:
+    static constexpr std::size_t kHeaderLines = 3;
+    static std::size_t round_up(std::size_t n) { return (n + kLine - 1) / kLine * kLine; }
+    static std::size_t chain_slot_bytes(int local_size) { return 3 * kLine + round_up(std::size_t(local_size) * 8); }
+    std::size_t chain_offset(int slot) const {
+        return (kHeaderLines + std::size_t(local_size_)) * kLine + std::size_t(slot) * chain_slot_bytes(local_size_);
+    }
+    static std::size_t data_offset(int local_size) {
+        const std::size_t flags = (kHeaderLines + std::size_t(local_size)) * kLine + kChainSlots * chain_slot_bytes(local_size);
+        return (flags + 4095) / 4096 * 4096;
+    }
+    template <class T>
+    std::atomic<T>* at(std::size_t offset) { return reinterpret_cast<std::atomic<T>*>(base_ + offset); }
+    std::atomic<std::uint64_t>& line(std::size_t index) { return *at<std::uint64_t>(index * kLine); }
+
+    std::byte* base_ = nullptr;
+    int local_size_ = 0;
+    std::size_t slot_bytes_ = 0;
+};
+
+inline void Segment::initialise() {
+    for (std::size_t i = 0; i < kHeaderLines + std::size_t(local_size_); ++i) new (&line(i)) std::atomic<std::uint64_t>(0);
+    for (int j = 0; j < kChainSlots; ++j) {
+        new (&chain_epoch(j)) std::atomic<std::uint64_t>(std::uint64_t(j));  // slot j serves epoch j first
+        new (&chain_ticket(j)) std::atomic<std::uint32_t>(0);
+        new (&chain_departed(j)) std::atomic<std::uint32_t>(0);
+        for (int k = 0; k < local_size_; ++k) new (&chain_order(j, k)) std::atomic<std::uint64_t>(0);
+    }
+}
+
+// Waits without stealing a core: a short spin (a peer on another core answers within
+// microseconds), then yields, then sleeps briefly (ranks oversubscribed on few cores).
+class Backoff {
+public:
+    void pause() {
+        ++rounds_;
+        if (rounds_ < 64) {
+#if defined(__x86_64__) || defined(__i386__)
+            _mm_pause();
+#endif
+        } else if (rounds_ < 2048) {
+            sched_yield();
+        } else {
+            const timespec nap{0, 20'000};
+            nanosleep(&nap, nullptr);
+        }
+    }
+    void reset() { rounds_ = 0; }
+
+private:
+    unsigned rounds_ = 0;
+};
+
+template <class Ready>
+void wait_until(Ready&& ready) {
+    Backoff backoff;
+    while (!ready()) backoff.pause();
+}
+
+// A communicator seen node by node; identical on every rank where the docs say so.
+struct NodeView {
+    MPI_Comm node = MPI_COMM_NULL;     // this node's ranks (a split of the private communicator)
+    MPI_Comm leaders = MPI_COMM_NULL;  // local rank 0 of every node; MPI_COMM_NULL elsewhere
+    int local_rank = 0;
+    int local_size = 1;
+    int node_index = 0;                 // this node's rank in `leaders` (its position by lowest rank)
+    int node_count = 1;                 // identical everywhere
+    std::vector<int> node_of;           // communicator rank -> node index, identical everywhere
+    std::vector<int> local_rank_of;     // communicator rank -> local rank on its node, identical everywhere
+    MPI_Win window = MPI_WIN_NULL;
+    Segment segment;
+    // Per-algorithm call counters: every rank of a node runs the same calls in the same order.
+    std::uint64_t leader_calls = 0;  // dynamic-leader reductions (epochs from 1)
+    std::uint64_t chain_calls = 0;   // arrival chains (epochs from 0)
+    std::uint64_t bcast_calls = 0;   // broadcasts through the result slot (epochs from 1)
+    // Per-communicator scratch, grown on demand: running partials of the chain, and a node's
+    // result on its leader when it is not due there.
+    std::vector<std::byte> scratch;
+    std::vector<std::byte> leader_scratch;
+};
+
+}  // namespace papshim::node

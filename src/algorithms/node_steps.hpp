@@ -1,0 +1,58 @@
+// The building blocks of papshim's node-level reductions (spec pap-aware-allreduce-and-reduce.md
+// §5.5 dynamic leader, §6.5-6.6 arrival chain, §6.8 and §7 broadcast and node leaders): state
+// machines over a NodeView's shared segment, with data moving by point-to-point on the
+// view's private communicators. Every function is called by every rank of the node (or of
+// the leaders) in the same order, which is what keeps their epoch counters in step.
+#pragma once
+
+#include "../schedule/type_shape.hpp"
+#include "papshim/algorithms.hpp"
+#include "papshim/node_shared.hpp"
+
+namespace papshim::node {
+
+// One Reduce/Allreduce call as the node steps see it.
+struct Call {
+    const void* own = nullptr;  // this rank's contribution (recvbuf when in place)
+    void* out = nullptr;        // where this rank's result goes (null: none is due here)
+    int count = 0;
+    MPI_Datatype type = MPI_DATATYPE_NULL;
+    MPI_Op op = MPI_OP_NULL;
+    schedule::TypeShape shape;
+    std::size_t bytes = 0;  // count * type size
+    bool predefined = false;  // a named type: the same extent on every rank
+
+    static int make(const ReductionBuffers& b, Call& call);
+};
+
+// The vector fits a slot of the segment and may be copied as bytes (a predefined type, whose
+// extent every rank agrees on): what the dynamic leader and the slot broadcast need.
+bool fits_slots(const NodeView& view, const Call& call);
+
+// Dynamic leader (spec §5.5): the first rank of the node to arrive leads and reduces every
+// other rank's deposit into `call.out` as it appears, then publishes the node's partial in
+// the result slot (partial_epoch). Others deposit and return at once; `led` says which.
+int leader_reduce(NodeView& view, const Call& call, bool& led);
+// Waits for the node partial of the last leader_reduce and copies it to `to`.
+void copy_partial(NodeView& view, const Call& call, void* to);
+
+// Arrival chain (spec §6.5, chunked §6.6): the node's ranks reduce in the order they arrive,
+// over point-to-point on view.node; each passes the running partial to the next arriver and
+// leaves. The result goes to local rank `target`'s `result`, or with target = -1 stays with
+// the last arriver (in its `result`). `last` returns the last arriver's local rank on the
+// ranks that must know it (target = -1: all), else -1.
+int chain_reduce(NodeView& view, const Call& call, int target, void* result, int& last);
+
+// `count` elements at `buffer` from local rank `root` to every rank of the node: through the
+// result slot when the vector fits it, else a binomial tree over view.node.
+int node_bcast(NodeView& view, const Call& call, void* buffer, int root);
+
+// Local rank `from` passes `count` elements at `buffer` to local rank `to` (others: nothing).
+int node_handover(NodeView& view, const Call& call, void* buffer, int from, int to);
+
+// Among node leaders (local rank 0 of every node), in place in `buffer`: Allreduce, or
+// Reduce to the leader of node `root_node`.
+int leaders_allreduce(NodeView& view, const Call& call, void* buffer);
+int leaders_reduce(NodeView& view, const Call& call, void* buffer, int root_node);
+
+}  // namespace papshim::node
