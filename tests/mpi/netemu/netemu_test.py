@@ -51,8 +51,21 @@ def execute(command, env=None):
                           f"stdout: {timeout.stdout}\nstderr: {timeout.stderr}") from timeout
 
 
-def require_emulation():
-    """Skips the test unless this machine can build an emulated network."""
+def refusal(options):
+    """papshim-run's one line if it refuses to emulate a network for this MPI at all (MPICH
+    before 4.2), else None."""
+    command = [str(Path(options.bin) / "papshim-run"), "--dry-run", "--emulate-network", "1gbit",
+               "--"] + shlex.split(options.mpiexec) + ["-n", "2", options.probe]
+    done = subprocess.run(command, capture_output=True, text=True, env=clean_environment(), check=False)
+    line = done.stderr.strip()
+    return line if done.returncode != 0 and "cannot run MPICH" in line else None
+
+
+def require_emulation(options):
+    """Skips the test unless this machine can build an emulated network for this MPI."""
+    refused = refusal(options)
+    if refused:
+        raise Skip(refused)
     if os.geteuid() != 0:
         raise Skip("the emulated network needs root (network namespaces)")
     missing = [tool for tool in ("unshare", "setpriv", "ip", "tc") if not shutil.which(tool)]
@@ -176,7 +189,7 @@ def expect_on_the_wire(size, wire, command, done):
 
 def case_shaped(options):
     """A large message between two nodes takes at least the time the link rate implies."""
-    require_emulation()
+    require_emulation(options)
     rate_bits, size = 100e6, 4 << 20
     # tbf lets one bucket (netemu_burst_bytes: 64 KiB at this rate) through at line speed at
     # each of the link's two ends; everything beyond is held to the rate.
@@ -202,7 +215,7 @@ def case_shaped(options):
 def case_nodes(options, work):
     """--ranks-per-node 2 at np 4: two ranks per namespace, TCP between nodes, and the job's
     PAPSHIM_NODE_SIZE and PAPSHIM_NETWORK reach the ranks (the trace's meta.txt)."""
-    require_emulation()
+    require_emulation(options)
     size = 1 << 20
     trace = Path(work) / "trace-nodes"
     shutil.rmtree(trace, ignore_errors=True)
@@ -276,14 +289,17 @@ def case_bad_arguments(options, work):
     ]
     environments = {}
     valid = job.command(["--emulate-network", "1gbit"], 2, program)
-    path = shadow_path(work, ["tc"])
-    commands.append(("tc missing", valid, "needs tc (Debian package iproute2)"))
-    environments["tc missing"] = dict(clean_environment(), PATH=path)
-    if os.geteuid() == 0:
-        nobody = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"]
-        commands.append(("not root", nobody + valid, "needs root"))
-    elif shutil.which("unshare") and shutil.which("ip") and shutil.which("tc"):
-        commands.append(("not root", valid, "needs root"))
+    if refusal(options):
+        # Nothing gets past this MPI's refusal, so the machine checks cannot be reached.
+        commands.append(("this MPI", valid, "cannot run MPICH"))
+    else:
+        environments["tc missing"] = dict(clean_environment(), PATH=shadow_path(work, ["tc"]))
+        commands.append(("tc missing", valid, "needs tc (Debian package iproute2)"))
+        if os.geteuid() == 0:
+            nobody = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"]
+            commands.append(("not root", nobody + valid, "needs root"))
+        elif all(shutil.which(tool) for tool in ("unshare", "setpriv", "ip", "tc")):
+            commands.append(("not root", valid, "needs root"))
 
     before = host_network()
     for what, command, expect in commands:
@@ -304,7 +320,7 @@ def case_bad_arguments(options, work):
 def case_terminate(options):
     """A job ended by SIGTERM (what a batch system sends first) or SIGKILL leaves no process,
     namespace or interface behind, however far it got."""
-    require_emulation()
+    require_emulation(options)
     job = Job(options)
     before = host_network()
     for sig in (signal.SIGTERM, signal.SIGKILL):
