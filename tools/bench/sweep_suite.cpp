@@ -4,9 +4,11 @@
 // pattern kind at each maximum delay (so that w/tau spans about 0 to 50), timed as the
 // allgather suite times it (measure.hpp), with the wait no algorithm can avoid alongside.
 #include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <limits>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "measure.hpp"
@@ -14,34 +16,69 @@
 namespace papshim::bench {
 namespace {
 
-// Half the shortest of a few round trips of a `bytes`-byte message between ranks 0 and P-1
-// over PMPI, on a private communicator; every rank gets rank 0's value.
-double one_way_time(std::size_t bytes, const World& world) {
+// tau, the time to deliver one `bytes`-byte message between ranks 0 and P-1 over PMPI on a
+// private communicator: the longer of half the shortest ping-pong round trip and the time
+// per message of a back-to-back stream (the shortest of ten). A shaped link (tbf) passes
+// an isolated message at burst speed, but not the stream of them a collective sends; on an
+// unshaped link the two agree. Every rank gets rank 0's values.
+struct Tau {
+    double ping_pong = 0;
+    double stream = 0;
+    double value() const { return std::max(ping_pong, stream); }
+};
+
+Tau measure_tau(std::size_t bytes, const World& world) {
     MPI_Comm comm = MPI_COMM_NULL;
     PMPI_Comm_dup(MPI_COMM_WORLD, &comm);
-    constexpr int warmup = 3;
-    constexpr int timed = 20;
     const int peer = world.ranks - 1;
+    const int other = world.rank == 0 ? peer : 0;
     std::vector<unsigned char> buffer(std::max<std::size_t>(1, bytes));
     const int count = static_cast<int>(bytes);
-    double shortest = std::numeric_limits<double>::infinity();
+    const auto send = [&](int n) { PMPI_Send(buffer.data(), n, MPI_BYTE, other, 0, comm); };
+    const auto receive = [&](int n) {
+        PMPI_Recv(buffer.data(), n, MPI_BYTE, other, 0, comm, MPI_STATUS_IGNORE);
+    };
+    // A stream long enough to drain a shaper's burst allowance, short enough to stay cheap.
+    const int streamed = static_cast<int>(
+        std::clamp<std::size_t>((std::size_t{4} << 20) / std::max<std::size_t>(1, bytes), 4, 64));
+    double times[2] = {std::numeric_limits<double>::infinity(),
+                       std::numeric_limits<double>::infinity()};
     if (world.rank == 0 || world.rank == peer) {
-        for (int round = 0; round < warmup + timed; ++round) {
+        constexpr int warmup = 3;
+        for (int round = 0; round < warmup + 20; ++round) {
             const double start = PMPI_Wtime();
             if (world.rank == 0) {
-                PMPI_Send(buffer.data(), count, MPI_BYTE, peer, 0, comm);
-                PMPI_Recv(buffer.data(), count, MPI_BYTE, peer, 0, comm, MPI_STATUS_IGNORE);
+                send(count);
+                receive(count);
             } else {
-                PMPI_Recv(buffer.data(), count, MPI_BYTE, 0, 0, comm, MPI_STATUS_IGNORE);
-                PMPI_Send(buffer.data(), count, MPI_BYTE, 0, 0, comm);
+                receive(count);
+                send(count);
             }
-            if (round >= warmup) shortest = std::min(shortest, PMPI_Wtime() - start);
+            if (round >= warmup) times[0] = std::min(times[0], (PMPI_Wtime() - start) / 2);
+        }
+        for (int round = 0; round < 10; ++round) {
+            const double start = PMPI_Wtime();
+            // Rank 0 streams, then waits for the peer's empty reply: the stream has arrived.
+            for (int message = 0; message < streamed; ++message) {
+                if (world.rank == 0)
+                    send(count);
+                else
+                    receive(count);
+            }
+            if (world.rank == 0)
+                receive(0);
+            else
+                send(0);
+            times[1] = std::min(times[1], (PMPI_Wtime() - start) / streamed);
         }
     }
-    double tau = shortest / 2;
-    PMPI_Bcast(&tau, 1, MPI_DOUBLE, 0, comm);
+    // Polled with naps: ranks waiting here must not take the cores the pair is timed on.
+    MPI_Request request = MPI_REQUEST_NULL;
+    PMPI_Ibcast(times, 2, MPI_DOUBLE, 0, comm, &request);
+    for (int done = 0; PMPI_Test(&request, &done, MPI_STATUS_IGNORE), !done;)
+        std::this_thread::sleep_for(std::chrono::microseconds(100));
     PMPI_Comm_free(&comm);
-    return tau;
+    return {times[0], times[1]};
 }
 
 // One (pattern, maximum delay) of one size, and every algorithm's calls under it.
@@ -55,7 +92,8 @@ struct Point {
 
 struct Size {
     std::size_t bytes = 0;
-    double tau = 0;
+    Tau measured;
+    double tau = 0;  // measured.value()
     std::vector<int> counts;
     std::vector<Point> points;
 };
@@ -113,14 +151,16 @@ void print_table(const Options& options, const World& world, const std::vector<S
         world.ranks, options.iterations, options.warmup, options.seed);
     const std::string base = algorithms.baseline_name().substr(0, 6);
     fmt::print(
-        "tau: one-way time of one {} (ping-pong, ranks 0 and {}); D: maximum delay; e: mean_i "
-        "(f_i - a_i); r: max f - min a; LB: mean_i (max a - a_i), the wait no algorithm avoids; "
+        "tau: time to deliver one {} between ranks 0 and {} (the longer of ping-pong and "
+        "stream); D: maximum delay; e: mean_i (f_i - a_i); r: max f - min a; LB: mean_i (max a - a_i), the wait no algorithm avoids; "
         "excess: e - LB; w: max a - min a; means over calls; ratios of means to {} in the same "
         "run\n",
         by_rank ? "rank's block" : "vector", world.ranks - 1, algorithms.baseline_name());
     for (const Size& size : sizes) {
-        fmt::print("\n{} {}, tau = {}\n", format_bytes(size.bytes),
-                   by_rank ? "per rank" : "vector", format_seconds(size.tau));
+        fmt::print("\n{} {}, tau = {} (ping-pong {}, stream {} per message)\n",
+                   format_bytes(size.bytes), by_rank ? "per rank" : "vector",
+                   format_seconds(size.tau), format_seconds(size.measured.ping_pong),
+                   format_seconds(size.measured.stream));
         fmt::print("{:<12} {:>8} {:<19} {:>10} {:>7} {:>10} {:>7} {:>10} {:>10} {:>7} {:>10} {:>6}\n",
                    "pattern", "D", "algorithm", "mean e", "e/" + base, "mean r", "r/" + base,
                    "LB", "excess", "x/" + base, "mean w", "w/tau");
@@ -172,7 +212,8 @@ Json run_sweep_suite(const Options& options, const World& world) {
         CollectiveCall call(options.collective, size.bytes, options.root, world, size_index);
         call.check(algorithms);
         size.counts = call.counts();
-        size.tau = one_way_time(size.bytes, world);
+        size.measured = measure_tau(size.bytes, world);
+        size.tau = size.measured.value();
         for (const SweepPattern& kind : options.sweep_patterns) {
             for (const SweepDelay& delay : options.delays) {
                 Point point{&kind, &delay, {}, delay.in_tau ? delay.value * size.tau : delay.value,
@@ -212,7 +253,10 @@ Json run_sweep_suite(const Options& options, const World& world) {
     for (const Size& size : sizes) {
         Json points = Json::array();
         for (const Point& point : size.points) points.push_back(point_json(point, size.tau, algorithms));
-        Json entry = {{"bytes", size.bytes}, {"tau_s", size.tau}};
+        Json entry = {{"bytes", size.bytes},
+                      {"tau_s", size.tau},
+                      {"tau_ping_pong_s", size.measured.ping_pong},
+                      {"tau_stream_s", size.measured.stream}};
         if (!size.counts.empty()) entry["counts"] = size.counts;
         entry["points"] = std::move(points);
         sizes_json.push_back(std::move(entry));
