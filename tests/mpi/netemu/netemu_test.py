@@ -317,12 +317,31 @@ def case_bad_arguments(options, work):
     print(f"bad arguments: {len(commands)} invocations refused with one line, nothing left behind")
 
 
-def case_terminate(options):
-    """A job ended by SIGTERM (what a batch system sends first) or SIGKILL leaves no process,
-    namespace or interface behind, however far it got."""
+def case_terminate(options, work):
+    """A job that fails while its network is being built, or is ended by SIGTERM (what a
+    batch system sends first) or SIGKILL, leaves no process, namespace or interface behind."""
     require_emulation(options)
     job = Job(options)
     before = host_network()
+
+    # tc failing on the first link: one line naming the command, and the half-built network
+    # goes with the job's namespaces.
+    fake = Path(work) / "failing-tc"
+    fake.mkdir()
+    (fake / "tc").write_text("#!/bin/sh\necho 'RTNETLINK answers: Operation not supported' >&2\nexit 2\n")
+    (fake / "tc").chmod(0o755)
+    token = f"netemu-setup-{os.getpid()}"
+    command = job.command(["--emulate-network", "1gbit"], 2, [options.probe, token])
+    done = execute(command, dict(clean_environment(), PATH=f"{fake}{os.pathsep}{os.environ['PATH']}"))
+    lines = done.stderr.strip().splitlines()
+    if done.returncode == 0 or len(lines) != 1 or "cannot set up the emulated network" not in lines[0]:
+        raise CheckFailed(f"a failing tc: expected a non-zero exit and one 'cannot set up' line\n"
+                          f"{describe(command, done)}")
+    left = [pid for pid, row in processes().items() if token in row[3]]
+    if left:
+        raise CheckFailed(f"a failing tc: processes left: {left}\n{describe(command, done)}")
+    expect_host_unchanged(before, "failed setup")
+    print(f"  setup fails: {lines[0]}")
     for sig in (signal.SIGTERM, signal.SIGKILL):
         command = job.command(["--emulate-network", "1gbit", "--ranks-per-node", "2"], 4,
                               [options.probe, "0", "600"])
@@ -348,7 +367,7 @@ def case_terminate(options):
         print(f"  {sig.name}: exit {process.returncode}, {len(tree)} processes and "
               f"{len(namespaces)} namespaces gone")
     expect_host_unchanged(before, "terminated runs")
-    print("terminate: nothing left behind after SIGTERM or SIGKILL")
+    print("terminate: nothing left behind after a failed setup, SIGTERM or SIGKILL")
 
 
 def main():
@@ -370,7 +389,7 @@ def main():
         elif options.case == "bad-arguments":
             case_bad_arguments(options, work)
         else:
-            case_terminate(options)
+            case_terminate(options, work)
     except Skip as reason:
         print(f"SKIPPED: {reason}")
         return SKIP_CODE
