@@ -293,12 +293,15 @@ def case_bad_arguments(options, work):
         # Nothing gets past this MPI's refusal, so the machine checks cannot be reached.
         commands.append(("this MPI", valid, "cannot run MPICH"))
     else:
-        environments["tc missing"] = dict(clean_environment(), PATH=shadow_path(work, ["tc"]))
-        commands.append(("tc missing", valid, "needs tc (Debian package iproute2)"))
-        if os.geteuid() == 0:
+        environments["iproute2 missing"] = dict(clean_environment(), PATH=shadow_path(work, ["ip", "tc"]))
+        commands.append(("iproute2 missing", valid, "(Debian package iproute2), not found on PATH"))
+        # The tools are checked before the rights, so "not root" needs them all.
+        if not all(shutil.which(tool) for tool in ("unshare", "setpriv", "ip", "tc")):
+            print("  (not root: not tried, the tools are missing here)")
+        elif os.geteuid() == 0:
             nobody = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"]
             commands.append(("not root", nobody + valid, "needs root"))
-        elif all(shutil.which(tool) for tool in ("unshare", "setpriv", "ip", "tc")):
+        else:
             commands.append(("not root", valid, "needs root"))
 
     before = host_network()
