@@ -15,7 +15,7 @@ if(_error)
   message(STATUS "${JSON_FILE}: valid JSON with ${FIELDS}")
 elseif(_suite STREQUAL "sweep")
   # The sweep's numbers the plots need: tau per size, ratios per point and algorithm.
-  foreach(_path "sizes;0;tau_s" "sizes;0;points;0;imbalance_factor"
+  foreach(_path "sizes;0;tau_s" "sizes;0;points;0;median_imbalance_factor"
                 "sizes;0;points;0;algorithms;0;elapsed_ratio"
                 "sizes;0;points;0;algorithms;0;excess_ratio")
     string(JSON _value ERROR_VARIABLE _error GET "${_text}" results ${_path})

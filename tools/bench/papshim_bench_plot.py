@@ -16,6 +16,7 @@ try:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import NullFormatter, ScalarFormatter
 except ImportError:
     sys.exit(3)
 
@@ -31,9 +32,9 @@ def draw(document, size, pattern, points, out_dir):
     results = document["results"]
     baseline = results["baseline"]
     names = [entry["name"] for entry in points[0]["algorithms"]]
-    figure, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharex=True)
-    # The measured w/tau of each point (mean over algorithms): where the pattern really put it.
-    xs = [point["imbalance_factor"] for point in points]
+    figure, axes = plt.subplots(1, 2, figsize=(11, 4.6), sharex=True)
+    # The measured w/tau of each point (median over its calls): where the pattern really put it.
+    xs = [point["median_imbalance_factor"] for point in points]
     order = sorted(range(len(points)), key=lambda i: xs[i])
     for name_index, name in enumerate(names):
         style = {"linestyle": "--", "color": "black"} if name == baseline else {"marker": "o"}
@@ -43,16 +44,22 @@ def draw(document, size, pattern, points, out_dir):
             axis.plot([xs[i] for i in order], ys, label=name, markersize=3, **style)
     where = "per rank" if results.get("bytes_are") == "per rank" else "vector"
     for axis, title in zip(axes, (f"ē / ē_{baseline}", f"(ē − LB) / (ē − LB)_{baseline}")):
-        axis.set_xlabel("imbalance factor ω/τ (measured)")
+        axis.set_xlabel("imbalance factor ω/τ (measured, median)")
         axis.set_xscale("symlog", linthresh=1)  # 0 to 50: the small factors get room too
+        ticks = [t for t in (0, 1, 2, 5, 10, 20, 50, 100, 200, 500)
+                 if min(xs) * 0.8 <= t <= max(xs) * 1.2 or (t == 0 and min(xs) < 0.5)]
+        axis.set_xticks(ticks)
+        axis.xaxis.set_major_formatter(ScalarFormatter())
+        axis.xaxis.set_minor_formatter(NullFormatter())
         axis.set_title(title)
         axis.grid(True, alpha=0.3)
-    axes[0].legend(fontsize=8)
+    handles, labels = axes[0].get_legend_handles_labels()
+    figure.legend(handles, labels, loc="lower center", ncol=min(len(names), 7), fontsize=8)
     figure.suptitle(
         f"{results['collective']}, {size_label(size['bytes'])} {where}, p = {document['ranks']}, "
         f"{pattern}; τ = {size['tau_s'] * 1e6:.3g} µs; network: {document.get('network', 'unspecified')}"
     )
-    figure.tight_layout()
+    figure.tight_layout(rect=(0, 0.07, 1, 1))
     name = f"sweep-{results['collective']}-{size_label(size['bytes']).replace(' ', '')}-{pattern.replace(':', '')}.png"
     path = os.path.join(out_dir, name)
     figure.savefig(path, dpi=110)
@@ -70,6 +77,7 @@ def main(argv):
         results = document["results"]
         if results.get("suite") != "sweep":
             raise ValueError("not a --suite sweep result")
+        os.makedirs(argv[2], exist_ok=True)
         for size in results["sizes"]:
             by_pattern = {}
             for point in size["points"]:

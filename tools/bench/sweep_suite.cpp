@@ -105,11 +105,14 @@ std::vector<double> excess(const Cell& cell) {
     return values;
 }
 
-// Mean arrival spread over every algorithm's calls: the point's place on the w/tau axis.
+// The point's place on the w/tau axis: the median arrival spread over every algorithm's
+// calls. A median, because on an oversubscribed machine a few calls whose rank woke late
+// from its delay inflate the mean spread far beyond what the pattern did to the rest.
 double point_imbalance(const Point& point) {
-    double sum = 0;
-    for (const Cell& cell : point.cells) sum += mean(cell.imbalance);
-    return sum / static_cast<double>(point.cells.size());
+    std::vector<double> all;
+    for (const Cell& cell : point.cells)
+        all.insert(all.end(), cell.imbalance.begin(), cell.imbalance.end());
+    return median(std::move(all));
 }
 
 Json point_json(const Point& point, double tau, const AlgorithmSet& algorithms) {
@@ -130,8 +133,8 @@ Json point_json(const Point& point, double tau, const AlgorithmSet& algorithms) 
             {"max_delay", point.delay->text},
             {"max_delay_s", point.max_delay},
             {"parameter", point.pattern.text},
-            {"mean_imbalance_s", imbalance},
-            {"imbalance_factor", imbalance / tau},
+            {"median_imbalance_s", imbalance},
+            {"median_imbalance_factor", imbalance / tau},
             {"algorithms", std::move(algorithms_json)}};
 }
 
