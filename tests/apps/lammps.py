@@ -44,10 +44,11 @@ ALGORITHMS = {
 # Thermo columns Temp, E_pair, TotEng, Press are global sums (MPI_Allreduce, MPI_SUM, of each
 # rank's partial sum) printed with 15 significant digits. Another summation order changes a
 # sum by a few units in its last bit; natively, Open MPI's six Allreduce algorithms and
-# repeated runs of the balanced input (its atom exchange takes messages in arrival order)
+# repeated runs of the balanced input (whose per-rank atom order varies from run to run)
 # differ by one unit in the 15th digit of TotEng and Press (relative <= 5e-15), and the
-# trajectory does not feed on these sums. 1e-12 keeps three digits of margin and still
-# catches any wrong contribution. Step and E_mol (0 for atoms) must match exactly.
+# trajectory hardly feeds on these sums (velocity create scales by one of them, once).
+# 1e-12 keeps three digits of margin and still catches any wrong contribution. Step and
+# E_mol (0 for atoms) must match exactly.
 THERMO_RELATIVE_TOLERANCE = 1e-12
 EXACT_COLUMNS = ("Step", "E_mol")
 
