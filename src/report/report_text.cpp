@@ -248,15 +248,6 @@ void append_incomplete(std::string& out, const Analysis& a) {
     }
 }
 
-std::string csv_field(const std::string& text) {
-    if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
-    std::string quoted = "\"";
-    for (const char c : text) {
-        if (c == '"') quoted += '"';
-        quoted += c;
-    }
-    return quoted + '"';
-}
 
 std::ofstream open_for_writing(const std::string& path) {
     std::ofstream out(path, std::ios::trunc);
@@ -292,9 +283,9 @@ void write_plot_data(const Analysis& analysis, const std::string& out_dir,
         const SiteStats& site = analysis.sites[i];
         if (site.calls == 0) continue;
         const std::uint64_t omega_stride = (site.calls + max_omega_points - 1) / max_omega_points;
-        sites << fmt::format("{},{},{},{},{},{},{},{},{}\n", i + 1, csv_field(site.collective),
-                             csv_field(site.callsite), csv_field(site.function),
-                             csv_field(site.location), site.calls, site.max_comm_size,
+        sites << fmt::format("{},{},{},{},{},{},{},{},{}\n", i + 1, trace::csv_field(site.collective),
+                             trace::csv_field(site.callsite), trace::csv_field(site.function),
+                             trace::csv_field(site.location), site.calls, site.max_comm_size,
                              site.sample_stride, omega_stride);
         for (std::size_t call = 0; call < site.omega_s.size(); call += omega_stride) {
             data << fmt::format("{},{},-1,{:.6g}\n", i + 1, call, ms(site.omega_s[call]));

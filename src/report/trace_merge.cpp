@@ -16,6 +16,8 @@
 #include <queue>
 #include <stdexcept>
 
+#include <nlohmann/json.hpp>
+
 #include "papshim/report.hpp"
 #include "papshim/trace_format.hpp"
 
@@ -65,6 +67,24 @@ Number number_at(std::string_view text, const std::string& path, std::size_t lin
 const std::string& name_or(const std::vector<std::string>& names, int index, const std::string& fallback) {
     return index >= 0 && std::size_t(index) < names.size() ? names[std::size_t(index)] : fallback;
 }
+
+// One rank's sites and algorithm names as they appear in calls.csv and trace.json, quoted
+// once here rather than once per record (a site or name repeats in nearly every record).
+struct Rendered {
+    std::vector<std::string> site_csv;   // "key,function,location"
+    std::vector<std::string> site_json;  // "\"callsite\":...,\"function\":...,\"location\":..."
+    std::vector<std::string> algorithm_json;
+
+    explicit Rendered(const Index& index) {
+        for (const SiteInfo& site : index.sites) {
+            site_csv.push_back(fmt::format("{},{},{}", csv_field(site.key), csv_field(site.function),
+                                           csv_field(site.location)));
+            site_json.push_back(fmt::format("\"callsite\":{},\"function\":{},\"location\":{}", json_string(site.key),
+                                            json_string(site.function), json_string(site.location)));
+        }
+        for (const auto& name : index.names.algorithms) algorithm_json.push_back(json_string(name));
+    }
+};
 
 // The rank in names like ".papshim-rank-12.bin"; -1 for other files.
 int rank_of_file(const std::string& name) {
@@ -119,20 +139,9 @@ std::string csv_field(std::string_view s) {
     return out + '"';
 }
 
+// Bytes that are not UTF-8 (a Latin-1 file name) become U+FFFD: the document stays valid.
 std::string json_string(std::string_view s) {
-    std::string out = "\"";
-    for (char c : s) {
-        switch (c) {
-            case '"': out += "\\\""; break;
-            case '\\': out += "\\\\"; break;
-            case '\n': out += "\\n"; break;
-            case '\t': out += "\\t"; break;
-            default:
-                if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("\\u{:04x}", int(c));
-                else out += c;
-        }
-    }
-    return out + '"';
+    return nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 // POSIX calls only (no stdio): the writer thread also calls this while the process is being
@@ -287,12 +296,14 @@ MergeResult merge(const std::string& dir, int world_size, const MergeOptions& op
         heads.push({rec, r, fit.seconds(rec.arrival), fit.seconds(rec.exit)});
     };
     for (int r = 0; r < world_size; ++r) pull(r);
+    std::vector<Rendered> rendered;
+    for (const Index& index : indexes) rendered.emplace_back(index);
 
     // Per rank and communicator the last sequence number seen, to tell whose records end early.
     std::vector<std::map<std::uint64_t, std::uint64_t>> last_seq(ranks);
     std::map<std::uint64_t, std::uint64_t> max_seq;
-    const std::string unknown = "?", none, user_op = "user";
-    const SiteInfo unknown_site{"?", "?", "", "", 0};
+    const std::string unknown = "?", none, user_op = "user", unknown_json = "\"?\"",
+                      unknown_site_csv = "?,?,", unknown_site_json = "\"callsite\":\"?\",\"function\":\"?\",\"location\":\"\"";
     long long count = 0;
     while (!heads.empty()) {
         Head h = heads.top();
@@ -300,22 +311,23 @@ MergeResult merge(const std::string& dir, int world_size, const MergeOptions& op
         pull(h.rank);
         const Record& rec = h.record;
         const Index& index = indexes[std::size_t(h.rank)];
-        const SiteInfo& site = rec.site < index.sites.size() ? index.sites[rec.site] : unknown_site;
+        const Rendered& text = rendered[std::size_t(h.rank)];
+        const bool known_site = rec.site < text.site_csv.size();
         const std::string& collective = name_or(index.names.collectives, rec.collective, unknown);
         const std::string& op = rec.op == -2 ? user_op : name_or(index.names.ops, rec.op, none);
-        const std::string& algorithm = name_or(index.names.algorithms, rec.algorithm, unknown);
+        // Collective, op and algorithm names are papshim's own identifiers: no quoting needed in CSV.
         const std::string comm = comm_label(rec.comm);
-        fmt::print(csv.get(), "{},{},{},{},{},{},{},{},{},{},{},{},{},{:.9f},{:.9f}\n", rec.rank, rec.world_rank,
-                   comm, rec.comm_size, rec.seq, collective, rec.bytes, rec.root, op, algorithm,
-                   csv_field(site.key), csv_field(site.function), csv_field(site.location), h.arrival, h.exit);
+        fmt::print(csv.get(), "{},{},{},{},{},{},{},{},{},{},{},{:.9f},{:.9f}\n", rec.rank, rec.world_rank, comm,
+                   rec.comm_size, rec.seq, collective, rec.bytes, rec.root, op,
+                   name_or(index.names.algorithms, rec.algorithm, unknown),
+                   known_site ? text.site_csv[rec.site] : unknown_site_csv, h.arrival, h.exit);
         if (count < options.max_json_events)
             fmt::print(json.get(),
                    "{{\"ph\":\"X\",\"pid\":0,\"tid\":{},\"name\":\"MPI_{}\",\"ts\":{:.3f},\"dur\":{:.3f},"
-                   "\"args\":{{\"comm\":\"{}\",\"seq\":{},\"bytes\":{},\"root\":{},\"algorithm\":{},"
-                   "\"callsite\":{},\"function\":{},\"location\":{}}}}},\n",
+                   "\"args\":{{\"comm\":\"{}\",\"seq\":{},\"bytes\":{},\"root\":{},\"algorithm\":{},{}}}}},\n",
                    rec.world_rank, collective, h.arrival * 1e6, (h.exit - h.arrival) * 1e6, comm, rec.seq,
-                   rec.bytes, rec.root, json_string(algorithm), json_string(site.key), json_string(site.function),
-                   json_string(site.location));
+                   rec.bytes, rec.root, name_or(text.algorithm_json, rec.algorithm, unknown_json),
+                   known_site ? text.site_json[rec.site] : unknown_site_json);
         RankEnd& end = result.ranks[std::size_t(h.rank)];
         ++end.records;
         end.last_arrival_s = h.arrival;

@@ -101,6 +101,7 @@ TEST_CASE("CSV and JSON quoting") {
     CHECK(trace::csv_field("say \"hi\"") == "\"say \"\"hi\"\"\"");
     CHECK(trace::json_string("a\"b\\c\n") == "\"a\\\"b\\\\c\\n\"");
     CHECK(trace::json_string(std::string(1, '\x01')) == "\"\\u0001\"");
+    CHECK(trace::json_string("caf\xe9.c") == "\"caf\xef\xbf\xbd.c\"");  // Latin-1: U+FFFD keeps the JSON valid
 }
 
 TEST_CASE("communicator labels") {

@@ -90,6 +90,14 @@ CLI::Option* add_parsed(CLI::App& app, const std::string& flag, T& target, Parse
     return option;
 }
 
+// A parser for values that must not be empty: "--json=" is a slip, not "no file".
+inline auto non_empty(std::string what) {
+    return [what](const std::string& text) {
+        if (text.empty()) throw std::invalid_argument("needs " + what);
+        return text;
+    };
+}
+
 // Whole numbers in [minimum, maximum], with a message that says what was expected.
 template <typename Integer>
 Integer parse_integer(const std::string& text, Integer minimum,

@@ -71,6 +71,7 @@ private:
 // (null on the other ranks).
 Json run_overhead_suite(const Options& options, const World& world);
 Json run_allgather_suite(const Options& options, const World& world);
+Json run_sweep_suite(const Options& options, const World& world);
 
 // Collective over MPI_COMM_WORLD: if `ok` is false on any rank, the first such rank prints
 // `message` (one line on stderr) and the job aborts with status 3.

@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 
-#include "cli.hpp"
-
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -11,7 +9,15 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "cli.hpp"
+#include "papshim/algorithms.hpp"
+
 namespace papshim::bench {
+
+static_assert(static_cast<int>(Collective::allreduce) ==
+                  static_cast<int>(papshim::Collective::allreduce),
+              "the two enums list the collectives in the same order");
+
 namespace {
 
 constexpr std::size_t max_bytes_per_rank = std::size_t{1} << 30;
@@ -59,11 +65,13 @@ std::uint64_t mix(std::uint64_t x) {
 }  // namespace
 
 const char* suite_name(Suite suite) {
-    return suite == Suite::overhead ? "overhead" : "allgather";
+    static constexpr const char* names[] = {"overhead", "allgather", "sweep"};
+    return names[static_cast<std::size_t>(suite)];
 }
 
 const char* collective_name(Collective collective) {
-    return collective == Collective::allgather ? "allgather" : "allgatherv";
+    static constexpr const char* names[] = {"allgather", "allgatherv", "reduce", "allreduce"};
+    return names[static_cast<std::size_t>(collective)];
 }
 
 std::size_t parse_byte_size(const std::string& text) {
@@ -161,6 +169,65 @@ ArrivalPattern parse_pattern(const std::string& text) {
     }
 }
 
+std::vector<SweepPattern> parse_sweep_patterns(const std::string& text) {
+    std::vector<SweepPattern> patterns;
+    for (const std::string& item : split(text, ',')) {
+        const std::vector<std::string> parts = split(item, ':');
+        SweepPattern pattern{ArrivalPattern::Kind::one_late, -1, item};
+        if (parts[0] == "one-late" && parts.size() <= 2) {
+            if (parts.size() == 2) pattern.late_rank = cli::parse_integer<int>(parts[1], 0);
+        } else if ((parts[0] == "uniform" || parts[0] == "staircase") && parts.size() == 1) {
+            pattern.kind = parts[0] == "uniform" ? ArrivalPattern::Kind::uniform
+                                                 : ArrivalPattern::Kind::staircase;
+        } else {
+            throw std::invalid_argument(fmt::format(
+                "'{}': expected one-late[:RANK], uniform or staircase (the sweep sets the "
+                "delays)",
+                item));
+        }
+        patterns.push_back(pattern);
+    }
+    return patterns;
+}
+
+std::vector<SweepDelay> parse_delays(const std::string& text) {
+    std::vector<SweepDelay> delays;
+    for (const std::string& item : split(text, ',')) {
+        SweepDelay delay{0.0, false, item};
+        const auto [value, unit] = number_and_unit(item);
+        if (unit == "tau") {
+            delay.value = value;
+            delay.in_tau = true;
+        } else if (unit.empty() && value == 0) {
+            delay.in_tau = true;  // zero in any unit
+        } else {
+            try {
+                delay.value = parse_duration(item);
+            } catch (const std::invalid_argument&) {
+                throw std::invalid_argument(fmt::format(
+                    "'{}': expected a multiple of tau (e.g. 5tau) or a time (e.g. 100us)", item));
+            }
+        }
+        delays.push_back(delay);
+    }
+    return delays;
+}
+
+ArrivalPattern sweep_point(const SweepPattern& kind, double seconds, int ranks) {
+    ArrivalPattern pattern;
+    pattern.kind = kind.kind;
+    pattern.late_rank = kind.late_rank;
+    pattern.seconds = kind.kind == ArrivalPattern::Kind::staircase && ranks > 1
+                          ? seconds / (ranks - 1)
+                          : seconds;
+    const std::string base = kind.kind == ArrivalPattern::Kind::one_late    ? "one-late"
+                             : kind.kind == ArrivalPattern::Kind::uniform ? "uniform"
+                                                                          : "staircase";
+    pattern.text = fmt::format("{}:{:.4g}us", base, pattern.seconds * 1e6);
+    if (kind.late_rank >= 0) pattern.text += fmt::format(":{}", kind.late_rank);
+    return pattern;
+}
+
 double arrival_delay(const ArrivalPattern& pattern, std::uint64_t seed, std::uint64_t call,
                      int rank, int ranks) {
     switch (pattern.kind) {
@@ -183,6 +250,12 @@ double arrival_delay(const ArrivalPattern& pattern, std::uint64_t seed, std::uin
 }
 
 
+const char* collective_mpi_name(Collective collective) {
+    static constexpr const char* names[] = {"MPI_Allgather", "MPI_Allgatherv", "MPI_Reduce",
+                                            "MPI_Allreduce"};
+    return names[static_cast<std::size_t>(collective)];
+}
+
 namespace {
 
 // One of an enum's names (--suite, --collective), each listed in `all`.
@@ -196,8 +269,9 @@ Enum choose(const std::string& value, const Enum (&all)[count], const char* (*na
     throw std::invalid_argument(fmt::format("'{}': expected one of {}", value, names));
 }
 
-constexpr Suite all_suites[] = {Suite::overhead, Suite::allgather};
-constexpr Collective all_collectives[] = {Collective::allgather, Collective::allgatherv};
+constexpr Suite all_suites[] = {Suite::overhead, Suite::allgather, Suite::sweep};
+constexpr Collective all_collectives[] = {Collective::allgather, Collective::allgatherv,
+                                          Collective::reduce, Collective::allreduce};
 
 std::vector<std::string> parse_algorithms(const std::string& text) {
     std::vector<std::string> names;
@@ -232,10 +306,22 @@ Suites:
                         Reported per size and algorithm: mean e, mean r, their ratios to native
                         and, with --pattern none, the OSU-style latency (per-rank mean over
                         iterations; min, avg and max over ranks). Each algorithm's result is
-                        checked once per size against native's; a mismatch aborts the run.)";
+                        checked once per size against native's; a mismatch aborts the run.
+  --suite sweep         the imbalance sweep of [AG] and [T]: per size it measures tau, the
+                        one-way time of one message of the collective (the per-rank block for
+                        Allgather(v), the whole vector for Reduce/Allreduce; the minimum over
+                        ping-pongs between ranks 0 and P-1), then runs every algorithm as the
+                        allgather suite does under each of --patterns at each of --delays.
+                        Reported per size, pattern, delay and algorithm: mean e, mean r,
+                          LB = mean_i (max_j a_j - a_i)  (the wait no algorithm can avoid)
+                          excess = e - LB
+                        the measured w and w/tau, and the ratios of e, r and the excess to
+                        native's in the same run. --plot draws e/native and excess/native
+                        against w/tau, one line per algorithm.)";
 
 constexpr const char* footer = R"(Environment: if PAPSHIM_TRACE_DIR is unset, the overhead suite points it at a temporary
 directory (needed by the profile variant) and removes it at the end unless --keep-trace.
+PAPSHIM_NETWORK (set by papshim-run --emulate-network) names the network in the output.
 Progress goes to stderr every few seconds; the table to stdout (rank 0 only).
 Exit status: 0 success, 2 bad arguments, 3 a result differing from native.)";
 
@@ -245,29 +331,36 @@ void define_options(CLI::App& app, Options& options) {
     cli::add_parsed(
         app, "--suite", options.suite,
         [](const std::string& text) { return choose(text, all_suites, suite_name); },
-        "suite to run (default: overhead)", "overhead|allgather");
+        "suite to run (default: overhead)", "overhead|allgather|sweep");
     cli::add_parsed(
         app, "--collective", options.collective,
         [](const std::string& text) { return choose(text, all_collectives, collective_name); },
-        "collective of the allgather suite (default: allgather);\n"
-        "allgatherv uses uneven blocks (linearly decreasing, the last\n"
-        "rank's is empty) with the same total as allgather",
-        "allgather|allgatherv");
+        "collective (default: allgather); the allgather suite takes\n"
+        "allgather or allgatherv, the sweep all four. allgatherv uses\n"
+        "uneven blocks (linearly decreasing, the last rank's is empty)\n"
+        "with allgather's total; reduce and allreduce sum MPI_INT\n"
+        "vectors (MPI_SUM)",
+        "NAME");
     // Defined after --collective, so its callback runs later and wins.
     app.add_flag_callback(
         "--allgatherv", [&options] { options.collective = Collective::allgatherv; },
         "same as --collective allgatherv");
+    cli::add_parsed(
+        app, "--root", options.root,
+        [](const std::string& text) { return cli::parse_integer<int>(text, 0); },
+        "root of --collective reduce (default: 0)", "N");
     cli::add_parsed(app, "--bytes", options.bytes, parse_byte_list,
-                    "bytes per rank, allgather suite: comma-separated sizes and\n"
-                    "doubling ranges, units B, K, M, G (binary), e.g. 1K,4K,64K\n"
-                    "or 1K:1M or 8,1K:16K (default: 1K:1M)",
+                    "bytes per rank (Allgather(v)) or of the vector (Reduce,\n"
+                    "Allreduce): comma-separated sizes and doubling ranges, units\n"
+                    "B, K, M, G (binary), e.g. 1K,4K,64K or 1K:1M or 8,1K:16K\n"
+                    "(default: allgather suite 1K:1M, sweep 64K,1M)",
                     "LIST");
     cli::add_parsed(app, "--algorithms", options.algorithms, parse_algorithms,
-                    "comma-separated algorithms, allgather suite; \"native\" is the\n"
-                    "PMPI call, other names are selected with\n"
-                    "papshim_set_algorithm (including \"auto\")\n"
-                    "(default: native,sparbit,ring,neighbor_exchange,\n"
-                    "recursive_doubling,bruck,gather_bcast)",
+                    "comma-separated algorithms (allgather and sweep suites);\n"
+                    "\"native\" is the PMPI call, other names are selected with\n"
+                    "papshim_set_algorithm (including \"auto\") (default: native\n"
+                    "and every papshim algorithm of the collective, as\n"
+                    "papshim-info --algorithms lists them)",
                     "LIST");
     cli::add_parsed(app, "--pattern", options.pattern, parse_pattern,
                     "arrival pattern, allgather suite (default: none):\n"
@@ -278,16 +371,31 @@ void define_options(CLI::App& app, Options& options) {
                     "  staircase:STEP       rank i waits i*STEP\n"
                     "times take a unit: ns, us, ms or s (e.g. uniform:1ms)",
                     "PATTERN");
+    cli::add_parsed(app, "--patterns", options.sweep_patterns, parse_sweep_patterns,
+                    "sweep: pattern kinds, each run at every maximum delay D of\n"
+                    "--delays (default: one-late,uniform,staircase):\n"
+                    "  one-late[:RANK]      RANK (default: the last) waits D\n"
+                    "  uniform              each rank waits U[0, D), drawn anew\n"
+                    "                       per rank and iteration\n"
+                    "  staircase            rank i waits i*D/(P-1)",
+                    "LIST");
+    cli::add_parsed(app, "--delays", options.delays, parse_delays,
+                    "sweep: maximum delays D, each a multiple of tau (5tau) or a\n"
+                    "time (100us) (default: 0,1tau,2tau,5tau,10tau,20tau,50tau,\n"
+                    "so that w/tau spans 0 to 50 on any network)",
+                    "LIST");
     const auto count = [](int minimum) {
         return [minimum](const std::string& text) { return cli::parse_integer<int>(text, minimum); };
     };
     cli::add_parsed(app, "--iterations", options.iterations, count(1),
                     "overhead: calls per variant per round (default: 2000);\n"
-                    "allgather: measured iterations per size (default: 50)",
+                    "allgather: measured iterations per size (default: 50);\n"
+                    "sweep: per size, pattern and delay (default: 20)",
                     "N");
     cli::add_parsed(app, "--warmup", options.warmup, count(0),
                     "untimed calls per variant before measuring\n"
-                    "(default: 200 overhead, 5 allgather)",
+                    "(default: 200 overhead, 5 allgather per size, 2 sweep per\n"
+                    "point)",
                     "N");
     cli::add_parsed(app, "--rounds", options.rounds, count(1),
                     "overhead suite: rounds (default: 30)", "N");
@@ -295,13 +403,14 @@ void define_options(CLI::App& app, Options& options) {
         app, "--seed", options.seed,
         [](const std::string& text) { return cli::parse_integer<std::uint64_t>(text, 0); },
         "seed of the arrival delays (default: 1)", "N");
+    cli::add_parsed(app, "--json", options.json_path, cli::non_empty("a file name"),
+                    "also write every raw number and the run's metadata as JSON", "FILE");
     cli::add_parsed(
-        app, "--json", options.json_path,
-        [](const std::string& text) {
-            if (text.empty()) throw std::invalid_argument("needs a file name");
-            return text;
-        },
-        "also write every raw number and the run's metadata as JSON", "FILE");
+        app, "--plot", options.plot_dir, cli::non_empty("a directory"),
+        "sweep: draw PNGs of e/native and excess/native against w/tau\n"
+        "into DIR (papshim_bench_plot.py, matplotlib), one per size and\n"
+        "pattern; without --json the results go to DIR/sweep.json",
+        "DIR");
     app.add_flag("--keep-trace", options.keep_trace,
                  std::string("keep the profile-mode trace directory (overhead suite)"));
 }
@@ -318,15 +427,45 @@ ParseResult parse_options(int argc, char** argv) {
         return result;
     }
 
-    const bool overhead = options.suite == Suite::overhead;
-    if (options.iterations == 0) options.iterations = overhead ? 2000 : 50;
-    if (options.warmup < 0) options.warmup = overhead ? 200 : 5;
-    if (options.rounds == 0) options.rounds = overhead ? 30 : 1;
-    if (options.bytes.empty()) options.bytes = parse_byte_list("1K:1M");
-    if (options.algorithms.empty())
-        options.algorithms = {
-            "native", "sparbit",     "ring", "neighbor_exchange", "recursive_doubling",
-            "bruck",  "gather_bcast"};
+    // Flags that belong to another suite or collective are mistakes, not no-ops.
+    const auto misplaced = [&]() -> std::string {
+        const bool sweep = options.suite == Suite::sweep;
+        for (const char* flag : {"--patterns", "--delays", "--plot"})
+            if (!sweep && app.count(flag)) return fmt::format("{} is for --suite sweep", flag);
+        if (sweep && app.count("--pattern"))
+            return "--pattern is for --suite allgather; the sweep takes --patterns and --delays";
+        if (options.suite == Suite::allgather && options.collective != Collective::allgather &&
+            options.collective != Collective::allgatherv)
+            return fmt::format("--collective {}: the allgather suite runs allgather or "
+                               "allgatherv (--suite sweep runs all four)",
+                               collective_name(options.collective));
+        if (app.count("--root") && options.collective != Collective::reduce)
+            return "--root is for --collective reduce";
+        return {};
+    };
+    if (std::string error = misplaced(); !error.empty()) {
+        result.error = fmt::format("papshim-bench: {} (see --help)", error);
+        return result;
+    }
+
+    const Suite suite = options.suite;
+    const auto by_suite = [suite](int overhead, int allgather, int sweep) {
+        return suite == Suite::overhead ? overhead : suite == Suite::allgather ? allgather : sweep;
+    };
+    if (options.iterations == 0) options.iterations = by_suite(2000, 50, 20);
+    if (options.warmup < 0) options.warmup = by_suite(200, 5, 2);
+    if (options.rounds == 0) options.rounds = suite == Suite::overhead ? 30 : 1;
+    if (options.bytes.empty())
+        options.bytes = parse_byte_list(suite == Suite::sweep ? "64K,1M" : "1K:1M");
+    if (options.algorithms.empty()) {
+        const papshim::AlgorithmNames names = papshim::algorithm_names();
+        options.algorithms = {"native"};
+        for (const std::string& name : names[static_cast<std::size_t>(options.collective)])
+            options.algorithms.push_back(name);
+    }
+    if (options.sweep_patterns.empty())
+        options.sweep_patterns = parse_sweep_patterns("one-late,uniform,staircase");
+    if (options.delays.empty()) options.delays = parse_delays("0,1tau,2tau,5tau,10tau,20tau,50tau");
     return result;
 }
 

@@ -9,8 +9,9 @@
 
 namespace papshim::bench {
 
-enum class Suite { overhead, allgather };
-enum class Collective { allgather, allgatherv };
+enum class Suite { overhead, allgather, sweep };
+// In papshim::Collective's order (options.cpp indexes papshim's algorithm names with it).
+enum class Collective { allgather, allgatherv, reduce, allreduce };
 
 // When each rank enters the collective, relative to the end of the aligning barrier.
 struct ArrivalPattern {
@@ -21,12 +22,30 @@ struct ArrivalPattern {
     std::string text = "none";
 };
 
+// The sweep's patterns are kinds without a size: each runs at every maximum delay D.
+struct SweepPattern {
+    ArrivalPattern::Kind kind = ArrivalPattern::Kind::one_late;
+    int late_rank = -1;  // one-late: the late rank, -1 = the last one
+    std::string name;    // "one-late", "one-late:0", "uniform", "staircase"
+};
+
+// A maximum delay of the sweep: a multiple of tau ("5tau") or a time ("100us").
+struct SweepDelay {
+    double value = 0.0;  // tau multiples or seconds
+    bool in_tau = false;
+    std::string text;
+};
+
 struct Options {
     Suite suite = Suite::overhead;
     Collective collective = Collective::allgather;
-    std::vector<std::size_t> bytes;       // per rank; allgather suite only
-    std::vector<std::string> algorithms;  // allgather suite only
-    ArrivalPattern pattern;
+    int root = 0;                         // reduce
+    std::vector<std::size_t> bytes;       // allgather and sweep suites
+    std::vector<std::string> algorithms;  // allgather and sweep suites
+    ArrivalPattern pattern;               // allgather suite
+    std::vector<SweepPattern> sweep_patterns;
+    std::vector<SweepDelay> delays;
+    std::string plot_dir;  // sweep: draw PNGs there
     int iterations = 0;  // these three: 0 or -1 until parse_options sets the suite's default
     int warmup = -1;
     int rounds = 0;
@@ -50,6 +69,13 @@ std::vector<std::size_t> parse_byte_list(const std::string& text);
 // "500us", "2ms", "1.5s", "100ns". A unit is required.
 double parse_duration(const std::string& text);
 ArrivalPattern parse_pattern(const std::string& text);
+// "one-late,uniform,staircase", "one-late:0".
+std::vector<SweepPattern> parse_sweep_patterns(const std::string& text);
+// "0,1tau,50tau", "100us,2ms": each item a multiple of tau or a time; "0" alone is zero.
+std::vector<SweepDelay> parse_delays(const std::string& text);
+// The pattern `kind` with maximum delay `seconds` for `ranks` ranks: one-late and uniform
+// take it as their delay and bound, staircase spreads it over the ranks (step D/(p-1)).
+ArrivalPattern sweep_point(const SweepPattern& kind, double seconds, int ranks);
 
 // Seconds rank `rank` of `ranks` waits before entering call `call` of a sweep. Deterministic
 // in (seed, call, rank), so every algorithm of one iteration sees the same arrival pattern.
@@ -58,5 +84,6 @@ double arrival_delay(const ArrivalPattern& pattern, std::uint64_t seed, std::uin
 
 const char* suite_name(Suite suite);
 const char* collective_name(Collective collective);
+const char* collective_mpi_name(Collective collective);  // "MPI_Allgather"
 
 }  // namespace papshim::bench

@@ -1,6 +1,8 @@
 // --suite overhead: what the shim costs on calls it does not change. Each variant runs the
 // same back-to-back loop; rounds interleave the variants so drift and noise hit all alike,
-// and each variant is compared with native inside the same round.
+// and each variant is compared with native inside the same round. First comes a short run
+// from a fresh state (a program with fewer calls than the trace buffer holds), then the
+// long steady state.
 #include <papshim/control.h>
 
 #include <chrono>
@@ -107,6 +109,71 @@ struct Benchmark {
     std::string label;
 };
 
+// The short run: the first `fresh_calls` 8-byte Allreduce calls of each variant in this
+// process, in slices with the variant order rotated per slice. Profile's records are the
+// process's first, so its trace buffers are fresh.
+constexpr int fresh_calls = 20000;
+constexpr int fresh_slice = 1000;
+constexpr int native_warmup = 200;  // MPI's own first calls (connection set-up) are not the shim's
+
+struct FreshResult {
+    std::vector<double> seconds;                    // per variant: Σ over slices, mean over ranks
+    std::vector<std::vector<double>> slice_ratios;  // per variant, per slice: time / native's
+};
+
+FreshResult run_fresh(Loops& loops, const World& world) {
+    loops.time(0, variants[0], native_warmup);
+    FreshResult result{std::vector<double>(variant_count), std::vector<std::vector<double>>(variant_count)};
+    for (int slice = 0; slice < fresh_calls / fresh_slice; ++slice) {
+        std::vector<double> seconds(variant_count);
+        for (std::size_t slot = 0; slot < variant_count; ++slot) {
+            const std::size_t index = (slot + static_cast<std::size_t>(slice)) % variant_count;
+            switch_mode(variants[index].mode);
+            PMPI_Barrier(MPI_COMM_WORLD);
+            seconds[index] = loops.time(0, variants[index], fresh_slice) * fresh_slice;
+        }
+        std::vector<double> summed(variant_count);
+        PMPI_Allreduce(seconds.data(), summed.data(), static_cast<int>(variant_count), MPI_DOUBLE, MPI_SUM,
+                       MPI_COMM_WORLD);
+        for (std::size_t index = 0; index < variant_count; ++index) {
+            result.seconds[index] += summed[index] / world.ranks;
+            result.slice_ratios[index].push_back(summed[index] / summed[0]);
+        }
+    }
+    for (const Variant& variant : variants) loops.check(0, variant);
+    return result;
+}
+
+Json report_fresh(const FreshResult& fresh) {
+    fmt::print(
+        "\nfresh process: the first {} calls of MPI_Allreduce 8 B per variant, {} slices of {} (variant order "
+        "rotated per slice; profile's trace buffers fresh)\n"
+        "time/call and ratio: over all {} calls; slice ratio: median (max) over slices of time / native's\n\n",
+        fresh_calls, fresh_calls / fresh_slice, fresh_slice, fresh_calls);
+    fmt::print("{:<22} {:<16} {:>11} {:>8} {:>17} {:>9} {:>11}\n", "benchmark", "variant", "time/call", "ratio",
+               "slice ratio", "overhead", "extra/call");
+    Json variants_json = Json::array();
+    for (std::size_t index = 0; index < variant_count; ++index) {
+        const double per_call = fresh.seconds[index] / fresh_calls;
+        const double ratio = fresh.seconds[index] / fresh.seconds[0];
+        const auto& slices = fresh.slice_ratios[index];
+        fmt::print("{:<22} {:<16} {:>11} {:>8.3f} {:>8.3f} ({:<6.3f}) {:>+8.1f}% {:>11}\n",
+                   index == 0 ? "MPI_Allreduce 8 B" : "", variants[index].name, format_seconds(per_call), ratio,
+                   median(slices), maximum(slices), (ratio - 1) * 100,
+                   format_seconds(per_call - fresh.seconds[0] / fresh_calls));
+        variants_json.push_back({{"name", variants[index].name},
+                                 {"mode", variants[index].mode},
+                                 {"seconds_per_call", per_call},
+                                 {"ratio_to_native", ratio},
+                                 {"slice_ratios_to_native", slices}});
+    }
+    return {{"collective", "allreduce"},
+            {"bytes_per_rank", sizeof(double)},
+            {"calls", fresh_calls},
+            {"slice_calls", fresh_slice},
+            {"variants", std::move(variants_json)}};
+}
+
 struct VariantResult {
     std::vector<double> seconds_per_call;  // per round, mean over ranks
     std::vector<double> ratio_to_native;   // per round
@@ -127,6 +194,7 @@ Json run_overhead_suite(const Options& options, const World& world) {
                 fmt::format("papshim_set_algorithm(\"{}\", \"native\") failed", collective));
 
     Loops loops(world);
+    const FreshResult fresh = run_fresh(loops, world);
     for (std::size_t which = 0; which < benchmarks.size(); ++which) {
         for (const Variant& variant : variants) {
             switch_mode(variant.mode);
@@ -162,10 +230,12 @@ Json run_overhead_suite(const Options& options, const World& world) {
     }
     if (world.rank != 0) return {};
 
+    fmt::print("\npapshim-bench overhead suite: p = {}\n", world.ranks);
+    Json fresh_json = report_fresh(fresh);
     fmt::print(
-        "\npapshim-bench overhead suite: p = {}, {} rounds x {} calls per variant "
-        "(variant order rotated per round)\n",
-        world.ranks, options.rounds, options.iterations);
+        "\nsteady state: {} rounds x {} calls per variant after {} warm-up calls (variant order rotated per "
+        "round)\n",
+        options.rounds, options.iterations, options.warmup);
     fmt::print(
         "time/call: median over rounds of the mean per call; ratio: median (min-max) over "
         "rounds of time / native's time in the same round; extra: median over rounds of time "
@@ -211,6 +281,7 @@ Json run_overhead_suite(const Options& options, const World& world) {
             {"rounds", options.rounds},
             {"calls_per_round", options.iterations},
             {"warmup_calls", options.warmup},
+            {"fresh", std::move(fresh_json)},
             {"benchmarks", std::move(benchmarks_json)}};
 }
 

@@ -2,6 +2,8 @@
 // libpapshim.so ahead of MPI, so MPI_* resolves to the shim while PMPI_* stays native.
 #include <mpi.h>
 #include <papshim/control.h>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cctype>
@@ -13,6 +15,7 @@
 #include <fstream>
 #include <string>
 #include <system_error>
+#include <vector>
 
 #include "common.hpp"
 
@@ -71,15 +74,31 @@ std::string host_name() {
     return name;
 }
 
+// What the job runs on, as papshim-run --emulate-network (or the user) says.
+std::string network_name() {
+    const char* network = std::getenv("PAPSHIM_NETWORK");
+    return network && *network ? network : "unspecified";
+}
+
 Json metadata(const Options& options, const World& world, int argc, char** argv,
               const std::string& trace_dir) {
     const char* initial_mode = std::getenv("PAPSHIM_MODE");
     Json chosen = {{"suite", suite_name(options.suite)}};
-    if (options.suite == Suite::allgather) {
+    if (options.suite != Suite::overhead) {
         chosen["collective"] = collective_name(options.collective);
+        if (options.collective == Collective::reduce) chosen["root"] = options.root;
         chosen["bytes"] = options.bytes;
         chosen["algorithms"] = options.algorithms;
-        chosen["pattern"] = options.pattern.text;
+    }
+    if (options.suite == Suite::allgather) chosen["pattern"] = options.pattern.text;
+    if (options.suite == Suite::sweep) {
+        Json patterns = Json::array();
+        for (const SweepPattern& kind : options.sweep_patterns) patterns.push_back(kind.name);
+        Json delays = Json::array();
+        for (const SweepDelay& delay : options.delays) delays.push_back(delay.text);
+        chosen["patterns"] = std::move(patterns);
+        chosen["delays"] = std::move(delays);
+        chosen["plot_dir"] = options.plot_dir;
     }
     chosen["iterations"] = options.iterations;
     chosen["warmup"] = options.warmup;
@@ -92,6 +111,7 @@ Json metadata(const Options& options, const World& world, int argc, char** argv,
             {"ranks", world.ranks},
             {"date_utc", utc_now()},
             {"host", host_name()},
+            {"network", network_name()},
             {"load_average_at_start", load_average()},
             {"trace_dir", trace_dir},
             {"papshim_mode_at_init", initial_mode ? initial_mode : "dispatch (default)"},
@@ -99,12 +119,47 @@ Json metadata(const Options& options, const World& world, int argc, char** argv,
             {"options", std::move(chosen)}};
 }
 
-// Rank 0 checks it can write the JSON file before spending minutes measuring.
-void check_json_writable(const std::string& path, const World& world) {
-    int writable = 1;
-    if (world.rank == 0 && !path.empty()) writable = std::ofstream(path).good() ? 1 : 0;
-    PMPI_Bcast(&writable, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    if (!writable) throw UsageError(fmt::format("--json: cannot write '{}'", path));
+// Rank 0 checks it can write the JSON file (and create the plot folder) before spending
+// minutes measuring.
+void check_writable(const std::string& json_path, const std::string& plot_dir,
+                    const World& world) {
+    int problem = 0;  // 1: the folder, 2: the file
+    if (world.rank == 0 && !plot_dir.empty()) {
+        std::error_code error;
+        fs::create_directories(plot_dir, error);
+        if (error || !fs::is_directory(plot_dir)) problem = 1;
+    }
+    if (world.rank == 0 && !problem && !json_path.empty())
+        problem = std::ofstream(json_path).good() ? 0 : 2;
+    PMPI_Bcast(&problem, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (problem == 1) throw UsageError(fmt::format("--plot: cannot create '{}'", plot_dir));
+    if (problem == 2) throw UsageError(fmt::format("--json: cannot write '{}'", json_path));
+}
+
+// papshim_bench_plot.py, installed next to this program, draws the sweep's PNGs from its
+// JSON file with matplotlib (run after MPI_Finalize: no MPI process forks).
+void draw_plots(const std::string& json_path, const std::string& plot_dir) {
+    const std::string python = PAPSHIM_BENCH_PYTHON;
+    std::error_code error;
+    const fs::path script =
+        fs::read_symlink("/proc/self/exe", error).parent_path() / "papshim_bench_plot.py";
+    if (python.empty() || access(python.c_str(), X_OK) != 0 || !fs::exists(script)) {
+        fmt::print(stderr, "papshim-bench: plots skipped: no {}\n",
+                   python.empty() ? "python3" : !fs::exists(script) ? script.string() : python);
+        return;
+    }
+    std::vector<std::string> args = {python, script.string(), json_path, plot_dir};
+    std::vector<char*> argv;
+    for (std::string& arg : args) argv.push_back(arg.data());
+    argv.push_back(nullptr);
+    pid_t child = 0;
+    int status = -1;
+    if (posix_spawn(&child, python.c_str(), nullptr, nullptr, argv.data(), environ) == 0)
+        waitpid(child, &status, 0);
+    if (status != 0)
+        fmt::print(stderr, "papshim-bench: plots failed: {} {} {} exited with status {}\n",
+                   script.string(), json_path, plot_dir,
+                   WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 }
 
 }  // namespace
@@ -116,7 +171,7 @@ int main(int argc, char** argv) {
     // Only the overhead suite uses profile mode, which needs a trace directory. Starting the
     // shim in profile mode opens the trace and keeps dispatch mode from recording (dispatch
     // records only when started in dispatch mode with PAPSHIM_TRACE_DIR set), so the
-    // dispatch+native variant measures dispatch alone. The allgather suite leaves both alone.
+    // dispatch+native variant measures dispatch alone. The other suites leave both alone.
     std::string trace_dir;
     bool own_trace_dir = false;
     const bool asked_help = !parsed.help.empty();
@@ -135,6 +190,11 @@ int main(int argc, char** argv) {
     PMPI_Comm_rank(MPI_COMM_WORLD, &world.rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &world.ranks);
 
+    // --plot needs the results as JSON: in DIR/sweep.json unless --json names a file.
+    const std::string json_path =
+        options.json_path.empty() && !options.plot_dir.empty()
+            ? (fs::path(options.plot_dir) / "sweep.json").string()
+            : options.json_path;
     int status = 0;
     if (!parsed.error.empty() || asked_help) {
         if (world.rank == 0) {
@@ -146,17 +206,18 @@ int main(int argc, char** argv) {
         status = asked_help ? 0 : 2;
     } else {
         try {
-            check_json_writable(options.json_path, world);
+            check_writable(json_path, options.plot_dir, world);
+            if (world.rank == 0) fmt::print("papshim-bench: network {}\n", network_name());
             // Taken before the suite runs, so the date and load are the start's.
             Json json = world.rank == 0 ? metadata(options, world, argc, argv, trace_dir) : Json();
-            json["results"] = options.suite == Suite::overhead
-                                  ? run_overhead_suite(options, world)
-                                  : run_allgather_suite(options, world);
-            if (world.rank == 0 && !options.json_path.empty()) {
+            json["results"] = options.suite == Suite::overhead    ? run_overhead_suite(options, world)
+                              : options.suite == Suite::allgather ? run_allgather_suite(options, world)
+                                                                  : run_sweep_suite(options, world);
+            if (world.rank == 0 && !json_path.empty()) {
                 json["load_average_at_end"] = load_average();
-                std::ofstream(options.json_path)
+                std::ofstream(json_path)
                     << json.dump(2, ' ', false, Json::error_handler_t::replace) << '\n';
-                fmt::print("\nresults written to {}\n", options.json_path);
+                fmt::print("\nresults written to {}\n", json_path);
             }
             if (world.rank == 0) {
                 fmt::print("load average (1, 5, 15 min) at the end: {}\n", load_average());
@@ -169,6 +230,8 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
     MPI_Finalize();
 
+    if (status == 0 && world.rank == 0 && !options.plot_dir.empty())
+        draw_plots(json_path, options.plot_dir);
     // The shim merges the trace at MPI_Finalize on rank 0, so rank 0 may remove it afterwards.
     if (own_trace_dir && world.rank == 0) {
         if (options.keep_trace) {

@@ -188,9 +188,8 @@ void define_options(CLI::App& app, Options& options, std::optional<double>& inte
         "A[,A...]");
     app.add_flag("--check", options.check,
                  std::string("also run the data-flow check on every schedule set"));
-    add_parsed(
-        app, "--json", options.json, [](const std::string& text) { return text; },
-        "also write the results as JSON to FILE", "FILE");
+    add_parsed(app, "--json", options.json, papshim::cli::non_empty("a file name"),
+               "also write the results as JSON to FILE", "FILE");
 }
 
 // The options, or the error line for stderr; `help` gets the help text if asked for.

@@ -51,8 +51,21 @@ def execute(command, env=None):
                           f"stdout: {timeout.stdout}\nstderr: {timeout.stderr}") from timeout
 
 
-def require_emulation():
-    """Skips the test unless this machine can build an emulated network."""
+def refusal(options):
+    """papshim-run's one line if it refuses to emulate a network for this MPI at all (MPICH
+    before 4.2), else None."""
+    command = [str(Path(options.bin) / "papshim-run"), "--dry-run", "--emulate-network", "1gbit",
+               "--"] + shlex.split(options.mpiexec) + ["-n", "2", options.probe]
+    done = subprocess.run(command, capture_output=True, text=True, env=clean_environment(), check=False)
+    line = done.stderr.strip()
+    return line if done.returncode != 0 and "cannot run MPICH" in line else None
+
+
+def require_emulation(options):
+    """Skips the test unless this machine can build an emulated network for this MPI."""
+    refused = refusal(options)
+    if refused:
+        raise Skip(refused)
     if os.geteuid() != 0:
         raise Skip("the emulated network needs root (network namespaces)")
     missing = [tool for tool in ("unshare", "setpriv", "ip", "tc") if not shutil.which(tool)]
@@ -176,7 +189,7 @@ def expect_on_the_wire(size, wire, command, done):
 
 def case_shaped(options):
     """A large message between two nodes takes at least the time the link rate implies."""
-    require_emulation()
+    require_emulation(options)
     rate_bits, size = 100e6, 4 << 20
     # tbf lets one bucket (netemu_burst_bytes: 64 KiB at this rate) through at line speed at
     # each of the link's two ends; everything beyond is held to the rate.
@@ -202,7 +215,7 @@ def case_shaped(options):
 def case_nodes(options, work):
     """--ranks-per-node 2 at np 4: two ranks per namespace, TCP between nodes, and the job's
     PAPSHIM_NODE_SIZE and PAPSHIM_NETWORK reach the ranks (the trace's meta.txt)."""
-    require_emulation()
+    require_emulation(options)
     size = 1 << 20
     trace = Path(work) / "trace-nodes"
     shutil.rmtree(trace, ignore_errors=True)
@@ -276,14 +289,20 @@ def case_bad_arguments(options, work):
     ]
     environments = {}
     valid = job.command(["--emulate-network", "1gbit"], 2, program)
-    path = shadow_path(work, ["tc"])
-    commands.append(("tc missing", valid, "needs tc (Debian package iproute2)"))
-    environments["tc missing"] = dict(clean_environment(), PATH=path)
-    if os.geteuid() == 0:
-        nobody = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"]
-        commands.append(("not root", nobody + valid, "needs root"))
-    elif shutil.which("unshare") and shutil.which("ip") and shutil.which("tc"):
-        commands.append(("not root", valid, "needs root"))
+    if refusal(options):
+        # Nothing gets past this MPI's refusal, so the machine checks cannot be reached.
+        commands.append(("this MPI", valid, "cannot run MPICH"))
+    else:
+        environments["iproute2 missing"] = dict(clean_environment(), PATH=shadow_path(work, ["ip", "tc"]))
+        commands.append(("iproute2 missing", valid, "(Debian package iproute2), not found on PATH"))
+        # The tools are checked before the rights, so "not root" needs them all.
+        if not all(shutil.which(tool) for tool in ("unshare", "setpriv", "ip", "tc")):
+            print("  (not root: not tried, the tools are missing here)")
+        elif os.geteuid() == 0:
+            nobody = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"]
+            commands.append(("not root", nobody + valid, "needs root"))
+        else:
+            commands.append(("not root", valid, "needs root"))
 
     before = host_network()
     for what, command, expect in commands:
@@ -301,12 +320,31 @@ def case_bad_arguments(options, work):
     print(f"bad arguments: {len(commands)} invocations refused with one line, nothing left behind")
 
 
-def case_terminate(options):
-    """A job ended by SIGTERM (what a batch system sends first) or SIGKILL leaves no process,
-    namespace or interface behind, however far it got."""
-    require_emulation()
+def case_terminate(options, work):
+    """A job that fails while its network is being built, or is ended by SIGTERM (what a
+    batch system sends first) or SIGKILL, leaves no process, namespace or interface behind."""
+    require_emulation(options)
     job = Job(options)
     before = host_network()
+
+    # tc failing on the first link: one line naming the command, and the half-built network
+    # goes with the job's namespaces.
+    fake = Path(work) / "failing-tc"
+    fake.mkdir()
+    (fake / "tc").write_text("#!/bin/sh\necho 'RTNETLINK answers: Operation not supported' >&2\nexit 2\n")
+    (fake / "tc").chmod(0o755)
+    token = f"netemu-setup-{os.getpid()}"
+    command = job.command(["--emulate-network", "1gbit"], 2, [options.probe, token])
+    done = execute(command, dict(clean_environment(), PATH=f"{fake}{os.pathsep}{os.environ['PATH']}"))
+    lines = done.stderr.strip().splitlines()
+    if done.returncode == 0 or len(lines) != 1 or "cannot set up the emulated network" not in lines[0]:
+        raise CheckFailed(f"a failing tc: expected a non-zero exit and one 'cannot set up' line\n"
+                          f"{describe(command, done)}")
+    left = [pid for pid, row in processes().items() if token in row[3]]
+    if left:
+        raise CheckFailed(f"a failing tc: processes left: {left}\n{describe(command, done)}")
+    expect_host_unchanged(before, "failed setup")
+    print(f"  setup fails: {lines[0]}")
     for sig in (signal.SIGTERM, signal.SIGKILL):
         command = job.command(["--emulate-network", "1gbit", "--ranks-per-node", "2"], 4,
                               [options.probe, "0", "600"])
@@ -332,7 +370,7 @@ def case_terminate(options):
         print(f"  {sig.name}: exit {process.returncode}, {len(tree)} processes and "
               f"{len(namespaces)} namespaces gone")
     expect_host_unchanged(before, "terminated runs")
-    print("terminate: nothing left behind after SIGTERM or SIGKILL")
+    print("terminate: nothing left behind after a failed setup, SIGTERM or SIGKILL")
 
 
 def main():
@@ -354,7 +392,7 @@ def main():
         elif options.case == "bad-arguments":
             case_bad_arguments(options, work)
         else:
-            case_terminate(options)
+            case_terminate(options, work)
     except Skip as reason:
         print(f"SKIPPED: {reason}")
         return SKIP_CODE

@@ -1,0 +1,244 @@
+#include "measure.hpp"
+
+#include <papshim/control.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstring>
+#include <limits>
+
+namespace papshim::bench {
+
+AlgorithmSet::AlgorithmSet(const std::vector<std::string>& names, Collective collective) {
+    const char* collective_text = collective_name(collective);
+    for (const std::string& name : names) {
+        Algorithm algorithm{name, name == "native", MPI_COMM_NULL};
+        PMPI_Comm_dup(MPI_COMM_WORLD, &algorithm.comm);
+        algorithms_.push_back(algorithm);
+        if (algorithm.native) continue;
+        PMPI_Comm_set_errhandler(algorithm.comm, MPI_ERRORS_RETURN);
+        const int status = papshim_set_algorithm(algorithm.comm, collective_text, name.c_str());
+        PMPI_Comm_set_errhandler(algorithm.comm, MPI_ERRORS_ARE_FATAL);
+        if (status != MPI_SUCCESS) {
+            free_all();  // a throwing constructor gets no destructor call
+            throw UsageError(fmt::format(
+                "--algorithms: papshim does not accept '{}' for {} (papshim-info --algorithms "
+                "lists the names)",
+                name, collective_text));
+        }
+    }
+    const auto native = std::ranges::find(names, "native");
+    baseline_ = native == names.end() ? 0 : static_cast<std::size_t>(native - names.begin());
+}
+
+AlgorithmSet::~AlgorithmSet() { free_all(); }
+
+void AlgorithmSet::free_all() {
+    for (Algorithm& algorithm : algorithms_) PMPI_Comm_free(&algorithm.comm);
+    algorithms_.clear();
+}
+
+CollectiveCall::CollectiveCall(Collective collective, std::size_t bytes, int root,
+                               const World& world, std::size_t salt)
+    : collective_(collective), bytes_(bytes), root_(root), world_(world) {
+    const auto ranks = static_cast<std::size_t>(world.ranks);
+    if (collective == Collective::reduce || collective == Collective::allreduce) {
+        if (bytes % sizeof(int) != 0 || bytes / sizeof(int) > static_cast<std::size_t>(INT_MAX))
+            throw UsageError(fmt::format(
+                "--bytes {}: Reduce and Allreduce sum MPI_INT vectors, so the size must be a "
+                "multiple of {} bytes",
+                bytes, sizeof(int)));
+        std::vector<int> values(bytes / sizeof(int));
+        // Small values: the sum cannot overflow, so any order of reduction gives the same bits.
+        for (std::size_t j = 0; j < values.size(); ++j)
+            values[j] = static_cast<int>((static_cast<std::size_t>(world.rank) * 131 + j * 7 +
+                                          salt * 29 + 13) %
+                                         1009);
+        send_.resize(bytes);
+        std::memcpy(send_.data(), values.data(), bytes);
+        recv_.assign(bytes, 0);
+        return;
+    }
+    if (bytes * ranks * 2 > static_cast<std::size_t>(INT_MAX))
+        throw UsageError(
+            fmt::format("--bytes {} is too large for {} ranks (counts are int)", bytes, ranks));
+    counts_.assign(ranks, static_cast<int>(bytes));
+    if (collective == Collective::allgatherv && ranks > 1) {
+        // Träff's linearly decreasing blocks, the rounding remainder on rank 0.
+        std::size_t assigned = 0;
+        for (std::size_t rank = 0; rank < ranks; ++rank) {
+            const std::size_t block = 2 * bytes * (ranks - 1 - rank) / (ranks - 1);
+            counts_[rank] = static_cast<int>(block);
+            assigned += block;
+        }
+        counts_[0] += static_cast<int>(bytes * ranks - assigned);
+    }
+    int offset = 0;
+    for (const int count : counts_) {
+        displs_.push_back(offset);
+        offset += count;
+    }
+    const auto mine = static_cast<std::size_t>(counts_[static_cast<std::size_t>(world.rank)]);
+    send_.resize(std::max<std::size_t>(1, mine));
+    // Content depends on rank, position and size, so a misplaced block cannot pass.
+    for (std::size_t j = 0; j < send_.size(); ++j)
+        send_[j] = static_cast<unsigned char>(world.rank * 131 + j * 7 + salt * 29 + 13);
+    recv_.assign(std::max<std::size_t>(1, static_cast<std::size_t>(offset)), 0);
+}
+
+int CollectiveCall::run(const Algorithm& algorithm) {
+    const bool native = algorithm.native;
+    const MPI_Comm comm = algorithm.comm;
+    void* send = send_.data();
+    void* recv = recv_.data();
+    switch (collective_) {
+        case Collective::allgather:
+            return native ? PMPI_Allgather(send, counts_[0], MPI_BYTE, recv, counts_[0], MPI_BYTE,
+                                           comm)
+                          : MPI_Allgather(send, counts_[0], MPI_BYTE, recv, counts_[0], MPI_BYTE,
+                                          comm);
+        case Collective::allgatherv: {
+            const int mine = counts_[static_cast<std::size_t>(world_.rank)];
+            return native ? PMPI_Allgatherv(send, mine, MPI_BYTE, recv, counts_.data(),
+                                            displs_.data(), MPI_BYTE, comm)
+                          : MPI_Allgatherv(send, mine, MPI_BYTE, recv, counts_.data(),
+                                           displs_.data(), MPI_BYTE, comm);
+        }
+        case Collective::reduce: {
+            const int count = static_cast<int>(bytes_ / sizeof(int));
+            return native ? PMPI_Reduce(send, recv, count, MPI_INT, MPI_SUM, root_, comm)
+                          : MPI_Reduce(send, recv, count, MPI_INT, MPI_SUM, root_, comm);
+        }
+        case Collective::allreduce: {
+            const int count = static_cast<int>(bytes_ / sizeof(int));
+            return native ? PMPI_Allreduce(send, recv, count, MPI_INT, MPI_SUM, comm)
+                          : MPI_Allreduce(send, recv, count, MPI_INT, MPI_SUM, comm);
+        }
+    }
+    return MPI_ERR_ARG;
+}
+
+bool CollectiveCall::result_is_checked() const {
+    return collective_ != Collective::reduce || world_.rank == root_;
+}
+
+void CollectiveCall::check(const AlgorithmSet& algorithms) {
+    const Algorithm reference{"native", true, MPI_COMM_WORLD};
+    run(reference);
+    const std::vector<unsigned char> expected = recv_;
+    const bool per_rank = !counts_.empty();
+    for (std::size_t index = 0; index < algorithms.size(); ++index) {
+        const Algorithm& algorithm = algorithms[index];
+        std::ranges::fill(recv_, static_cast<unsigned char>(0xA5));
+        const int status = run(algorithm);
+        const auto mismatch = std::ranges::mismatch(recv_, expected);
+        const bool same =
+            status == MPI_SUCCESS && (!result_is_checked() || mismatch.in1 == recv_.end());
+        abort_unless_everywhere(
+            same, fmt::format("{} algorithm '{}' at {} bytes{}: {}", collective_name(collective_),
+                              algorithm.name, bytes_, per_rank ? " per rank" : "",
+                              status != MPI_SUCCESS
+                                  ? fmt::format("returned error {}", status)
+                                  : fmt::format("result differs from native at byte {}",
+                                                mismatch.in1 - recv_.begin())));
+    }
+}
+
+Json cell_json(const std::string& name, const Cell& cell, const Cell& baseline) {
+    return {{"name", name},
+            {"mean_elapsed_s", mean(cell.elapsed)},
+            {"median_elapsed_s", median(cell.elapsed)},
+            {"mean_run_time_s", mean(cell.run_time)},
+            {"median_run_time_s", median(cell.run_time)},
+            {"elapsed_ratio", mean(cell.elapsed) / mean(baseline.elapsed)},
+            {"run_time_ratio", mean(cell.run_time) / mean(baseline.run_time)},
+            {"mean_imbalance_s", mean(cell.imbalance)},
+            {"elapsed_s", cell.elapsed},
+            {"run_time_s", cell.run_time},
+            {"imbalance_s", cell.imbalance}};
+}
+
+namespace {
+
+// arrivals and exits: [rank * calls + call], on the global clock.
+Cell summarise(const std::vector<double>& arrivals, const std::vector<double>& exits, int ranks,
+               int calls) {
+    Cell cell;
+    cell.rank_mean_elapsed.assign(static_cast<std::size_t>(ranks), 0.0);
+    const auto at = [calls](int rank, int call) {
+        return static_cast<std::size_t>(rank) * static_cast<std::size_t>(calls) +
+               static_cast<std::size_t>(call);
+    };
+    for (int call = 0; call < calls; ++call) {
+        double elapsed = 0;
+        double arrival_sum = 0;
+        double first_arrival = std::numeric_limits<double>::infinity();
+        double last_arrival = -first_arrival;
+        double last_exit = -first_arrival;
+        for (int rank = 0; rank < ranks; ++rank) {
+            const double own = exits[at(rank, call)] - arrivals[at(rank, call)];
+            elapsed += own;
+            cell.rank_mean_elapsed[static_cast<std::size_t>(rank)] += own / calls;
+            arrival_sum += arrivals[at(rank, call)];
+            first_arrival = std::min(first_arrival, arrivals[at(rank, call)]);
+            last_arrival = std::max(last_arrival, arrivals[at(rank, call)]);
+            last_exit = std::max(last_exit, exits[at(rank, call)]);
+        }
+        cell.elapsed.push_back(elapsed / ranks);
+        cell.run_time.push_back(last_exit - first_arrival);
+        cell.imbalance.push_back(last_arrival - first_arrival);
+        cell.unavoidable_wait.push_back(last_arrival - arrival_sum / ranks);
+    }
+    return cell;
+}
+
+}  // namespace
+
+std::vector<Cell> measure(CollectiveCall& call, const AlgorithmSet& algorithms,
+                          const Timing& timing, const World& world) {
+    const std::size_t count = algorithms.size();
+    const int calls = timing.iterations;
+    for (int iteration = 0; iteration < timing.warmup; ++iteration) {
+        for (std::size_t slot = 0; slot < count; ++slot) {
+            PMPI_Barrier(MPI_COMM_WORLD);
+            call.run(algorithms[(slot + static_cast<std::size_t>(iteration)) % count]);
+        }
+    }
+
+    std::vector<std::vector<double>> arrivals(count,
+                                              std::vector<double>(static_cast<std::size_t>(calls)));
+    std::vector<std::vector<double>> exits = arrivals;
+    for (int iteration = 0; iteration < calls; ++iteration) {
+        const double delay = timing.delay ? timing.delay(iteration) : 0.0;
+        const auto at = static_cast<std::size_t>(iteration);
+        for (std::size_t slot = 0; slot < count; ++slot) {
+            const std::size_t index = (slot + at) % count;
+            // Two barriers, as in IMB and [AG]: the second starts everyone closer together.
+            PMPI_Barrier(MPI_COMM_WORLD);
+            PMPI_Barrier(MPI_COMM_WORLD);
+            wait_for(delay);
+            arrivals[index][at] = papshim_wtime();
+            call.run(algorithms[index]);
+            exits[index][at] = papshim_wtime();
+        }
+        if (timing.after_iteration) timing.after_iteration(iteration);
+    }
+
+    // Outside the timed region: every rank's times to rank 0.
+    std::vector<Cell> cells;
+    const std::size_t gathered =
+        world.rank == 0 ? static_cast<std::size_t>(calls) * static_cast<std::size_t>(world.ranks)
+                        : 0;
+    std::vector<double> all_arrivals(gathered), all_exits(gathered);
+    for (std::size_t index = 0; index < count; ++index) {
+        PMPI_Gather(arrivals[index].data(), calls, MPI_DOUBLE, all_arrivals.data(), calls,
+                    MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        PMPI_Gather(exits[index].data(), calls, MPI_DOUBLE, all_exits.data(), calls, MPI_DOUBLE,
+                    0, MPI_COMM_WORLD);
+        if (world.rank == 0)
+            cells.push_back(summarise(all_arrivals, all_exits, world.ranks, calls));
+    }
+    return cells;
+}
+
+}  // namespace papshim::bench

@@ -1,0 +1,102 @@
+// How papshim-bench runs and times one collective, shared by the allgather and sweep suites
+// (after the mini-benchmarks of [AG] and [CLV], spec/allgather-bdr-bslb-and-clairvoyant.md
+// §5): each algorithm on its own communicator, its result checked against the native call,
+// then iterations that run every algorithm once in rotated order, each call started after a
+// double barrier and a per-rank delay and timed on the job-global clock.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "common.hpp"
+
+namespace papshim::bench {
+
+struct Algorithm {
+    std::string name;
+    bool native = false;  // PMPI_* directly instead of MPI_* through papshim
+    MPI_Comm comm = MPI_COMM_NULL;
+};
+
+// The algorithms under test, each selected once on its own duplicate of MPI_COMM_WORLD, so
+// the shim's per-communicator state (history, plans) is the algorithm's alone. A name
+// papshim does not accept for the collective is a UsageError.
+class AlgorithmSet {
+public:
+    AlgorithmSet(const std::vector<std::string>& names, Collective collective);
+    ~AlgorithmSet();
+    AlgorithmSet(const AlgorithmSet&) = delete;
+    AlgorithmSet& operator=(const AlgorithmSet&) = delete;
+
+    std::size_t size() const { return algorithms_.size(); }
+    const Algorithm& operator[](std::size_t index) const { return algorithms_[index]; }
+    // Ratios are taken against this one: native if listed, otherwise the first.
+    std::size_t baseline() const { return baseline_; }
+    const std::string& baseline_name() const { return algorithms_[baseline_].name; }
+
+private:
+    void free_all();
+
+    std::vector<Algorithm> algorithms_;
+    std::size_t baseline_ = 0;
+};
+
+// Buffers and one call of a collective. `bytes` is per rank for Allgather(v) (Allgatherv:
+// linearly decreasing blocks, the last rank's empty, with Allgather's total) and the whole
+// vector for Reduce and Allreduce (MPI_INT summed, so every algorithm's result must equal
+// native's byte for byte). `salt` varies the content between sizes.
+class CollectiveCall {
+public:
+    CollectiveCall(Collective collective, std::size_t bytes, int root, const World& world,
+                   std::size_t salt);
+
+    int run(const Algorithm& algorithm);
+    // Compares every algorithm's result with the PMPI call's (Reduce: at the root); a
+    // difference or an error aborts the job with status 3 (abort_unless_everywhere).
+    void check(const AlgorithmSet& algorithms);
+    // Allgather(v): bytes of each rank's block; empty for Reduce and Allreduce.
+    const std::vector<int>& counts() const { return counts_; }
+
+private:
+    bool result_is_checked() const;
+
+    Collective collective_;
+    std::size_t bytes_;
+    int root_;
+    World world_;
+    std::vector<int> counts_, displs_;
+    std::vector<unsigned char> send_, recv_;
+};
+
+// Per-call results of one algorithm over the measured iterations (rank 0).
+struct Cell {
+    std::vector<double> elapsed;            // e = mean_i (f_i - a_i)
+    std::vector<double> run_time;           // r = max f - min a
+    std::vector<double> imbalance;          // w = max a - min a, what the pattern produced
+    std::vector<double> unavoidable_wait;   // LB = mean_i (max a - a_i): e of a perfect algorithm
+    std::vector<double> rank_mean_elapsed;  // per rank: mean over calls of f_i - a_i (OSU)
+};
+
+// What both suites report of a cell: name, means, medians and the raw per-call series, and
+// e and r as ratios of means to the baseline's cell of the same run.
+Json cell_json(const std::string& name, const Cell& cell, const Cell& baseline);
+
+struct Timing {
+    int warmup = 0;      // untimed calls per algorithm first (barrier, no delay)
+    int iterations = 0;  // measured
+    // Seconds this rank waits before its call in measured iteration `iteration`: the same
+    // for every algorithm of that iteration, so the comparison is paired.
+    std::function<double(int iteration)> delay;
+    std::function<void(int iteration)> after_iteration;  // progress; may be empty
+};
+
+// The warm-up calls, then the measured iterations, each running every algorithm once in an
+// order rotated by one per iteration. Returns one Cell per algorithm on rank 0, none elsewhere.
+std::vector<Cell> measure(CollectiveCall& call, const AlgorithmSet& algorithms,
+                          const Timing& timing, const World& world);
+
+}  // namespace papshim::bench
