@@ -36,7 +36,7 @@ int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, 
     const Mode mode = runtime::mode();
     if (mode == Mode::off || comm == MPI_COMM_NULL) return native();
     const bool traced = runtime::records_in(mode);
-    if (!traced && mode == Mode::dispatch && runtime::always_native(kind)) return native();
+    if (!traced && mode == Mode::dispatch && runtime::always_native(kind, comm)) return native();
 
     const std::uint64_t arrival = clock::ticks();
     CommContext& ctx = runtime::context(comm);

@@ -103,8 +103,9 @@ std::string_view algorithm_for(CommContext& ctx, Collective collective);
 // Whether calls made in `mode` are recorded: always in profile mode (if the trace is
 // open); in dispatch mode only when the job was configured as dispatch with a trace dir.
 bool records_in(Mode mode);
-// True when this collective forwards to native on every communicator (the fast path).
-bool always_native(Collective collective);
+// True when this collective on `comm` forwards to native without a context (the fast path):
+// configured native and no papshim_set_algorithm choice on `comm`. Identical on every member.
+bool always_native(Collective collective, MPI_Comm comm);
 // Rank 0's `value` on every rank of `comm` (collective).
 std::string broadcast_from_rank0(MPI_Comm comm, const std::string& value);
 

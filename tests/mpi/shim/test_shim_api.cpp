@@ -129,6 +129,25 @@ int main(int argc, char** argv) {
         MPI_Comm_free(&sub);
     }
 
+    // A choice made on a sub-communicator that only some ranks of a fresh communicator took
+    // part in must not change how the others see that fresh communicator (all native): the
+    // members must still agree on the fast path, or the first call deadlocks.
+    {
+        MPI_Comm half = MPI_COMM_NULL, fresh = MPI_COMM_NULL;
+        MPI_Comm_split(MPI_COMM_WORLD, world_rank == 0 ? 0 : MPI_UNDEFINED, 0, &half);
+        if (half != MPI_COMM_NULL) {
+            papshim_set_algorithm(half, "allreduce", "recursive_doubling");
+            MPI_Comm_free(&half);
+        }
+        MPI_Comm_dup(MPI_COMM_WORLD, &fresh);
+        int one = 1, sum = 0;
+        MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, fresh);
+        int size = 0;
+        MPI_Comm_size(fresh, &size);
+        expect(sum == size, "allreduce on a fresh communicator after a choice on a subset");
+        MPI_Comm_free(&fresh);
+    }
+
     // Two threads, each on its own communicator, calling collectives concurrently.
     if (provided == MPI_THREAD_MULTIPLE) {
         MPI_Comm comms[2];
