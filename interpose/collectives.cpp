@@ -16,7 +16,7 @@ struct Outcome {
     std::string_view algorithm = "native";
 };
 
-// What a record says about the call; computed after it succeeded, so the handles are valid.
+// What MPI requires to match on every rank: it identifies the call for plans and records.
 struct Shape {
     std::uint64_t bytes = 0;
     int root = -1;
@@ -29,8 +29,18 @@ std::uint64_t type_size(MPI_Datatype type) {
     return std::uint64_t(size);
 }
 
+// What a call's algorithm may plan with: this call's plan when every rank predicted this very
+// call (the real signature equals the planned one: identical everywhere, since MPI requires
+// matching arguments), the communicator's prediction guard, and τ.
+struct Planning {
+    const plan::Plan* plan = nullptr;
+    const plan::Guard* guard = nullptr;
+    std::int64_t tau_ns = 0;
+};
+
 // The common path of every handler. `native` forwards to PMPI; `own` runs papshim's
-// algorithm and returns nullopt when the call must go native (decided before any message).
+// algorithm and returns nullopt when the call must go native (decided before any message);
+// `describe` gives the call's shape, or nullopt for arguments MPI would reject.
 template <class Native, class Own, class Describe>
 int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, Own&& own, Describe&& describe) {
     const Mode mode = runtime::mode();
@@ -41,9 +51,19 @@ int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, 
     const std::uint64_t arrival = clock::ticks();
     CommContext& ctx = runtime::context(comm);
     const std::uint64_t seq = ctx.next_seq++;
+    Planning planning;
+    std::optional<Shape> shape;
+    plan::Planner* planner = mode == Mode::dispatch ? runtime::planner(ctx) : nullptr;
+    if (planner && (shape = describe(ctx))) {
+        const predict::Signature signature{std::uint8_t(kind), shape->op, shape->root, shape->bytes};
+        planning.tau_ns = runtime::tau_ns(kind, shape->bytes, ctx.size);
+        planner->enter(seq, caller, signature, arrival, planning.tau_ns, ctx.policy);
+        planning.guard = &planner->guard();
+        if (const plan::Plan* p = planner->plan(); p && p->signature == signature.hash()) planning.plan = p;
+    }
     Outcome outcome;
     std::optional<Outcome> ran;
-    if (mode == Mode::dispatch) ran = own(ctx);
+    if (mode == Mode::dispatch) ran = own(ctx, planning);
     if (ran) {
         outcome = *ran;
         // Names come from the static algorithm tables, so they stay valid.
@@ -53,32 +73,70 @@ int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, 
         ctx.last_algorithm[std::size_t(kind)].store("native", std::memory_order_relaxed);
         outcome.result = native();
     }
-    if (traced && outcome.result == MPI_SUCCESS) {
-        const std::uint64_t exit = clock::ticks();
-        const Shape shape = describe(ctx);
+    const std::uint64_t exit = clock::ticks();
+    if (planner && shape) planner->leave(exit);
+    if (traced && outcome.result == MPI_SUCCESS && (shape || (shape = describe(ctx)))) {
         trace::Record r;
         r.arrival = arrival;
         r.exit = exit;
-        r.bytes = shape.bytes;
+        r.bytes = shape->bytes;
         r.seq = seq;
         r.comm = ctx.id;
         r.rank = ctx.rank;
         r.world_rank = runtime::state().world_rank;
         r.comm_size = ctx.size;
-        r.root = shape.root;
+        r.root = shape->root;
         r.collective = std::uint8_t(kind);
         r.algorithm = runtime::algorithm_index(outcome.algorithm);
-        r.op = shape.op;
+        r.op = shape->op;
         runtime::record(r, caller);
     }
     return outcome.result;
+}
+
+// `auto`'s PAP-aware pick for a planned call: only while the communicator's predictions
+// have been right (the guard: BDR degrades badly under misprediction, spec §2.8) and the
+// planned arrival spread is at least τ (a balanced pattern has nothing to absorb).
+const AllgatherAlgorithm* pap_aware_allgather(CommContext&, const Planning& planning) {
+    if (!planning.plan || !planning.guard || !planning.guard->trusted()) return nullptr;
+    if (planning.plan->omega_ns < planning.tau_ns) return nullptr;
+    return find_allgather_algorithm("bdr");
+}
+
+// The schedule of a planned algorithm for this call: from the plan's arrival vector (the
+// last one is kept: a persistent pattern plans the same vector call after call), or the
+// balanced form without a plan.
+const schedule::Schedule& planned_schedule(CommContext& ctx, schedule::Builder build, const Planning& planning,
+                                           int root = -1) {
+    if (!planning.plan) {
+        ++ctx.unplanned_calls;
+        return ctx.schedule_for({build, root});
+    }
+    ++ctx.planned_calls;
+    const std::vector<std::int64_t>& arrivals = planning.plan->arrival_ns;
+    auto& last = ctx.planned;
+    if (last.build != build || last.root != root || last.step_ns != planning.tau_ns || last.arrival_ns != arrivals) {
+        schedule::BuildInput input;
+        input.ranks = ctx.size;
+        input.rank = ctx.rank;
+        input.arrival_ns = arrivals;
+        input.step_ns = planning.tau_ns;
+        input.root = root;
+        last.schedule = build(input);
+        last.build = build;
+        last.root = root;
+        last.step_ns = planning.tau_ns;
+        last.arrival_ns = arrivals;
+    }
+    return last.schedule;
 }
 
 // papshim's own Allgather/Allgatherv, or nullopt for arguments it leaves to MPI: invalid
 // ones (so the native call raises the native error), inter-communicators, no data.
 // p = 1 runs the executor (a local copy): MPICH 4.0.2's native Allgatherv on one rank
 // ignores displs[0].
-std::optional<Outcome> run_allgather(CommContext& ctx, Collective kind, const AllgatherBuffers& buffers) {
+std::optional<Outcome> run_allgather(CommContext& ctx, Collective kind, const AllgatherBuffers& buffers,
+                                     const Planning& planning) {
     const std::string_view choice = runtime::algorithm_for(ctx, kind);
     if (choice == "native" || ctx.inter) return std::nullopt;
     const bool in_place = buffers.sendbuf == MPI_IN_PLACE;
@@ -99,12 +157,21 @@ std::optional<Outcome> run_allgather(CommContext& ctx, Collective kind, const Al
     if (bytes == 0) return std::nullopt;
 
     const runtime::State& s = runtime::state();
-    const AllgatherAlgorithm* algorithm =
-        choice == "auto" ? &auto_allgather_algorithm(ctx.size, double(bytes) / ctx.size, s.link)
-                         : find_allgather_algorithm(choice);
+    const AllgatherAlgorithm* algorithm = nullptr;
+    if (choice == "auto") {
+        algorithm = pap_aware_allgather(ctx, planning);
+        if (!algorithm) algorithm = &auto_allgather_algorithm(ctx.size, double(bytes) / ctx.size, s.link);
+    } else {
+        algorithm = find_allgather_algorithm(choice);
+    }
     if (!algorithm) return std::nullopt;
-    const schedule::Schedule& plan = ctx.schedule_for({algorithm->build});
-    return Outcome{execute_allgather(plan, buffers, ctx.priv), algorithm->name};
+    if (uses_plans(kind, algorithm->name)) {
+        // Built from this call's plan, or its balanced form without one (still papshim's own).
+        const schedule::Schedule& schedule = planned_schedule(ctx, algorithm->build, planning);
+        return Outcome{execute_allgather(schedule, buffers, ctx.priv), algorithm->name};
+    }
+    const schedule::Schedule& schedule = ctx.schedule_for({algorithm->build});
+    return Outcome{execute_allgather(schedule, buffers, ctx.priv), algorithm->name};
 }
 
 std::uint64_t type_extent(MPI_Datatype type) {
@@ -139,7 +206,7 @@ bool applicable(const ReductionAlgorithm& algorithm, const ReductionBuffers& b) 
 // message, from arguments MPI requires to match): invalid arguments (so the native call
 // raises the native error), inter-communicators, one rank, no data, builtin ops on derived
 // types, and ops the chosen algorithm cannot apply in its order.
-std::optional<Outcome> run_reduction(CommContext& ctx, Collective kind, ReductionBuffers b) {
+std::optional<Outcome> run_reduction(CommContext& ctx, Collective kind, ReductionBuffers b, const Planning& planning) {
     const std::string_view choice = runtime::algorithm_for(ctx, kind);
     if (choice == "native" || ctx.inter || ctx.size == 1) return std::nullopt;
     if (b.count <= 0 || b.type == MPI_DATATYPE_NULL || b.op == MPI_OP_NULL) return std::nullopt;
@@ -170,8 +237,10 @@ std::optional<Outcome> run_reduction(CommContext& ctx, Collective kind, Reductio
     }
     if (!algorithm) return std::nullopt;
     if (algorithm->build) {
-        const schedule::Schedule& plan = ctx.schedule_for({algorithm->build, b.root, b.commutative});
-        return Outcome{execute_reduction(plan, b, ctx.priv), algorithm->name};
+        const schedule::Schedule& schedule = uses_plans(kind, algorithm->name)
+                                                 ? planned_schedule(ctx, algorithm->build, planning, b.root)
+                                                 : ctx.schedule_for({algorithm->build, b.root, b.commutative});
+        return Outcome{execute_reduction(schedule, b, ctx.priv), algorithm->name};
     }
     node::NodeView& view = runtime::node_view(ctx);
     if (algorithm->slot_sized && !(predefined(b.type) && std::uint64_t(b.count) * type_extent(b.type) <=
@@ -190,11 +259,14 @@ int allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* r
     return handle(
         Collective::allgather, comm, caller,
         [&] { return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); },
-        [&](CommContext& ctx) {
+        [&](CommContext& ctx, const Planning& planning) {
             AllgatherBuffers b{sendbuf, sendcount, sendtype, recvbuf, recvcount, nullptr, nullptr, recvtype};
-            return run_allgather(ctx, Collective::allgather, b);
+            return run_allgather(ctx, Collective::allgather, b, planning);
         },
-        [&](CommContext& ctx) { return Shape{std::uint64_t(recvcount) * std::uint64_t(ctx.size) * type_size(recvtype)}; });
+        [&](CommContext& ctx) -> std::optional<Shape> {
+            if (recvtype == MPI_DATATYPE_NULL || recvcount < 0) return std::nullopt;
+            return Shape{std::uint64_t(recvcount) * std::uint64_t(ctx.size) * type_size(recvtype)};
+        });
 }
 
 int allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int* recvcounts,
@@ -202,13 +274,14 @@ int allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* 
     return handle(
         Collective::allgatherv, comm, caller,
         [&] { return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm); },
-        [&](CommContext& ctx) {
+        [&](CommContext& ctx, const Planning& planning) {
             AllgatherBuffers b{sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype};
-            return run_allgather(ctx, Collective::allgatherv, b);
+            return run_allgather(ctx, Collective::allgatherv, b, planning);
         },
-        [&](CommContext& ctx) {
+        [&](CommContext& ctx) -> std::optional<Shape> {
+            if (recvtype == MPI_DATATYPE_NULL || !recvcounts) return std::nullopt;
             std::uint64_t elements = 0;
-            for (int i = 0; i < (ctx.inter ? 0 : ctx.size); ++i) elements += std::uint64_t(recvcounts[i]);
+            for (int i = 0; i < (ctx.inter ? 0 : ctx.size); ++i) elements += std::uint64_t(std::max(recvcounts[i], 0));
             return Shape{elements * type_size(recvtype)};
         });
 }
@@ -218,10 +291,13 @@ int reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
     return handle(
         Collective::reduce, comm, caller,
         [&] { return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm); },
-        [&](CommContext& ctx) {
-            return run_reduction(ctx, Collective::reduce, {sendbuf, recvbuf, count, datatype, op, root, true});
+        [&](CommContext& ctx, const Planning& planning) {
+            return run_reduction(ctx, Collective::reduce, {sendbuf, recvbuf, count, datatype, op, root, true}, planning);
         },
-        [&](CommContext&) { return Shape{std::uint64_t(count) * type_size(datatype), root, runtime::op_index(op)}; });
+        [&](CommContext&) -> std::optional<Shape> {
+            if (datatype == MPI_DATATYPE_NULL || count < 0) return std::nullopt;
+            return Shape{std::uint64_t(count) * type_size(datatype), root, runtime::op_index(op)};
+        });
 }
 
 int allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
@@ -229,10 +305,13 @@ int allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dataty
     return handle(
         Collective::allreduce, comm, caller,
         [&] { return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm); },
-        [&](CommContext& ctx) {
-            return run_reduction(ctx, Collective::allreduce, {sendbuf, recvbuf, count, datatype, op, -1, true});
+        [&](CommContext& ctx, const Planning& planning) {
+            return run_reduction(ctx, Collective::allreduce, {sendbuf, recvbuf, count, datatype, op, -1, true}, planning);
         },
-        [&](CommContext&) { return Shape{std::uint64_t(count) * type_size(datatype), -1, runtime::op_index(op)}; });
+        [&](CommContext&) -> std::optional<Shape> {
+            if (datatype == MPI_DATATYPE_NULL || count < 0) return std::nullopt;
+            return Shape{std::uint64_t(count) * type_size(datatype), -1, runtime::op_index(op)};
+        });
 }
 
 }  // namespace papshim::interpose

@@ -60,6 +60,26 @@ PAPSHIM_EXPORT int papshim_get_last_algorithm(MPI_Comm comm, const char* collect
     return MPI_SUCCESS;
 }
 
+PAPSHIM_EXPORT int papshim_get_plan_stats(MPI_Comm comm, papshim_plan_stats* stats) {
+    using namespace papshim;
+    if (!runtime::state().initialised || comm == MPI_COMM_NULL || !stats) return MPI_ERR_ARG;
+    *stats = papshim_plan_stats{};
+    runtime::CommContext* ctx = runtime::existing_context(comm);
+    if (!ctx) return MPI_SUCCESS;
+    stats->calls = long(ctx->next_seq);
+    stats->planned = ctx->planned_calls;
+    stats->unplanned = ctx->unplanned_calls;
+    if (const plan::Planner* planner = ctx->planner.get()) {
+        stats->exchanges = planner->exchanges();
+        stats->assessed = planner->guard().assessed();
+        stats->good = planner->guard().good();
+        stats->last_right = planner->guard().last_right();
+        stats->trusted = planner->guard().trusted() ? 1 : 0;
+        stats->armed = planner->armed() ? 1 : 0;
+    }
+    return MPI_SUCCESS;
+}
+
 PAPSHIM_EXPORT int papshim_set_mode(const char* mode) {
     auto parsed = mode ? papshim::parse_mode(mode) : std::nullopt;
     if (!parsed || !papshim::runtime::state().initialised) return MPI_ERR_ARG;

@@ -1,19 +1,71 @@
 // MPI_Init*, MPI_Finalize: set the runtime up after the MPI library, tear it down before;
 // MPI_Abort: save the trace first.
+#include <algorithm>
+#include <cstdlib>
+#include <string_view>
+
 #include "entry_points.hpp"
 #include "papshim/algorithms.hpp"
 #include "papshim/runtime.hpp"
 
-PAPSHIM_EXPORT int MPI_Init(int* argc, char*** argv) {
-    int rc = PMPI_Init(argc, argv);
-    if (rc == MPI_SUCCESS) papshim::runtime::initialise(papshim::algorithm_names());
+namespace {
+
+// The thread level the application asked for, when papshim raised the real one.
+int application_level = -1;
+
+// Whether this job's configuration can use the helper thread (DESIGN §5), read before MPI
+// exists; the full, collective check of every variable comes after MPI_Init. Only then is
+// MPI_Init upgraded to MPI_THREAD_MULTIPLE, which can make every MPI call dearer.
+bool wants_helper_thread() {
+    const char* mode = std::getenv("PAPSHIM_MODE");
+    if (mode && std::string_view(mode) != "dispatch") return false;
+    const char* thread = std::getenv("PAPSHIM_HELPER_THREAD");
+    if (thread && std::string_view(thread) == "0") return false;
+    for (const char* variable : {"PAPSHIM_ALLGATHER", "PAPSHIM_ALLGATHERV", "PAPSHIM_REDUCE", "PAPSHIM_ALLREDUCE"}) {
+        const char* choice = std::getenv(variable);
+        if (!choice) continue;
+        const std::string_view name(choice);
+        if (name == "auto" || papshim::uses_plans(papshim::Collective::allgather, name) ||
+            papshim::uses_plans(papshim::Collective::reduce, name))
+            return true;
+    }
+    return false;
+}
+
+// MPI_Init and MPI_Init_thread: the application gets the level it asked for (or less, if
+// MPI gives less), even when papshim asked MPI for more.
+int initialise(int* argc, char*** argv, int required, int* provided) {
+    int actual = MPI_THREAD_SINGLE;
+    int rc = MPI_SUCCESS;
+    if (wants_helper_thread() && required < MPI_THREAD_MULTIPLE) {
+        rc = PMPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &actual);
+        if (rc == MPI_SUCCESS) {
+            application_level = std::min(required, actual);
+            if (provided) *provided = application_level;
+        }
+    } else if (provided) {
+        rc = PMPI_Init_thread(argc, argv, required, provided);
+        actual = *provided;
+    } else {
+        rc = PMPI_Init(argc, argv);
+        PMPI_Query_thread(&actual);
+    }
+    if (rc == MPI_SUCCESS) papshim::runtime::initialise(papshim::algorithm_names(), actual == MPI_THREAD_MULTIPLE);
     return rc;
 }
 
+}  // namespace
+
+PAPSHIM_EXPORT int MPI_Init(int* argc, char*** argv) { return initialise(argc, argv, MPI_THREAD_SINGLE, nullptr); }
+
 PAPSHIM_EXPORT int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
-    int rc = PMPI_Init_thread(argc, argv, required, provided);
-    if (rc == MPI_SUCCESS) papshim::runtime::initialise(papshim::algorithm_names());
-    return rc;
+    return initialise(argc, argv, required, provided);
+}
+
+PAPSHIM_EXPORT int MPI_Query_thread(int* provided) {
+    if (application_level < 0 || !provided) return PMPI_Query_thread(provided);
+    *provided = application_level;
+    return MPI_SUCCESS;
 }
 
 PAPSHIM_EXPORT int MPI_Finalize(void) {

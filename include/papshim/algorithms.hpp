@@ -91,6 +91,10 @@ const ReductionAlgorithm* find_reduction_algorithm(Collective collective, std::s
 // MPI error code.
 int execute_reduction(const schedule::Schedule& plan, const ReductionBuffers& buffers, MPI_Comm comm);
 
+// Whether `name` for `collective` plans from predicted arrivals (so its communicator
+// exchanges predictions every call).
+bool uses_plans(Collective collective, std::string_view name);
+
 // Every algorithm name of papshim's own, per collective (configuration checks, help).
 AlgorithmNames algorithm_names();
 

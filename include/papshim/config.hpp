@@ -41,6 +41,17 @@ struct Config {
     // Bytes of each rank's slot in a node's shared-memory segment: the largest vector the
     // dynamic-leader Allreduce takes, and the largest result broadcast through the segment.
     std::size_t shm_slot = 65536;
+    // Arrival prediction (DESIGN §5): how a call site's history is smoothed.
+    std::string predictor = "ema";  // ema, sma or last
+    double ema_alpha = 0.25;
+    int sma_window = 8;
+    // τ, the time of one segment over one link, for the PAP-aware planners; 0 = measured
+    // (α + β·segment bytes from the link model of MPI_Init).
+    double tau_us = 0;
+    // A helper thread drives exchanges and background receives (needs MPI_THREAD_MULTIPLE,
+    // so MPI_Init is upgraded when a configuration can use it); 0: progress only inside
+    // MPI calls, no upgrade, no background receives.
+    bool helper_thread = true;
     // Floating-point reductions only by algorithms whose reduction order does not depend on
     // arrival order, so results repeat bit for bit from run to run.
     bool reproducible = false;

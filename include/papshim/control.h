@@ -23,6 +23,21 @@ int papshim_get_algorithm(MPI_Comm comm, const char* collective, char* name, int
  * before the first call papshim saw). A query, not a collective. */
 int papshim_get_last_algorithm(MPI_Comm comm, const char* collective, char* name, int len);
 
+/* What papshim's arrival prediction did on `comm` so far (this rank's view; the counts that
+ * come from exchanged data are the same on every rank). A query, not a collective. */
+typedef struct papshim_plan_stats {
+    long calls;          /* calls papshim saw on the communicator */
+    long exchanges;      /* prediction exchanges completed */
+    long planned;        /* calls that ran a plan made for them (hit) */
+    long unplanned;      /* calls with a plan-using algorithm but no matching plan (miss) */
+    long assessed;       /* plans whose predictions were checked against the real arrivals */
+    long good;           /* ... of which the prediction error was within the guard's bound */
+    long last_right;     /* ... of which the predicted last arriver was the real one */
+    int trusted;         /* the guard allows PAP-aware plans now */
+    int armed;           /* the per-call exchange is armed */
+} papshim_plan_stats;
+int papshim_get_plan_stats(MPI_Comm comm, papshim_plan_stats* stats);
+
 /* Switch the process-wide mode: "off", "profile" or "dispatch". Every rank must switch at
  * the same point of the program (between collectives). Returns MPI_ERR_ARG for an unknown
  * mode. Used by papshim-bench to compare modes inside one run. */

@@ -15,8 +15,10 @@
 #include <tuple>
 
 #include "papshim/algorithms.hpp"
+#include "papshim/clock.hpp"
 #include "papshim/config.hpp"
 #include "papshim/node_shared.hpp"
+#include "papshim/planner.hpp"
 #include "papshim/trace.hpp"
 
 namespace papshim::runtime {
@@ -27,6 +29,20 @@ struct CommContext {
     MPI_Comm priv = MPI_COMM_NULL;   // private duplicate: the shim's traffic never meets the user's
     MPI_Comm node = MPI_COMM_NULL;   // ranks of `priv` sharing this node's memory; see node_communicator()
     std::unique_ptr<node::NodeView> nodes;  // see node_view()
+    // Prediction and plans (DESIGN §5): when this communicator exchanges predictions (from the
+    // algorithms chosen for it, so identical on every member), and its planner.
+    plan::Policy policy;
+    std::unique_ptr<plan::Planner> planner;
+    long planned_calls = 0;    // calls that ran a plan made for them
+    long unplanned_calls = 0;  // calls of a plan-using algorithm without a matching plan
+    // The last schedule built from a plan (a persistent pattern plans the same vector again).
+    struct PlannedSchedule {
+        schedule::Builder build = nullptr;
+        int root = -1;
+        std::int64_t step_ns = 0;
+        std::vector<std::int64_t> arrival_ns;
+        schedule::Schedule schedule;
+    } planned;
     int size = 1;
     int rank = 0;
     bool inter = false;
@@ -65,6 +81,9 @@ struct State {
     double clock_offset = 0.0;       // local_now() + offset = global time
     double clock_max_rtt = 0.0;
     const char* tick_source = "steady_clock";  // what trace timestamps are read from
+    clock::ClockPoint init_point;    // a point on both clocks at MPI_Init
+    double ns_per_tick = 1.0;        // measured over MPI_Init's clock synchronisation
+    bool thread_multiple = false;    // MPI provides MPI_THREAD_MULTIPLE (helper thread possible)
     LinkModel link;
     int keyval = MPI_KEYVAL_INVALID;
     std::atomic<bool> any_override{false};  // some communicator has a papshim_set_algorithm choice
@@ -79,7 +98,8 @@ inline Mode mode() { return current_mode.load(std::memory_order_relaxed); }
 
 // Called by MPI_Init/MPI_Init_thread after PMPI_Init succeeded. Validates the configuration
 // collectively; on invalid or inconsistent configuration prints one line and exits.
-void initialise(const AlgorithmNames& names);
+// `thread_multiple`: MPI provides MPI_THREAD_MULTIPLE (the helper thread may run).
+void initialise(const AlgorithmNames& names, bool thread_multiple);
 // Called by MPI_Finalize before PMPI_Finalize: writes the trace, frees every context.
 void finalise();
 
@@ -93,6 +113,16 @@ MPI_Comm node_communicator(CommContext& ctx);
 // The communicator seen node by node, with the node's shared-memory segment; created on
 // first use, collective over the communicator like node_communicator(). Freed with the context.
 node::NodeView& node_view(CommContext& ctx);
+
+// The planner of `ctx`, created on first use; null when nothing on `ctx` uses plans.
+plan::Planner* planner(CommContext& ctx);
+// Recomputes ctx.policy from the algorithms chosen for it (context creation, set_algorithm).
+void update_policy(CommContext& ctx);
+// τ for a call of `kind` moving `bytes` in total on `ranks` ranks: PAPSHIM_TAU_US, or
+// α + β·(bytes per rank) from the link model (identical on every rank).
+std::int64_t tau_ns(Collective kind, std::uint64_t bytes, int ranks);
+// This rank's clock ticks as nanoseconds on the job-global clock.
+std::int64_t global_ns(std::uint64_t ticks);
 
 // The context if `comm` already has one (no communication), else nullptr.
 CommContext* existing_context(MPI_Comm comm);

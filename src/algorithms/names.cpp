@@ -13,4 +13,12 @@ AlgorithmNames algorithm_names() {
     return names;
 }
 
+bool uses_plans(Collective collective, std::string_view name) {
+    (void)collective;
+    // The algorithms whose schedule is built from the exchanged predicted-arrival vector.
+    for (std::string_view planned : {"bdr", "bslb", "clairvoyant", "clairvoyant_rs"})
+        if (name == planned) return true;
+    return false;
+}
+
 }  // namespace papshim

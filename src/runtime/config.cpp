@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 
 namespace papshim {
 namespace {
@@ -23,6 +24,13 @@ std::optional<long> parse_integer(std::string_view s) {
     long value = 0;
     auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
     if (ec != std::errc{} || end != s.data() + s.size() || s.empty()) return std::nullopt;
+    return value;
+}
+
+std::optional<double> parse_number(std::string_view s) {
+    double value = 0;
+    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+    if (ec != std::errc{} || end != s.data() + s.size() || s.empty() || !std::isfinite(value)) return std::nullopt;
     return value;
 }
 
@@ -76,6 +84,11 @@ std::vector<std::string> Config::canonical() const {
     lines.push_back(fmt::format("PAPSHIM_TRACE_BUFFER={}", trace_buffer));
     lines.push_back(fmt::format("PAPSHIM_NODE_SIZE={}", node_size));
     lines.push_back(fmt::format("PAPSHIM_SHM_SLOT={}", shm_slot));
+    lines.push_back(fmt::format("PAPSHIM_PREDICTOR={}", predictor));
+    lines.push_back(fmt::format("PAPSHIM_EMA_ALPHA={}", ema_alpha));
+    lines.push_back(fmt::format("PAPSHIM_SMA_WINDOW={}", sma_window));
+    lines.push_back(fmt::format("PAPSHIM_TAU_US={}", tau_us));
+    lines.push_back(fmt::format("PAPSHIM_HELPER_THREAD={}", helper_thread ? 1 : 0));
     lines.push_back(fmt::format("PAPSHIM_REPRODUCIBLE={}", reproducible ? 1 : 0));
     lines.push_back(fmt::format("PAPSHIM_NETWORK={}", network));
     return lines;
@@ -109,6 +122,18 @@ std::vector<VariableInfo> describe_variables(const AlgorithmNames& names) {
     vars.push_back({"PAPSHIM_SHM_SLOT", "65536", "1024..67108864",
                     "bytes per rank in a node's shared-memory segment: the largest vector the dynamic_leader "
                     "Allreduce takes, and the largest result broadcast through shared memory"});
+    vars.push_back({"PAPSHIM_PREDICTOR", "ema", "ema, sma, last",
+                    "how a call site's history of compute intervals predicts the next arrival: exponential "
+                    "moving average, simple moving average, or the last value"});
+    vars.push_back({"PAPSHIM_EMA_ALPHA", "0.25", "0 < alpha <= 1", "weight of the newest sample in the EMA"});
+    vars.push_back({"PAPSHIM_SMA_WINDOW", "8", "1..1024", "samples in the SMA"});
+    vars.push_back({"PAPSHIM_TAU_US", "measured", "a number of microseconds > 0",
+                    "τ, the time of one segment over one link, for the PAP-aware planners (BDR, Clairvoyant) and "
+                    "the imbalance factor ω/τ; measured: α + β·segment bytes from the link model of MPI_Init"});
+    vars.push_back({"PAPSHIM_HELPER_THREAD", "1", "0, 1",
+                    "1: a helper thread drives prediction exchanges and background receives while ranks compute "
+                    "(MPI_Init is upgraded to MPI_THREAD_MULTIPLE when a PAP-aware algorithm or auto is "
+                    "configured); 0: no thread, no upgrade, progress only inside MPI calls"});
     vars.push_back({"PAPSHIM_REPRODUCIBLE", "0", "0, 1",
                     "1: floating-point Reduce/Allreduce only by algorithms whose reduction order does not depend "
                     "on arrival order, so results repeat bit for bit from run to run (arrival-ordered ones "
@@ -171,6 +196,26 @@ ParseResult parse_config(const Lookup& lookup, const std::vector<std::string>& e
     if (auto e = integer("PAPSHIM_NODE_SIZE", 0, 1000000, cfg.node_size)) return *e;
     if (auto e = integer("PAPSHIM_SHM_SLOT", 1024, 67108864, cfg.shm_slot)) return *e;
     if (const char* v = lookup("PAPSHIM_NETWORK")) cfg.network = v;
+    if (const char* v = lookup("PAPSHIM_PREDICTOR")) {
+        if (std::string_view(v) != "ema" && std::string_view(v) != "sma" && std::string_view(v) != "last")
+            return invalid("PAPSHIM_PREDICTOR", v, "one of ema, sma, last");
+        cfg.predictor = v;
+    }
+    auto number = [&](const char* var, double lo_exclusive, double hi, double& out) -> std::optional<ParseResult> {
+        const char* v = lookup(var);
+        if (!v) return std::nullopt;
+        auto n = parse_number(v);
+        if (!n || !(*n > lo_exclusive) || *n > hi)
+            return invalid(var, v, fmt::format("a number above {} and at most {}", lo_exclusive, hi));
+        out = *n;
+        return std::nullopt;
+    };
+    if (auto e = number("PAPSHIM_EMA_ALPHA", 0.0, 1.0, cfg.ema_alpha)) return *e;
+    if (auto e = integer("PAPSHIM_SMA_WINDOW", 1, 1024, cfg.sma_window)) return *e;
+    if (auto e = number("PAPSHIM_TAU_US", 0.0, 1e9, cfg.tau_us)) return *e;
+    int helper_thread = 1;
+    if (auto e = integer("PAPSHIM_HELPER_THREAD", 0, 1, helper_thread)) return *e;
+    cfg.helper_thread = helper_thread != 0;
     int reproducible = 0;
     if (auto e = integer("PAPSHIM_REPRODUCIBLE", 0, 1, reproducible)) return *e;
     cfg.reproducible = reproducible != 0;

@@ -30,6 +30,7 @@ void free_context(CommContext* ctx) {
         live_contexts.erase(ctx);
     }
     generation.fetch_add(1, std::memory_order_release);
+    ctx->planner.reset();  // completes an exchange in flight (collective, like this callback)
     if (ctx->nodes) {
         if (ctx->nodes->window != MPI_WIN_NULL) PMPI_Win_free(&ctx->nodes->window);
         if (ctx->nodes->leaders != MPI_COMM_NULL) PMPI_Comm_free(&ctx->nodes->leaders);
@@ -104,6 +105,7 @@ CommContext& context(MPI_Comm comm) {
             std::lock_guard guard(contexts_lock);
             live_contexts.insert(ctx);
         }
+        update_policy(*ctx);
         PMPI_Comm_set_attr(comm, s.keyval, ctx);
         if (s.config.verbose >= 2 && !ctx->inter) describe_new_communicator(*ctx);
     }
@@ -187,8 +189,11 @@ std::string_view algorithm_for(CommContext& ctx, Collective collective) {
 
 void set_algorithm(CommContext& ctx, Collective collective, std::string name) {
     state().any_override.store(true);
-    std::lock_guard guard(ctx.lock);
-    ctx.algorithm[std::size_t(collective)] = std::move(name);
+    {
+        std::lock_guard guard(ctx.lock);
+        ctx.algorithm[std::size_t(collective)] = std::move(name);
+    }
+    update_policy(ctx);
 }
 
 const schedule::Schedule& CommContext::schedule_for(const ScheduleKey& key) {

@@ -11,6 +11,7 @@
 
 #include "internal.hpp"
 #include "papshim/clock.hpp"
+#include "papshim/progress.hpp"
 
 extern char** environ;
 
@@ -64,6 +65,15 @@ void check_configuration(State& s, const ParseResult& parsed) {
         stop_job(s.world, difference, bad == rank);
 }
 
+// The configuration chooses something that plans (or `auto`, which may) for some collective.
+bool uses_any_plans(const Config& config) {
+    for (int c = 0; c < collective_count; ++c) {
+        const std::string& choice = config.algorithm[std::size_t(c)];
+        if (choice == "auto" || uses_plans(Collective(c), choice)) return true;
+    }
+    return false;
+}
+
 }  // namespace
 
 namespace detail {
@@ -114,9 +124,10 @@ bool valid_algorithm_name(Collective collective, std::string_view name) {
     return valid_algorithm(collective, name, known_names);
 }
 
-void initialise(const AlgorithmNames& names) {
+void initialise(const AlgorithmNames& names, bool thread_multiple) {
     State& s = state();
     if (s.initialised) return;
+    s.thread_multiple = thread_multiple;
     PMPI_Comm_dup(MPI_COMM_WORLD, &s.world);
     PMPI_Comm_set_errhandler(s.world, MPI_ERRORS_RETURN);
     PMPI_Comm_rank(s.world, &s.world_rank);
@@ -137,12 +148,18 @@ void initialise(const AlgorithmNames& names) {
     // but off, so that papshim_set_mode can switch later without a collective.
     if (s.config.mode != Mode::off) {
         s.tick_source = clock::select_tick_source();
+        s.init_point = clock::point_now();
         auto sync = clock::synchronise(s.world);
+        const clock::ClockPoint after = clock::point_now();
+        if (clock::use_tsc && after.tick > s.init_point.tick)
+            s.ns_per_tick = (after.local - s.init_point.local) * 1e9 / double(after.tick - s.init_point.tick);
         s.clock_offset = sync.offset;
         s.clock_max_rtt = sync.max_rtt;
         s.link = sync.link;
     }
     if (s.config.tracing()) detail::open_trace(s);
+    if (s.config.mode == Mode::dispatch && s.config.helper_thread && uses_any_plans(s.config))
+        plan::Progress::instance().start(s.thread_multiple);
     s.initialised = true;
     if (s.world_rank == 0)
         detail::verbose(1, fmt::format("{} ranks, mode {}, alpha {:.2e} s, beta {:.2e} s/B, clock rtt {:.2e} s{}",
@@ -156,7 +173,8 @@ void finalise() {
     if (!s.initialised) return;
     current_mode.store(Mode::off);
     detail::finish_trace(s);
-    detail::free_remaining_contexts(s);
+    detail::free_remaining_contexts(s);  // completes exchanges in flight (the helper drives them)
+    plan::Progress::instance().stop();
     PMPI_Comm_free_keyval(&s.keyval);
     PMPI_Comm_free(&s.world);
     s.initialised = false;

@@ -1,0 +1,92 @@
+// One communicator's side of prediction and planning (DESIGN §5): the local call-site
+// history (predictor.hpp), the exchange of predictions over a second private duplicate of
+// the communicator, and what every rank derives alike from the exchanged vectors
+// (plan.hpp): the plan for the next call, the prediction-quality guard, and whether the
+// per-call exchange is armed.
+#pragma once
+
+#include <mpi.h>
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "papshim/plan.hpp"
+#include "papshim/predictor.hpp"
+
+namespace papshim::plan {
+
+// When a communicator exchanges predictions (identical on every rank: from configuration).
+enum class Exchange : std::uint8_t {
+    off,      // never (nothing on it can use a plan)
+    sampled,  // every kSampleEvery-th large-enough call to learn the imbalance, every such call while armed
+    always,   // every call (an algorithm that needs a plan was chosen explicitly)
+};
+
+struct Policy {
+    Exchange exchange = Exchange::off;
+    std::uint64_t min_bytes = 0;  // sampled: calls below this size never exchange (nothing there wins)
+    int sample_every = 16;
+};
+
+// Converts this rank's clock ticks to global-clock nanoseconds (identical meaning on every rank).
+using ToGlobalNs = std::function<std::int64_t(std::uint64_t ticks)>;
+
+class Planner {
+public:
+    // Exchanges go over a duplicate of `priv`, made at the first exchange (collectively).
+    Planner(MPI_Comm priv, predict::Settings settings, ToGlobalNs to_global);
+    // Collective too (the context's delete callback, MPI_Finalize): completes an exchange in
+    // flight (every rank posted it) and frees the duplicate.
+    ~Planner();
+    Planner(const Planner&) = delete;
+    Planner& operator=(const Planner&) = delete;
+
+    // At entry into call `seq`: records the arrival, completes the previous exchange and
+    // derives this call's plan from it, and posts this call's contribution if `policy` says
+    // so for a call of `bytes` bytes. `tau_ns` is the unit the guard measures errors in.
+    void enter(std::uint64_t seq, const void* site, const predict::Signature& signature, std::uint64_t arrival_ticks,
+               std::int64_t tau_ns, const Policy& policy);
+    void leave(std::uint64_t exit_ticks);
+
+    // This call's plan, if the previous call exchanged and every rank predicted this call
+    // alike; the caller still checks the real signature against plan.signature.
+    const Plan* plan() const { return plan_.usable() && plan_.seq == seq_ ? &plan_ : nullptr; }
+    // The prediction this rank made for the current call (ticks), for the trace.
+    std::optional<std::uint64_t> expected_arrival() const { return expected_; }
+    const Guard& guard() const { return guard_; }
+    bool armed() const { return armed_; }
+    long exchanges() const { return exchanges_; }
+
+private:
+    void complete_exchange();  // waits for the exchange in flight and digests its vector
+    void digest(const std::vector<Contribution>& vector, std::uint64_t seq);
+
+    MPI_Comm priv_ = MPI_COMM_NULL;
+    MPI_Comm comm_ = MPI_COMM_NULL;  // the exchange's duplicate, from the first exchange on
+    int size_ = 1;
+    predict::Settings settings_;
+    ToGlobalNs to_global_;
+    predict::CommHistory history_;
+    Guard guard_;
+    Plan plan_;        // for call plan_.seq
+    Plan assessed_;    // the plan of the call whose arrivals the next vector brings
+    std::uint64_t seq_ = 0;
+    std::int64_t tau_ns_ = 1;
+    bool armed_ = false;
+    long exchanges_ = 0;
+    std::optional<std::uint64_t> expected_;
+
+    // The exchange in flight.
+    bool posted_ = false;
+    std::uint64_t posted_seq_ = 0;
+    Contribution mine_;
+    std::vector<Contribution> all_;
+    MPI_Request request_ = MPI_REQUEST_NULL;
+    std::atomic<bool> done_{false};
+    bool watched_ = false;  // handed to the helper thread
+};
+
+}  // namespace papshim::plan

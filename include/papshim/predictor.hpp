@@ -1,0 +1,92 @@
+// Arrival-time prediction from call-site history (DESIGN §5, spec
+// allgather-bdr-bslb-and-clairvoyant.md §1.5): per communicator and call site, the series of
+// compute intervals c(k) = a(k) - f(k-1) (entry minus the previous exit on the same
+// communicator) and of elapsed times e(k) = f(k) - a(k), smoothed by EMA, SMA or the last
+// value; the next call's site and signature from the sites seen so far. Rank-local: nothing
+// here communicates, and nothing here may feed a decision by itself (DESIGN §3) — only
+// through the exchanged vectors (plan.hpp).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+namespace papshim::predict {
+
+enum class Method : std::uint8_t { ema, sma, last };
+
+struct Settings {
+    Method method = Method::ema;
+    double alpha = 0.25;  // EMA weight of the newest sample, 0 < alpha <= 1
+    int window = 8;       // SMA samples, 1..1024
+};
+
+// Samples needed before a series predicts (warm-up).
+inline constexpr int kMinSamples = 2;
+
+// One key's smoothed series of durations (in clock ticks).
+class Series {
+public:
+    void add(double sample, const Settings& settings);
+    bool ready() const { return count_ >= kMinSamples; }
+    double value() const { return value_; }
+    long count() const { return count_; }
+
+private:
+    double value_ = 0;
+    long count_ = 0;
+    std::vector<double> window_;  // SMA: the last `window` samples, circular
+    std::size_t next_ = 0;
+    double sum_ = 0;
+};
+
+// What MPI requires to match on every rank for one call: the plan for a call is only used
+// when the call's real signature equals the planned one.
+struct Signature {
+    std::uint8_t collective = 0;
+    std::int16_t op = -1;    // runtime::op_index
+    std::int32_t root = -1;
+    std::uint64_t bytes = 0;  // total bytes of the collective
+    bool operator==(const Signature&) const = default;
+    std::uint64_t hash() const;  // never 0
+};
+
+// A rank's guess at its next call on a communicator.
+struct Prediction {
+    Signature signature;
+    std::uint64_t arrival = 0;  // clock ticks, this rank's clock
+};
+
+// One communicator's history on this rank. Not thread-safe: a communicator is used by one
+// thread at a time (MPI's rule for collectives on one communicator).
+class CommHistory {
+public:
+    // The call now starting: its site (the return address of the MPI call: local only), its
+    // signature and this rank's arrival. Returns the prediction made for it, if any.
+    std::optional<Prediction> enter(const void* site, const Signature& signature, std::uint64_t arrival,
+                                    const Settings& settings);
+    // The call now ending.
+    void leave(std::uint64_t exit, const Settings& settings);
+    // The next call's prediction, available from enter() on (it needs this call's elapsed
+    // time predicted) and refined at leave(); nullopt while any series it needs warms up.
+    std::optional<Prediction> next() const { return next_; }
+
+private:
+    struct Site {
+        Series compute;   // ticks from the previous exit on this communicator to entry here
+        Series elapsed;   // ticks inside the call
+        Signature signature;
+        const void* successor = nullptr;  // the site that followed this one last time
+    };
+    std::optional<Prediction> predict_after(const Site& current, std::uint64_t current_exit) const;
+
+    std::unordered_map<const void*, Site> sites_;
+    const void* current_ = nullptr;
+    std::uint64_t current_arrival_ = 0;
+    std::uint64_t last_exit_ = 0;
+    bool have_exit_ = false;
+    std::optional<Prediction> next_;
+};
+
+}  // namespace papshim::predict

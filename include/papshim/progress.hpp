@@ -1,0 +1,53 @@
+// The helper thread (DESIGN §5): it drives papshim's nonblocking background work — the plan
+// exchanges, and receives a PAP-aware algorithm posts before its rank enters the call — to
+// completion while the application computes, so no rank waits for another's progress. It
+// polls with back-off (sleeps up to 50 us when nothing completes) and sleeps on a condition
+// variable when idle: it never spins on a core the application needs. Only with
+// MPI_THREAD_MULTIPLE.
+#pragma once
+
+#include <mpi.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace papshim::plan {
+
+class Progress {
+public:
+    static Progress& instance();
+
+    // Starts the thread (once); false when MPI does not allow it (no MPI_THREAD_MULTIPLE).
+    bool start(bool thread_multiple);
+    // Completes every watched request and stops the thread (MPI_Finalize, before PMPI_Finalize).
+    void stop();
+    bool running() const { return running_.load(std::memory_order_acquire); }
+
+    // Hands `requests` over to the thread: it tests them until all are complete, then runs
+    // `then` on the thread (may be empty) and stores true into `done` (release). The caller
+    // does not touch the requests afterwards. Without the thread, the caller completes them
+    // itself (complete_here()).
+    void watch(std::vector<MPI_Request> requests, std::function<void()> then, std::atomic<bool>* done);
+
+private:
+    struct Watch {
+        std::vector<MPI_Request> requests;
+        std::function<void()> then;
+        std::atomic<bool>* done;
+    };
+    void loop();
+    bool poll(std::vector<Watch>& active);
+
+    std::mutex lock_;
+    std::condition_variable wake_;
+    std::vector<Watch> incoming_;  // guarded by lock_
+    std::atomic<bool> running_{false};
+    bool stopping_ = false;        // guarded by lock_
+    std::thread thread_;
+};
+
+}  // namespace papshim::plan

@@ -1,0 +1,79 @@
+#include "papshim/predictor.hpp"
+
+#include <algorithm>
+
+namespace papshim::predict {
+
+void Series::add(double sample, const Settings& settings) {
+    ++count_;
+    switch (settings.method) {
+        case Method::ema:
+            value_ = count_ == 1 ? sample : settings.alpha * sample + (1 - settings.alpha) * value_;
+            break;
+        case Method::sma: {
+            // The mean of the available samples until the window fills.
+            const std::size_t width = std::size_t(std::max(settings.window, 1));
+            if (window_.size() < width) {
+                window_.push_back(sample);
+                sum_ += sample;
+            } else {
+                sum_ += sample - window_[next_];
+                window_[next_] = sample;
+                next_ = (next_ + 1) % width;
+            }
+            value_ = sum_ / double(window_.size());
+            break;
+        }
+        case Method::last:
+            value_ = sample;
+            break;
+    }
+}
+
+std::uint64_t Signature::hash() const {
+    // FNV-1a over the fields: identical inputs give identical hashes on every rank.
+    std::uint64_t h = 1469598103934665603ull;
+    auto mix = [&](std::uint64_t v, int width) {
+        for (int i = 0; i < width; ++i) {
+            h ^= (v >> (8 * i)) & 0xff;
+            h *= 1099511628211ull;
+        }
+    };
+    mix(collective, 1);
+    mix(std::uint16_t(op), 2);
+    mix(std::uint32_t(root), 4);
+    mix(bytes, 8);
+    return h == 0 ? 1 : h;
+}
+
+std::optional<Prediction> CommHistory::enter(const void* site, const Signature& signature, std::uint64_t arrival,
+                                             const Settings& settings) {
+    std::optional<Prediction> expected = next_;
+    if (current_) sites_[current_].successor = site;
+    Site& here = sites_[site];
+    if (have_exit_ && arrival >= last_exit_) here.compute.add(double(arrival - last_exit_), settings);
+    here.signature = signature;
+    current_ = site;
+    current_arrival_ = arrival;
+    // This call's exit is not known yet: predict it from the site's usual time inside.
+    next_ = here.elapsed.ready() ? predict_after(here, arrival + std::uint64_t(here.elapsed.value())) : std::nullopt;
+    return expected;
+}
+
+void CommHistory::leave(std::uint64_t exit, const Settings& settings) {
+    if (!current_) return;
+    Site& here = sites_[current_];
+    if (exit >= current_arrival_) here.elapsed.add(double(exit - current_arrival_), settings);
+    last_exit_ = exit;
+    have_exit_ = true;
+    next_ = predict_after(here, exit);
+}
+
+std::optional<Prediction> CommHistory::predict_after(const Site& current, std::uint64_t current_exit) const {
+    if (!current.successor) return std::nullopt;
+    const auto it = sites_.find(current.successor);
+    if (it == sites_.end() || !it->second.compute.ready()) return std::nullopt;
+    return Prediction{it->second.signature, current_exit + std::uint64_t(std::max(0.0, it->second.compute.value()))};
+}
+
+}  // namespace papshim::predict

@@ -1,0 +1,85 @@
+#include "papshim/planner.hpp"
+
+#include "papshim/node_shared.hpp"
+#include "papshim/progress.hpp"
+
+namespace papshim::plan {
+
+Planner::Planner(MPI_Comm priv, predict::Settings settings, ToGlobalNs to_global)
+    : priv_(priv), settings_(settings), to_global_(std::move(to_global)) {}
+
+Planner::~Planner() {
+    if (posted_) complete_exchange();
+    if (comm_ != MPI_COMM_NULL) PMPI_Comm_free(&comm_);
+}
+
+void Planner::complete_exchange() {
+    if (!posted_) return;
+    if (watched_) {
+        // The helper thread owns the request; it almost always finished long ago.
+        node::wait_until([&] { return done_.load(std::memory_order_acquire); });
+    } else {
+        PMPI_Wait(&request_, MPI_STATUS_IGNORE);
+    }
+    posted_ = false;
+    digest(all_, posted_seq_);
+}
+
+void Planner::digest(const std::vector<Contribution>& vector, std::uint64_t seq) {
+    ++exchanges_;
+    guard_.observe(vector, tau_ns_);
+    // The vector of call `seq` brings that call's actual arrivals: judge the plan made for it.
+    if (assessed_.usable() && assessed_.seq == seq) guard_.record(assess(assessed_, vector, tau_ns_));
+    plan_ = plan_from(vector, seq);
+    assessed_ = plan_;
+    armed_ = guard_.imbalanced();
+}
+
+void Planner::enter(std::uint64_t seq, const void* site, const predict::Signature& signature,
+                    std::uint64_t arrival_ticks, std::int64_t tau_ns, const Policy& policy) {
+    seq_ = seq;
+    tau_ns_ = std::max<std::int64_t>(tau_ns, 1);
+    const auto expected = history_.enter(site, signature, arrival_ticks, settings_);
+    expected_ = expected ? std::optional<std::uint64_t>(expected->arrival) : std::nullopt;
+    complete_exchange();  // the plan for this call, if the previous call exchanged
+
+    // Whether this call exchanges: the same on every rank (sequence number, size, and state
+    // derived from earlier vectors only).
+    bool exchange = false;
+    switch (policy.exchange) {
+        case Exchange::off: break;
+        case Exchange::always: exchange = true; break;
+        case Exchange::sampled:
+            exchange = signature.bytes >= policy.min_bytes && (armed_ || seq % std::uint64_t(policy.sample_every) == 0);
+            break;
+    }
+    if (!exchange) return;
+    if (comm_ == MPI_COMM_NULL) {
+        // The first exchange on this communicator: every rank decides it alike, so the
+        // duplicate is collective in step.
+        PMPI_Comm_dup(priv_, &comm_);
+        PMPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
+        PMPI_Comm_size(comm_, &size_);
+        all_.resize(std::size_t(size_));
+    }
+
+    mine_ = Contribution{};
+    mine_.arrival_ns = to_global_(arrival_ticks);
+    mine_.seq = seq;
+    if (const auto next = history_.next()) {
+        mine_.next_arrival_ns = to_global_(next->arrival);
+        mine_.next_signature = next->signature.hash();
+    }
+    const int error = PMPI_Iallgather(&mine_, sizeof mine_, MPI_BYTE, all_.data(), sizeof mine_, MPI_BYTE, comm_,
+                                      &request_);
+    if (error != MPI_SUCCESS) return;  // every rank sees the same failure: no plan next time
+    posted_ = true;
+    posted_seq_ = seq;
+    done_.store(false, std::memory_order_relaxed);
+    watched_ = Progress::instance().running();
+    if (watched_) Progress::instance().watch({request_}, {}, &done_);
+}
+
+void Planner::leave(std::uint64_t exit_ticks) { history_.leave(exit_ticks, settings_); }
+
+}  // namespace papshim::plan

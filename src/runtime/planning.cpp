@@ -1,0 +1,61 @@
+// Which communicators predict and exchange, and the clock and τ the planners measure with
+// (DESIGN §5). The planners themselves live in predictor/.
+#include <cmath>
+
+#include "internal.hpp"
+
+namespace papshim::runtime {
+namespace {
+
+// Calls smaller than this never exchange under `auto`: a plan cannot pay for the exchange
+// there (measured: a small Iallgather costs microseconds, more than a whole small
+// collective on shared memory; docs/benchmarks.md).
+constexpr std::uint64_t kSampledMinBytes = 16 * 1024;
+
+}  // namespace
+
+void update_policy(CommContext& ctx) {
+    plan::Policy policy;
+    if (!ctx.inter && ctx.size > 1) {
+        for (int c = 0; c < collective_count; ++c) {
+            const std::string_view choice = algorithm_for(ctx, Collective(c));
+            if (uses_plans(Collective(c), choice)) policy.exchange = plan::Exchange::always;
+            else if (choice == "auto" && policy.exchange == plan::Exchange::off) policy.exchange = plan::Exchange::sampled;
+        }
+    }
+    policy.min_bytes = kSampledMinBytes;
+    ctx.policy = policy;
+}
+
+plan::Planner* planner(CommContext& ctx) {
+    if (ctx.policy.exchange == plan::Exchange::off) return nullptr;
+    if (!ctx.planner) {
+        const Config& config = state().config;
+        predict::Settings settings;
+        settings.method = config.predictor == "sma" ? predict::Method::sma
+                          : config.predictor == "last" ? predict::Method::last : predict::Method::ema;
+        settings.alpha = config.ema_alpha;
+        settings.window = config.sma_window;
+        ctx.planner = std::make_unique<plan::Planner>(ctx.priv, settings, global_ns);
+    }
+    return ctx.planner.get();
+}
+
+std::int64_t tau_ns(Collective kind, std::uint64_t bytes, int ranks) {
+    const State& s = state();
+    if (s.config.tau_us > 0) return std::int64_t(std::llround(s.config.tau_us * 1e3));
+    (void)kind;  // the segment a PAP-aware algorithm moves is a rank's share for every collective here
+    const double segment = double(bytes) / std::max(ranks, 1);
+    return std::max<std::int64_t>(1, std::llround((s.link.alpha + s.link.beta * segment) * 1e9));
+}
+
+std::int64_t global_ns(std::uint64_t ticks) {
+    // Relative to a point read now, so the tick rate's error only scales the (short)
+    // distance from now, not the time since MPI_Init.
+    const State& s = state();
+    const clock::ClockPoint now = clock::point_now();
+    const double delta_ns = (double(ticks) - double(now.tick)) * s.ns_per_tick;
+    return std::llround((now.local + s.clock_offset) * 1e9 + delta_ns);
+}
+
+}  // namespace papshim::runtime

@@ -1,0 +1,244 @@
+// Plans made from predicted arrivals, through the shim as an application calls it: every
+// PAP-aware algorithm (and `auto`) under stable, shifting and reversed (mispredicted) arrival
+// patterns, a call site that changes its size, two sites alternating, Allgather and
+// Allgatherv interleaved on one communicator, a communicator freed while an exchange is in
+// flight, and MPI_Init_thread(SINGLE) (papshim raises the level underneath, the application
+// still sees SINGLE). Every result byte for byte against the native PMPI call on the same
+// inputs; plans must be used where every rank can predict (papshim_get_plan_stats), never
+// timing.
+//
+// Linked to libpapshim.so ahead of MPI (as papshim-bench is).
+
+#include <mpi.h>
+#include <papshim/control.h>
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+int world_rank = 0;
+long failures = 0;
+
+void fail(const std::string& what) {
+    ++failures;
+    if (failures <= 20) fmt::print(stderr, "FAIL rank {}: {}\n", world_rank, what);
+}
+
+// How long rank `rank` of `size` computes before call `call` of a pattern.
+double delay_for(char pattern, int call, int rank, int size) {
+    const double unit = 1e-3;
+    switch (pattern) {
+        case 'l': return rank == size - 1 ? unit : 0;                     // one rank persistently late
+        case 's': return unit * rank / std::max(size - 1, 1);             // persistent staircase
+        case 'x': return call % 2 == 0 ? (rank == size - 1 ? unit : 0)    // the late rank flips
+                                       : (rank == 0 ? unit : 0);          // every call: always mispredicted
+        case 'u': return unit * double(std::mt19937(unsigned(call * 131 + rank))() % 1000) / 1000;  // fresh random
+        default: return 0;
+    }
+}
+
+void compute(double seconds) {
+    if (seconds > 0) std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+}
+
+// Two call sites: distinct functions, so distinct return addresses for the shim.
+[[gnu::noinline]] int allgather_site_a(const int* in, int n, int* out, MPI_Comm comm) {
+    return MPI_Allgather(in, n, MPI_INT, out, n, MPI_INT, comm);
+}
+[[gnu::noinline]] int allgather_site_b(const int* in, int n, int* out, MPI_Comm comm) {
+    return MPI_Allgather(in, n, MPI_INT, out, n, MPI_INT, comm);
+}
+[[gnu::noinline]] int allgatherv_site(const int* in, int n, int* out, const int* counts, const int* displs, MPI_Comm comm) {
+    return MPI_Allgatherv(in, n, MPI_INT, out, counts, displs, MPI_INT, comm);
+}
+[[gnu::noinline]] int reduce_site(const int* in, int* out, int n, int root, MPI_Comm comm) {
+    return MPI_Reduce(in, out, n, MPI_INT, MPI_SUM, root, comm);
+}
+[[gnu::noinline]] int allreduce_site(const int* in, int* out, int n, MPI_Comm comm) {
+    return MPI_Allreduce(in, out, n, MPI_INT, MPI_SUM, comm);
+}
+
+std::vector<int> contribution(int n, int rank, int call) {
+    std::vector<int> v(std::size_t(std::max(n, 1)));
+    for (int i = 0; i < n; ++i) v[std::size_t(i)] = rank * 100003 + call * 7 + i;
+    return v;
+}
+
+struct Comm {
+    MPI_Comm comm;
+    int rank, size;
+};
+
+// One Allgather(v) call through papshim against native; `site` 0/1 picks the call site.
+void gather_call(const Comm& c, int site, int n, int call, const std::string& label) {
+    const auto in = contribution(n, c.rank, call);
+    std::vector<int> expected(std::size_t(n) * std::size_t(c.size) + 1), actual(expected.size(), -1);
+    PMPI_Allgather(in.data(), n, MPI_INT, expected.data(), n, MPI_INT, c.comm);
+    const int error = site == 0 ? allgather_site_a(in.data(), n, actual.data(), c.comm)
+                                : allgather_site_b(in.data(), n, actual.data(), c.comm);
+    if (error != MPI_SUCCESS || !std::equal(expected.begin(), expected.end() - 1, actual.begin()))
+        fail(fmt::format("{}: allgather call {} (site {}, {} ints) differs from native", label, call, site, n));
+}
+
+void gatherv_call(const Comm& c, int n, int call, const std::string& label) {
+    std::vector<int> counts(std::size_t(c.size)), displs(std::size_t(c.size));
+    int total = 0;
+    for (int r = 0; r < c.size; ++r) {
+        counts[std::size_t(r)] = n + r * 3;  // uneven blocks
+        displs[std::size_t(r)] = total;
+        total += counts[std::size_t(r)];
+    }
+    const int mine = counts[std::size_t(c.rank)];
+    const auto in = contribution(mine, c.rank, call);
+    std::vector<int> expected(std::size_t(total) + 1), actual(expected.size(), -1);
+    PMPI_Allgatherv(in.data(), mine, MPI_INT, expected.data(), counts.data(), displs.data(), MPI_INT, c.comm);
+    const int error = allgatherv_site(in.data(), mine, actual.data(), counts.data(), displs.data(), c.comm);
+    if (error != MPI_SUCCESS || !std::equal(expected.begin(), expected.end() - 1, actual.begin()))
+        fail(fmt::format("{}: allgatherv call {} differs from native", label, call));
+}
+
+void reduce_call(const Comm& c, bool all, int n, int root, int call, const std::string& label) {
+    const auto in = contribution(n, c.rank, call);
+    std::vector<int> expected(std::size_t(std::max(n, 1))), actual(expected.size(), -1);
+    if (all) {
+        PMPI_Allreduce(in.data(), expected.data(), n, MPI_INT, MPI_SUM, c.comm);
+    } else {
+        PMPI_Reduce(in.data(), expected.data(), n, MPI_INT, MPI_SUM, root, c.comm);
+    }
+    const int error = all ? allreduce_site(in.data(), actual.data(), n, c.comm)
+                          : reduce_site(in.data(), actual.data(), n, root, c.comm);
+    if (error != MPI_SUCCESS || ((all || c.rank == root) && expected != actual))
+        fail(fmt::format("{}: {} call {} differs from native", label, all ? "allreduce" : "reduce", call));
+}
+
+bool accepted(MPI_Comm comm, const char* collective, const char* name) {
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    return papshim_set_algorithm(comm, collective, name) == MPI_SUCCESS;
+}
+
+papshim_plan_stats stats_of(MPI_Comm comm) {
+    papshim_plan_stats stats{};
+    papshim_get_plan_stats(comm, &stats);
+    return stats;
+}
+
+// Allgather under one pattern with one algorithm; a forced plan-using algorithm on a stable
+// pattern must get plans (every rank predicts the same next call after a short warm-up).
+void gather_pattern(const char* algorithm, char pattern, int calls, bool must_plan) {
+    Comm c{MPI_COMM_NULL, 0, 0};
+    MPI_Comm_dup(MPI_COMM_WORLD, &c.comm);
+    MPI_Comm_rank(c.comm, &c.rank);
+    MPI_Comm_size(c.comm, &c.size);
+    if (!accepted(c.comm, "allgather", algorithm) || !accepted(c.comm, "allgatherv", algorithm)) {
+        MPI_Comm_free(&c.comm);
+        return;  // not built into this papshim
+    }
+    const std::string label = fmt::format("{} pattern {}", algorithm, pattern);
+    for (int call = 0; call < calls; ++call) {
+        compute(delay_for(pattern, call, c.rank, c.size));
+        gather_call(c, 0, 4096, call, label);
+    }
+    const papshim_plan_stats s = stats_of(c.comm);
+    if (std::getenv("TEST_PLAN_VERBOSE") && c.rank == 0)
+        fmt::print("{}: calls {} exchanges {} planned {} unplanned {} assessed {} good {} last_right {} trusted {} "
+                   "armed {}\n", label, s.calls, s.exchanges, s.planned, s.unplanned, s.assessed, s.good, s.last_right,
+                   s.trusted, s.armed);
+    if (must_plan && c.size > 1 && s.planned == 0)
+        fail(fmt::format("{}: no call ran a plan ({} exchanges, {} unplanned)", label, s.exchanges, s.unplanned));
+    MPI_Comm_free(&c.comm);
+}
+
+// Sites that alternate, a site whose size changes, Allgather and Allgatherv interleaved.
+void mixed_sites(const char* algorithm) {
+    Comm c{MPI_COMM_NULL, 0, 0};
+    MPI_Comm_dup(MPI_COMM_WORLD, &c.comm);
+    MPI_Comm_rank(c.comm, &c.rank);
+    MPI_Comm_size(c.comm, &c.size);
+    if (!accepted(c.comm, "allgather", algorithm) || !accepted(c.comm, "allgatherv", algorithm)) {
+        MPI_Comm_free(&c.comm);
+        return;
+    }
+    const std::string label = fmt::format("{} mixed sites", algorithm);
+    for (int call = 0; call < 40; ++call) {
+        compute(delay_for('l', call, c.rank, c.size));
+        gather_call(c, call % 2, call % 2 ? 2048 : 8192, call, label);      // alternating sites and sizes
+        gather_call(c, 0, call < 20 ? 4096 : 6000, call, label + " resized");  // a site that changes size
+        gatherv_call(c, 1000 + call % 3, call, label);                         // Allgatherv in between
+    }
+    MPI_Comm_free(&c.comm);
+}
+
+void reductions(const char* algorithm, char pattern) {
+    Comm c{MPI_COMM_NULL, 0, 0};
+    MPI_Comm_dup(MPI_COMM_WORLD, &c.comm);
+    MPI_Comm_rank(c.comm, &c.rank);
+    MPI_Comm_size(c.comm, &c.size);
+    const bool reduce_ok = accepted(c.comm, "reduce", algorithm);
+    const bool allreduce_ok = accepted(c.comm, "allreduce", algorithm);
+    const std::string label = fmt::format("{} pattern {}", algorithm, pattern);
+    for (int call = 0; reduce_ok || allreduce_ok ? call < 30 : false; ++call) {
+        compute(delay_for(pattern, call, c.rank, c.size));
+        if (reduce_ok) reduce_call(c, false, 5000, call % c.size, call, label);
+        if (allreduce_ok) reduce_call(c, true, 5000, -1, call, label);
+    }
+    MPI_Comm_free(&c.comm);
+}
+
+// A communicator freed while its per-call exchange is armed and an exchange is in flight.
+void free_while_armed() {
+    MPI_Comm comm = MPI_COMM_NULL;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    Comm c{comm, 0, 0};
+    MPI_Comm_rank(comm, &c.rank);
+    MPI_Comm_size(comm, &c.size);
+    if (accepted(comm, "allgather", "auto"))
+        for (int call = 0; call < 24; ++call) {
+            compute(delay_for('l', call, c.rank, c.size));
+            gather_call(c, 0, 8192, call, "free while armed");
+        }
+    MPI_Comm_free(&comm);
+}
+
+}  // namespace
+
+// test_plan [--init-thread-single]
+int main(int argc, char** argv) {
+    const bool single = argc > 1 && std::string(argv[1]) == "--init-thread-single";
+    if (single) {
+        int provided = -1;
+        MPI_Init_thread(&argc, &argv, MPI_THREAD_SINGLE, &provided);
+        int queried = -1;
+        MPI_Query_thread(&queried);
+        MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+        if (provided != MPI_THREAD_SINGLE || queried != MPI_THREAD_SINGLE)
+            fail(fmt::format("asked for MPI_THREAD_SINGLE, told provided={} query={}", provided, queried));
+    } else {
+        MPI_Init(&argc, &argv);
+        MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    }
+    for (const char* algorithm : {"bdr", "bslb"}) {
+        for (char pattern : {'l', 's'}) gather_pattern(algorithm, pattern, 24, true);
+        for (char pattern : {'x', 'u'}) gather_pattern(algorithm, pattern, 16, false);
+        mixed_sites(algorithm);
+    }
+    for (char pattern : {'l', 'x', 'u', '-'}) gather_pattern("auto", pattern, 20, false);
+    mixed_sites("auto");
+    for (const char* algorithm : {"clairvoyant", "clairvoyant_rs", "auto"})
+        for (char pattern : {'l', 's', 'x'}) reductions(algorithm, pattern);
+    free_while_armed();
+
+    long all = 0;
+    MPI_Allreduce(&failures, &all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    if (world_rank == 0) fmt::print("plans through papshim{}: {} failures\n", single ? " (MPI_THREAD_SINGLE)" : "", all);
+    MPI_Finalize();
+    return all == 0 ? 0 : 1;
+}
