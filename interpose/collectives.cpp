@@ -4,7 +4,9 @@
 #include "entry_points.hpp"
 #include "papshim/algorithms.hpp"
 #include "papshim/clock.hpp"
+#include "papshim/progress.hpp"
 #include "papshim/runtime.hpp"
+#include "../src/schedule/message_exchange.hpp"
 
 namespace papshim::interpose {
 namespace {
@@ -36,7 +38,10 @@ struct Planning {
     const plan::Plan* plan = nullptr;
     const plan::Guard* guard = nullptr;
     std::int64_t tau_ns = 0;
+    std::uint64_t seq = 0;
 };
+
+void prepare_background(CommContext& ctx, plan::Planner& planner, const plan::Plan& plan);
 
 // The common path of every handler. `native` forwards to PMPI; `own` runs papshim's
 // algorithm and returns nullopt when the call must go native (decided before any message);
@@ -55,7 +60,10 @@ int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, 
     std::optional<Shape> shape;
     plan::Planner* planner = mode == Mode::dispatch ? runtime::planner(ctx) : nullptr;
     if (planner && (shape = describe(ctx))) {
+        if (!planner->has_plan_hook())
+            planner->set_plan_hook([&ctx](plan::Planner& p, const plan::Plan& next) { prepare_background(ctx, p, next); });
         const predict::Signature signature{std::uint8_t(kind), shape->op, shape->root, shape->bytes};
+        planning.seq = seq;
         planning.tau_ns = runtime::tau_ns(kind, shape->bytes, ctx.size);
         planner->enter(seq, caller, signature, arrival, planning.tau_ns, ctx.policy);
         planning.guard = &planner->guard();
@@ -97,7 +105,7 @@ int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, 
 // `auto`'s PAP-aware pick for a planned call: only while the communicator's predictions
 // have been right (the guard: BDR degrades badly under misprediction, spec §2.8) and the
 // planned arrival spread is at least τ (a balanced pattern has nothing to absorb).
-const AllgatherAlgorithm* pap_aware_allgather(CommContext&, const Planning& planning) {
+const AllgatherAlgorithm* pap_aware_allgather(const Planning& planning) {
     if (!planning.plan || !planning.guard || !planning.guard->trusted()) return nullptr;
     if (planning.plan->omega_ns < planning.tau_ns) return nullptr;
     return find_allgather_algorithm("bdr");
@@ -135,6 +143,76 @@ const schedule::Schedule& planned_schedule(CommContext& ctx, schedule::Builder b
 // ones (so the native call raises the native error), inter-communicators, no data.
 // p = 1 runs the executor (a local copy): MPICH 4.0.2's native Allgatherv on one rank
 // ignores displs[0].
+// The algorithm for an Allgather(v) of `bytes` under `choice`: `auto` takes a PAP-aware one
+// for a trusted plan, else the lowest modelled cost.
+const AllgatherAlgorithm* choose_allgather(std::string_view choice, int ranks, std::uint64_t bytes,
+                                           const Planning& planning) {
+    if (choice != "auto") return find_allgather_algorithm(choice);
+    if (const AllgatherAlgorithm* pap = pap_aware_allgather(planning)) return pap;
+    return &auto_allgather_algorithm(ranks, double(bytes) / ranks, runtime::state().link);
+}
+
+// On the helper thread, as soon as the plan for call plan.seq is known: if that call will
+// run a planned Allgather whose schedule starts with receives here, post them now, while
+// this rank still computes (BDR's pre-steps, spec §2.3). Allgatherv's block sizes are not
+// known ahead, so it runs those steps in the foreground.
+void prepare_background(CommContext& ctx, plan::Planner& planner, const plan::Plan& plan) {
+    const predict::Signature& next = planner.predicted_signature();
+    const auto kind = Collective(next.collective);
+    if (kind != Collective::allgather || next.bytes == 0 || next.bytes % std::uint64_t(ctx.size) != 0) return;
+    Planning planning{&plan, &planner.guard(), runtime::tau_ns(kind, next.bytes, ctx.size), plan.seq};
+    const AllgatherAlgorithm* algorithm = choose_allgather(runtime::algorithm_for(ctx, kind), ctx.size, next.bytes, planning);
+    if (!algorithm || !uses_plans(kind, algorithm->name)) return;
+    plan::Planner::Background& background = planner.background();
+    schedule::BuildInput input;
+    input.ranks = ctx.size;
+    input.rank = ctx.rank;
+    input.arrival_ns = plan.arrival_ns;
+    input.step_ns = planning.tau_ns;
+    background.schedule = algorithm->build(input);
+    if (post_prefetch(background.schedule, next.bytes / std::uint64_t(ctx.size),
+                      schedule::planned_tag_base(plan.seq), planner.data_comm(), background.prefetch) != MPI_SUCCESS ||
+        background.prefetch.requests.empty()) {
+        for (MPI_Request& r : background.prefetch.requests) {
+            PMPI_Cancel(&r);
+            PMPI_Wait(&r, MPI_STATUS_IGNORE);
+        }
+        background.prefetch = Prefetch{};
+        return;
+    }
+    background.seq = plan.seq;
+    background.build = algorithm->build;
+    background.done.store(false, std::memory_order_relaxed);
+    background.cancel.store(false, std::memory_order_relaxed);
+    background.active = true;
+    plan::Progress::instance().watch(background.prefetch.requests, {}, &background.done, &background.cancel);
+}
+
+// Runs a planned algorithm: from this call's plan on the planned calls' communicator (with
+// the background receives posted for it, if any), or its balanced form without a plan.
+int run_planned_allgather(CommContext& ctx, const AllgatherAlgorithm& algorithm, const AllgatherBuffers& buffers,
+                          const Planning& planning) {
+    AllgatherRun run;
+    plan::Planner* planner = ctx.planner.get();
+    if (!planning.plan || !planner) {
+        run.comm = ctx.priv;
+        return execute_allgather(planned_schedule(ctx, algorithm.build, planning), buffers, run);
+    }
+    run.comm = planner->data_comm();
+    run.tag_base = schedule::planned_tag_base(planning.seq);
+    plan::Planner::Background& background = planner->background();
+    if (background.active && background.seq == planning.seq && background.build == algorithm.build) {
+        ++ctx.planned_calls;
+        node::wait_until([&] { return background.done.load(std::memory_order_acquire); });
+        run.prefetched = &background.prefetch;
+        const int error = execute_allgather(background.schedule, buffers, run);
+        background.active = false;
+        return error;
+    }
+    planner->discard_background();
+    return execute_allgather(planned_schedule(ctx, algorithm.build, planning), buffers, run);
+}
+
 std::optional<Outcome> run_allgather(CommContext& ctx, Collective kind, const AllgatherBuffers& buffers,
                                      const Planning& planning) {
     const std::string_view choice = runtime::algorithm_for(ctx, kind);
@@ -156,22 +234,12 @@ std::optional<Outcome> run_allgather(CommContext& ctx, Collective kind, const Al
     const std::uint64_t bytes = elements * type_size(buffers.recvtype);
     if (bytes == 0) return std::nullopt;
 
-    const runtime::State& s = runtime::state();
-    const AllgatherAlgorithm* algorithm = nullptr;
-    if (choice == "auto") {
-        algorithm = pap_aware_allgather(ctx, planning);
-        if (!algorithm) algorithm = &auto_allgather_algorithm(ctx.size, double(bytes) / ctx.size, s.link);
-    } else {
-        algorithm = find_allgather_algorithm(choice);
-    }
+    const AllgatherAlgorithm* algorithm = choose_allgather(choice, ctx.size, bytes, planning);
     if (!algorithm) return std::nullopt;
-    if (uses_plans(kind, algorithm->name)) {
-        // Built from this call's plan, or its balanced form without one (still papshim's own).
-        const schedule::Schedule& schedule = planned_schedule(ctx, algorithm->build, planning);
-        return Outcome{execute_allgather(schedule, buffers, ctx.priv), algorithm->name};
-    }
-    const schedule::Schedule& schedule = ctx.schedule_for({algorithm->build});
-    return Outcome{execute_allgather(schedule, buffers, ctx.priv), algorithm->name};
+    if (uses_plans(kind, algorithm->name)) return Outcome{run_planned_allgather(ctx, *algorithm, buffers, planning), algorithm->name};
+    AllgatherRun run;
+    run.comm = ctx.priv;
+    return Outcome{execute_allgather(ctx.schedule_for({algorithm->build}), buffers, run), algorithm->name};
 }
 
 std::uint64_t type_extent(MPI_Datatype type) {

@@ -10,7 +10,17 @@ Planner::Planner(MPI_Comm priv, predict::Settings settings, ToGlobalNs to_global
 
 Planner::~Planner() {
     if (posted_) complete_exchange();
+    discard_background();
+    if (data_comm_ != MPI_COMM_NULL) PMPI_Comm_free(&data_comm_);
     if (comm_ != MPI_COMM_NULL) PMPI_Comm_free(&comm_);
+}
+
+void Planner::discard_background() {
+    if (!background_.active) return;
+    background_.cancel.store(true, std::memory_order_release);
+    node::wait_until([&] { return background_.done.load(std::memory_order_acquire); });
+    background_.active = false;
+    background_.prefetch = Prefetch{};
 }
 
 void Planner::complete_exchange() {
@@ -20,16 +30,16 @@ void Planner::complete_exchange() {
         node::wait_until([&] { return done_.load(std::memory_order_acquire); });
     } else {
         PMPI_Wait(&request_, MPI_STATUS_IGNORE);
+        digest(all_, posted_seq_, posted_tau_ns_);  // no helper thread: no background work either
     }
     posted_ = false;
-    digest(all_, posted_seq_);
 }
 
-void Planner::digest(const std::vector<Contribution>& vector, std::uint64_t seq) {
+void Planner::digest(const std::vector<Contribution>& vector, std::uint64_t seq, std::int64_t tau_ns) {
     ++exchanges_;
-    guard_.observe(vector, tau_ns_);
+    guard_.observe(vector, tau_ns);
     // The vector of call `seq` brings that call's actual arrivals: judge the plan made for it.
-    if (assessed_.usable() && assessed_.seq == seq) guard_.record(assess(assessed_, vector, tau_ns_));
+    if (assessed_.usable() && assessed_.seq == seq) guard_.record(assess(assessed_, vector, tau_ns));
     plan_ = plan_from(vector, seq);
     assessed_ = plan_;
     armed_ = guard_.imbalanced();
@@ -42,6 +52,8 @@ void Planner::enter(std::uint64_t seq, const void* site, const predict::Signatur
     const auto expected = history_.enter(site, signature, arrival_ticks, settings_);
     expected_ = expected ? std::optional<std::uint64_t>(expected->arrival) : std::nullopt;
     complete_exchange();  // the plan for this call, if the previous call exchanged
+    // Background receives of an earlier call that did not use them.
+    if (background_.active && background_.seq < seq) discard_background();
 
     // Whether this call exchanges: the same on every rank (sequence number, size, and state
     // derived from earlier vectors only).
@@ -61,6 +73,8 @@ void Planner::enter(std::uint64_t seq, const void* site, const predict::Signatur
         PMPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
         PMPI_Comm_size(comm_, &size_);
         all_.resize(std::size_t(size_));
+        PMPI_Comm_dup(priv_, &data_comm_);
+        PMPI_Comm_set_errhandler(data_comm_, MPI_ERRORS_RETURN);
     }
 
     mine_ = Contribution{};
@@ -69,15 +83,24 @@ void Planner::enter(std::uint64_t seq, const void* site, const predict::Signatur
     if (const auto next = history_.next()) {
         mine_.next_arrival_ns = to_global_(next->arrival);
         mine_.next_signature = next->signature.hash();
+        predicted_signature_ = next->signature;
     }
     const int error = PMPI_Iallgather(&mine_, sizeof mine_, MPI_BYTE, all_.data(), sizeof mine_, MPI_BYTE, comm_,
                                       &request_);
     if (error != MPI_SUCCESS) return;  // every rank sees the same failure: no plan next time
     posted_ = true;
     posted_seq_ = seq;
+    posted_tau_ns_ = tau_ns_;
     done_.store(false, std::memory_order_relaxed);
     watched_ = Progress::instance().running();
-    if (watched_) Progress::instance().watch({request_}, {}, &done_);
+    if (watched_) {
+        // On the helper thread once every rank contributed: the plan for the next call, and
+        // the background receives it needs, usually while this rank still computes.
+        Progress::instance().watch({request_}, [this, seq, tau = tau_ns_] {
+            digest(all_, seq, tau);
+            if (hook_ && plan_.usable()) hook_(*this, plan_);
+        }, &done_);
+    }
 }
 
 void Planner::leave(std::uint64_t exit_ticks) { history_.leave(exit_ticks, settings_); }

@@ -32,10 +32,11 @@ void Progress::stop() {
     running_.store(false, std::memory_order_release);
 }
 
-void Progress::watch(std::vector<MPI_Request> requests, std::function<void()> then, std::atomic<bool>* done) {
+void Progress::watch(std::vector<MPI_Request> requests, std::function<void()> then, std::atomic<bool>* done,
+                     std::atomic<bool>* cancel) {
     {
         std::lock_guard guard(lock_);
-        incoming_.push_back({std::move(requests), std::move(then), done});
+        incoming_.push_back({std::move(requests), std::move(then), done, cancel});
     }
     wake_.notify_one();
 }
@@ -45,6 +46,11 @@ bool Progress::poll(std::vector<Watch>& active) {
     bool completed = false;
     for (std::size_t i = 0; i < active.size();) {
         Watch& w = active[i];
+        if (w.cancel && !w.cancelled && w.cancel->load(std::memory_order_acquire)) {
+            for (MPI_Request& r : w.requests)
+                if (r != MPI_REQUEST_NULL) PMPI_Cancel(&r);
+            w.cancelled = true;
+        }
         int flag = 0;
         PMPI_Testall(int(w.requests.size()), w.requests.data(), &flag, MPI_STATUSES_IGNORE);
         if (!flag) {

@@ -4,7 +4,9 @@
 
 #include <mpi.h>
 
+#include <cstddef>
 #include <span>
+#include <vector>
 #include <string_view>
 
 #include "papshim/config.hpp"
@@ -47,10 +49,32 @@ struct AllgatherBuffers {
     MPI_Datatype recvtype = MPI_DATATYPE_NULL;
 };
 
-// Runs `plan` (built for this rank of `comm`) on `comm`, which must be the private
-// duplicate of the user's communicator. Returns an MPI error code.
-int execute_allgather(const schedule::Schedule& plan, const AllgatherBuffers& buffers,
-                      MPI_Comm comm);
+// Blocks of an Allgather schedule received before its rank enters the call (DESIGN §5:
+// BDR's pre-step receives, posted by the helper thread while the rank still computes): the
+// receives of the schedule's leading receive-only steps, as bytes into staging.
+struct Prefetch {
+    std::size_t steps = 0;        // leading steps covered
+    std::size_t block_bytes = 0;  // every block's size (Allgather: uniform)
+    std::vector<int> blocks;      // block blocks[i] lands at staging[i * block_bytes]
+    std::vector<std::byte> staging;
+    std::vector<MPI_Request> requests;
+};
+// Posts those receives on `comm` with the step tags of `tag_base`; an empty Prefetch when the
+// schedule starts with a send. Returns an MPI error code.
+int post_prefetch(const schedule::Schedule& plan, std::size_t block_bytes, int tag_base, MPI_Comm comm,
+                  Prefetch& prefetch);
+
+// Where and how a schedule runs: `comm` must be a private duplicate of the user's
+// communicator; planned calls run on their own with their sequence parity in `tag_base`;
+// `prefetched` (completed) supplies the blocks of the steps it covers, which are skipped.
+struct AllgatherRun {
+    MPI_Comm comm = MPI_COMM_NULL;
+    int tag_base = 0x2000;
+    const Prefetch* prefetched = nullptr;
+};
+
+// Runs `plan` (built for this rank) on `buffers`. Returns an MPI error code.
+int execute_allgather(const schedule::Schedule& plan, const AllgatherBuffers& buffers, const AllgatherRun& run);
 
 // --- Reduce and Allreduce ---------------------------------------------------------------
 

@@ -13,6 +13,7 @@
 #include <optional>
 #include <vector>
 
+#include "papshim/algorithms.hpp"
 #include "papshim/plan.hpp"
 #include "papshim/predictor.hpp"
 
@@ -59,13 +60,42 @@ public:
     const Guard& guard() const { return guard_; }
     bool armed() const { return armed_; }
     long exchanges() const { return exchanges_; }
+    // What this rank predicted for the next call when it last contributed (valid when that
+    // call's plan is usable: then every rank predicted the same).
+    const predict::Signature& predicted_signature() const { return predicted_signature_; }
+
+    // Planned calls' point-to-point traffic goes over a communicator of its own (made with the
+    // exchange's), so receives posted ahead of a call meet nothing else.
+    MPI_Comm data_comm() const { return data_comm_; }
+
+    // Background work for a planned call (DESIGN §5): receives posted before this rank enters
+    // the call, by the hook below on the helper thread, as soon as the plan is known.
+    struct Background {
+        std::uint64_t seq = 0;
+        schedule::Builder build = nullptr;  // the algorithm they belong to
+        schedule::Schedule schedule;        // its schedule for the planned call
+        Prefetch prefetch;
+        std::atomic<bool> done{true};
+        std::atomic<bool> cancel{false};
+        bool active = false;
+    };
+    // Runs right after each plan is derived (on the helper thread when there is one): it may
+    // post background receives for the planned call into background().
+    using PlanHook = std::function<void(Planner&, const Plan&)>;
+    void set_plan_hook(PlanHook hook) { hook_ = std::move(hook); }
+    bool has_plan_hook() const { return bool(hook_); }
+    Background& background() { return background_; }
+    // Drops the background receives of a call that does not use them (every rank sees the
+    // same mismatch, so nobody sends them): cancelled on the helper thread, then waited for.
+    void discard_background();
 
 private:
-    void complete_exchange();  // waits for the exchange in flight and digests its vector
-    void digest(const std::vector<Contribution>& vector, std::uint64_t seq);
+    void complete_exchange();  // waits for the exchange in flight; its vector is digested
+    void digest(const std::vector<Contribution>& vector, std::uint64_t seq, std::int64_t tau_ns);
 
     MPI_Comm priv_ = MPI_COMM_NULL;
-    MPI_Comm comm_ = MPI_COMM_NULL;  // the exchange's duplicate, from the first exchange on
+    MPI_Comm comm_ = MPI_COMM_NULL;       // the exchange's duplicate, from the first exchange on
+    MPI_Comm data_comm_ = MPI_COMM_NULL;  // planned calls' messages, made with comm_
     int size_ = 1;
     predict::Settings settings_;
     ToGlobalNs to_global_;
@@ -79,9 +109,14 @@ private:
     long exchanges_ = 0;
     std::optional<std::uint64_t> expected_;
 
+    PlanHook hook_;
+    Background background_;
+    predict::Signature predicted_signature_;
+
     // The exchange in flight.
     bool posted_ = false;
     std::uint64_t posted_seq_ = 0;
+    std::int64_t posted_tau_ns_ = 1;
     Contribution mine_;
     std::vector<Contribution> all_;
     MPI_Request request_ = MPI_REQUEST_NULL;

@@ -31,13 +31,18 @@ public:
     // `then` on the thread (may be empty) and stores true into `done` (release). The caller
     // does not touch the requests afterwards. Without the thread, the caller completes them
     // itself (complete_here()).
-    void watch(std::vector<MPI_Request> requests, std::function<void()> then, std::atomic<bool>* done);
+    // With `cancel`: once it reads true, the thread cancels the requests still pending (the
+    // messages will not come) and completes the watch.
+    void watch(std::vector<MPI_Request> requests, std::function<void()> then, std::atomic<bool>* done,
+               std::atomic<bool>* cancel = nullptr);
 
 private:
     struct Watch {
         std::vector<MPI_Request> requests;
         std::function<void()> then;
         std::atomic<bool>* done;
+        std::atomic<bool>* cancel;
+        bool cancelled = false;
     };
     void loop();
     bool poll(std::vector<Watch>& active);

@@ -3,6 +3,7 @@
 // kPackLimitBytes; the rest described in place), exchanged by schedule::exchange.
 
 #include <algorithm>
+#include <climits>
 #include <cstddef>
 #include <cstring>
 #include <span>
@@ -152,17 +153,68 @@ int run_step(const schedule::Step& step, int tag, const BlockLayout& layout, MPI
 
 }  // namespace
 
-int execute_allgather(const schedule::Schedule& plan, const AllgatherBuffers& buffers,
-                      MPI_Comm comm) {
+int post_prefetch(const schedule::Schedule& plan, std::size_t block_bytes, int tag_base, MPI_Comm comm,
+                  Prefetch& prefetch) {
+    prefetch = Prefetch{};
+    prefetch.block_bytes = block_bytes;
+    while (prefetch.steps < plan.steps.size() && plan.steps[prefetch.steps].sends.empty()) ++prefetch.steps;
+    for (std::size_t s = 0; s < prefetch.steps; ++s)
+        for (const auto& transfer : plan.steps[s].recvs) prefetch.blocks.insert(prefetch.blocks.end(), transfer.blocks.begin(), transfer.blocks.end());
+    prefetch.staging.resize(prefetch.blocks.size() * block_bytes);
+    if (block_bytes == 0) return MPI_SUCCESS;
+    std::size_t at = 0;
+    for (std::size_t s = 0; s < prefetch.steps; ++s) {
+        for (const auto& transfer : plan.steps[s].recvs) {
+            const std::size_t bytes = transfer.blocks.size() * block_bytes;
+            if (bytes > std::size_t(INT_MAX)) return MPI_ERR_COUNT;
+            MPI_Request request = MPI_REQUEST_NULL;
+            const int error = PMPI_Irecv(prefetch.staging.data() + at, int(bytes), MPI_BYTE, transfer.peer,
+                                         schedule::step_tag(s, tag_base), comm, &request);
+            if (error != MPI_SUCCESS) return error;
+            prefetch.requests.push_back(request);
+            at += bytes;
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+namespace {
+
+// The prefetched blocks into the receive buffer (bytes as the sender's blocks packed them).
+int place_prefetched(const Prefetch& prefetch, const BlockLayout& layout, MPI_Comm comm, int rank) {
+    for (std::size_t i = 0; i < prefetch.blocks.size(); ++i) {
+        const int block = prefetch.blocks[i];
+        const std::byte* from = prefetch.staging.data() + i * prefetch.block_bytes;
+        if (layout.dense()) {
+            std::memcpy(layout.address(block), from, prefetch.block_bytes);
+            continue;
+        }
+        const int error = PMPI_Sendrecv(from, int(prefetch.block_bytes), MPI_BYTE, rank, schedule::kSelfCopyTag,
+                                        layout.address(block), layout.count(block), layout.type(), rank,
+                                        schedule::kSelfCopyTag, comm, MPI_STATUS_IGNORE);
+        if (error != MPI_SUCCESS) return error;
+    }
+    return MPI_SUCCESS;
+}
+
+}  // namespace
+
+int execute_allgather(const schedule::Schedule& plan, const AllgatherBuffers& buffers, const AllgatherRun& run) {
     int error = MPI_SUCCESS;
     const BlockLayout layout(buffers.recvbuf, buffers.recvtype, buffers.recvcount,
                              buffers.recvcounts, buffers.displs, error);
     if (error != MPI_SUCCESS) return error;
-    if ((error = copy_own_block(buffers, layout, plan.rank, comm)) != MPI_SUCCESS) return error;
+    if ((error = copy_own_block(buffers, layout, plan.rank, run.comm)) != MPI_SUCCESS) return error;
     // Allgather with nothing to move: every transfer would be skipped anyway.
     if (buffers.recvcounts == nullptr && layout.empty(plan.rank)) return MPI_SUCCESS;
-    for (std::size_t s = 0; s < plan.steps.size(); ++s) {
-        if ((error = run_step(plan.steps[s], schedule::step_tag(s), layout, comm)) != MPI_SUCCESS) return error;
+    std::size_t first = 0;
+    if (run.prefetched) {
+        if ((error = place_prefetched(*run.prefetched, layout, run.comm, plan.rank)) != MPI_SUCCESS) return error;
+        first = run.prefetched->steps;
+    }
+    for (std::size_t s = first; s < plan.steps.size(); ++s) {
+        if ((error = run_step(plan.steps[s], schedule::step_tag(s, run.tag_base), layout, run.comm)) != MPI_SUCCESS)
+            return error;
     }
     return MPI_SUCCESS;
 }

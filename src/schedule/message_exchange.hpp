@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 
 namespace papshim::schedule {
@@ -24,7 +25,10 @@ struct WireMessage {
 inline constexpr int kStepTagBase = 0x2000;
 inline constexpr int kStepTagSpan = 0x1000;
 inline constexpr int kSelfCopyTag = kStepTagBase - 1;
-inline int step_tag(std::size_t step) { return kStepTagBase + static_cast<int>(step % kStepTagSpan); }
+inline int step_tag(std::size_t step, int base = kStepTagBase) { return base + static_cast<int>(step % kStepTagSpan); }
+// Planned calls run on their own communicator with the call's sequence parity in the tag:
+// the receives a rank posts in the background for call k+1 must not meet call k's messages.
+inline int planned_tag_base(std::uint64_t seq) { return kStepTagBase + static_cast<int>(seq & 1) * kStepTagSpan; }
 
 // Posts `messages` (receives first) with `tag` on `comm` and waits for all of them. On a
 // failed post the receives already posted are cancelled and every request is freed.

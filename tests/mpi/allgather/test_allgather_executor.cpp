@@ -359,7 +359,9 @@ void run_case(const CommUnderTest& comm, const Case& c, Outcome& outcome) {
     buffers.recvcounts = is_vector ? v.counts.data() : nullptr;
     buffers.displs = is_vector ? v.displs.data() : nullptr;
     buffers.recvtype = recvtype;
-    const int error = papshim::execute_allgather(plan, buffers, comm.private_);
+    papshim::AllgatherRun run;
+    run.comm = comm.private_;
+    const int error = papshim::execute_allgather(plan, buffers, run);
     if (error != MPI_SUCCESS) report_failure(outcome, comm, c, fmt::format("executor error {}", error));
 
     if (actual.bytes != expected.bytes) {
