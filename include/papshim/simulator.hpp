@@ -123,6 +123,11 @@ struct TimingModel {
     // γ: CPU seconds per byte to reduce a received partial into the local one (combining
     // receives only), spent by the receiver after the message arrived.
     double reduce_per_byte = 0.0;
+    // BDR's background part (spec allgather-bdr-bslb-and-clairvoyant.md §2.3, §2.7): a rank's
+    // steps before its first send run on a helper thread from the earliest arrival on, before
+    // the rank itself arrives; its steps from the first send on wait for its arrival, and it
+    // exits no earlier than it arrived.
+    bool background_receives = false;
 };
 
 struct TimingResult {

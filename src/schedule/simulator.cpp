@@ -397,6 +397,20 @@ private:
     std::vector<std::size_t> touched_;
 };
 
+// The step from which each rank waits for its arrival: 0, or with background receives its
+// first send (never, if it sends nothing); those ranks then start at the earliest arrival.
+std::vector<int> arrival_gates(const ScheduleSet& set, const TimingModel& model, std::vector<double>& start) {
+    std::vector<int> gate(start.size(), 0);
+    if (!model.background_receives || start.empty()) return gate;
+    const double earliest = *std::min_element(start.begin(), start.end());
+    for (int i = 0; i < set.ranks(); ++i) {
+        const auto sends = set.sends(i);
+        gate[static_cast<std::size_t>(i)] = sends.empty() ? std::numeric_limits<int>::max() : sends.front().step;
+        start[static_cast<std::size_t>(i)] = earliest;
+    }
+    return gate;
+}
+
 }  // namespace
 
 TimingResult simulate_timing(const ScheduleSet& set, const TimingModel& model,
@@ -422,6 +436,7 @@ TimingResult simulate_timing(const ScheduleSet& set, const TimingModel& model,
     }
 
     std::vector<double> now(arrival.begin(), arrival.end());
+    const std::vector<int> gate = arrival_gates(set, model, now);
     std::vector<double> start(now.size()), cpu(now.size()), finish(now.size());
     std::vector<std::size_t> next_send(now.size(), 0), next_recv(now.size(), 0);
     struct Arrival {
@@ -434,6 +449,10 @@ TimingResult simulate_timing(const ScheduleSet& set, const TimingModel& model,
     NodePorts ports(model, p);
     for (int step = 0; step < steps; ++step) {
         start = now;
+        for (int i = 0; i < p; ++i) {
+            const auto ui = static_cast<std::size_t>(i);
+            if (step >= gate[ui]) start[ui] = std::max(start[ui], arrival[ui]);
+        }
         ports.clear();
         for (int i = 0; i < p; ++i) {
             const auto sends = set.sends(i);
@@ -488,6 +507,7 @@ TimingResult simulate_timing(const ScheduleSet& set, const TimingModel& model,
     }
 
     TimingResult result;
+    for (std::size_t i = 0; i < now.size(); ++i) now[i] = std::max(now[i], arrival[i]);
     result.exit = std::move(now);
     if (p == 0) return result;
     double elapsed = 0;

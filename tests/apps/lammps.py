@@ -35,8 +35,8 @@ LJ_SIZE = ["-var", "cells", "6", "-var", "steps", "100", "-var", "every", "10"]
 # Allreduce as rings). A new algorithm is one more name in its collective's list; reductions
 # may change the last digits, which THERMO_RELATIVE_TOLERANCE allows.
 ALGORITHMS = {
-    "allgather": ["auto", "sparbit", "ring", "bruck", "recursive_doubling", "neighbor_exchange", "gather_bcast"],
-    "allgatherv": ["auto", "sparbit", "ring", "bruck", "recursive_doubling", "neighbor_exchange", "gather_bcast"],
+    "allgather": ["auto", "sparbit", "ring", "bruck", "recursive_doubling", "neighbor_exchange", "gather_bcast", "bdr"],
+    "allgatherv": ["auto", "sparbit", "ring", "bruck", "recursive_doubling", "neighbor_exchange", "gather_bcast", "bdr"],
     "allreduce": ["auto", "recursive_doubling", "rabenseifner", "ring"],
     "reduce": ["auto", "binomial", "rabenseifner"],
 }

@@ -18,6 +18,7 @@ schedule::Schedule build_neighbor_exchange(const schedule::BuildInput& input);
 schedule::Schedule build_recursive_doubling(const schedule::BuildInput& input);
 schedule::Schedule build_bruck(const schedule::BuildInput& input);
 schedule::Schedule build_gather_bcast(const schedule::BuildInput& input);
+schedule::Schedule build_bdr(const schedule::BuildInput& input);  // PAP-aware: arrival_ns, step_ns
 
 // Predicted time of one call with every rank contributing `bytes_per_rank` bytes (one block)
 // and all ranks arriving together.

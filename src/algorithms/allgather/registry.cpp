@@ -10,13 +10,14 @@ namespace papshim {
 
 namespace {
 
-constexpr std::array<AllgatherAlgorithm, 6> kAllgatherAlgorithms{{
+constexpr std::array<AllgatherAlgorithm, 7> kAllgatherAlgorithms{{
     {"sparbit", allgather::build_sparbit, allgather::sparbit_cost},
     {"bruck", allgather::build_bruck, allgather::bruck_cost},
     {"recursive_doubling", allgather::build_recursive_doubling, allgather::recursive_doubling_cost},
     {"neighbor_exchange", allgather::build_neighbor_exchange, allgather::neighbor_exchange_cost},
     {"ring", allgather::build_ring, allgather::ring_cost},
     {"gather_bcast", allgather::build_gather_bcast, allgather::gather_bcast_cost},
+    {"bdr", allgather::build_bdr, allgather::ring_cost},  // balanced: the ring; after it, so `auto` keeps ring
 }};
 
 }  // namespace

@@ -1,0 +1,131 @@
+// BDR, Background Disseminated Ring (spec allgather-bdr-bslb-and-clairvoyant.md §2, [AG]
+// Listing 2 with the spec's corrections; docs/algorithms/bdr.md). From the predicted arrivals
+// a_r and τ (input.step_ns, one segment over one link), rank r may use
+// psNo_r = floor((max a − a_r) / τ) pre-steps before the last rank arrives. In pre-step s
+// (0 ≤ s < S = max psNo) every rank with psNo_r ≥ S − s that still has receivers left sends
+// its own block to r−1−prevSent_r, latest-predicted senders first (ties: lower rank first),
+// unless that receiver already receives in step s. A ring phase of exactly p−1 steps
+// (i → i+1) then carries each block only to the ranks its pre-steps did not reach.
+//
+// Steps empty for every rank are dropped (§2.4) and the builder jumps over them instead of
+// walking them, so its cost is O(p log p + Σ over non-empty pre-steps of the ranks still
+// sending + p), independent of ω/τ; every non-empty pre-step holds at least one of the at
+// most p(p−1) pre-step sends. All arithmetic is on the exchanged integers, so every rank
+// builds the same global schedule and keeps its own part, which ends at its last message.
+//
+// Background part: a rank's leading steps before its first send only receive (the blocks
+// of earlier ranks). They do not need the rank's own data, so the executor may run them on a
+// helper thread while the rank still computes, into staging buffers (§2.3); the first step
+// with a send starts the foreground. Nothing in the schedule marks them: "the steps before
+// the first send" is the definition.
+//
+// Balanced form: with no prediction (empty or wrongly sized arrival_ns), step_ns <= 0, p < 2,
+// or S = 0 (ω < τ), the schedule is exactly build_ring's.
+//
+// Allgatherv: the schedule does not depend on block sizes (ring correctness never does). The
+// caller passes τ of the largest block, not the spec's mean (§2.9.3): a pre-step sends the
+// sender's own block, and with a mean-block τ the large blocks' pre-steps overrun into the
+// ring (up to 2x the ring's ē in the simulator); docs/algorithms/bdr.md has the numbers.
+
+#include <algorithm>
+#include <cstdint>
+#include <numeric>
+#include <vector>
+
+#include "builders.hpp"
+
+namespace papshim::allgather {
+
+namespace {
+
+// floor((latest − arrival) / tau) for any int64 arrivals: latest ≥ arrival, so the
+// difference fits in 64 unsigned bits and the unsigned division is exact.
+std::uint64_t pre_steps(std::int64_t latest, std::int64_t arrival, std::int64_t tau) {
+    return (static_cast<std::uint64_t>(latest) - static_cast<std::uint64_t>(arrival)) /
+           static_cast<std::uint64_t>(tau);
+}
+
+// Step `index` of `plan`, adding the empty steps before it.
+schedule::Step& step_at(schedule::Schedule& plan, std::size_t index) {
+    if (plan.steps.size() <= index) plan.steps.resize(index + 1);
+    return plan.steps[index];
+}
+
+}  // namespace
+
+schedule::Schedule build_bdr(const schedule::BuildInput& input) {
+    const int p = input.ranks;
+    const int me = input.rank;
+    const auto arrival = input.arrival_ns;
+    const auto up = static_cast<std::size_t>(p);
+    if (p < 2 || input.step_ns <= 0 || arrival.size() != up) return build_ring(input);
+
+    const std::int64_t latest = *std::max_element(arrival.begin(), arrival.end());
+    std::vector<std::uint64_t> budget(up);  // psNo
+    for (std::size_t r = 0; r < up; ++r) budget[r] = pre_steps(latest, arrival[r], input.step_ns);
+    const std::uint64_t pre_step_count = *std::max_element(budget.begin(), budget.end());  // S
+    if (pre_step_count == 0) return build_ring(input);
+
+    // pa: latest predicted arrival first, ties by ascending rank (spec §2.9.1). Along it the
+    // budgets never decrease, so the ranks eligible in pre-step s (budget ≥ S − s) are a
+    // suffix of it, growing towards the front as s advances.
+    std::vector<int> order(up);
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin(), order.end(), [&](int x, int y) {
+        const auto ax = arrival[static_cast<std::size_t>(x)], ay = arrival[static_cast<std::size_t>(y)];
+        return ax != ay ? ax > ay : x < y;
+    });
+    auto budget_of = [&](int rank) { return budget[static_cast<std::size_t>(rank)]; };
+
+    schedule::Schedule plan = empty_schedule(input);
+    std::vector<int> sent(up, 0);  // prevSent: receivers each rank's block reached so far
+    // Compressed step in which each rank last received (no receiver takes two blocks a step).
+    std::vector<std::size_t> receiving(up, SIZE_MAX);
+    // Eligible ranks with receivers left, lowest priority first: later-admitted ranks
+    // arrive later, so they outrank every rank already in the list and go to its back.
+    std::vector<int> sending;
+    std::size_t waiting = up;  // order[0, waiting) is not eligible yet
+    std::size_t step = 0;      // compressed index of the current pre-step
+    for (std::uint64_t s = 0; s < pre_step_count;) {
+        while (waiting > 0 && budget_of(order[waiting - 1]) >= pre_step_count - s) {
+            sending.push_back(order[--waiting]);
+        }
+        if (sending.empty()) {
+            // An empty step for everybody: jump to the next admission, if any comes before
+            // the ring (the latest rank's budget is 0, so it never sends here).
+            if (waiting == 0 || budget_of(order[waiting - 1]) == 0) break;
+            s = pre_step_count - budget_of(order[waiting - 1]);
+            continue;
+        }
+        // Non-empty: the first sender always finds its receiver free.
+        for (std::size_t k = sending.size(); k-- > 0;) {
+            const int r = sending[k];
+            const int to = wrap_rank(static_cast<long long>(r) - 1 - sent[static_cast<std::size_t>(r)], p);
+            if (receiving[static_cast<std::size_t>(to)] == step) continue;  // greedy: try nothing else
+            receiving[static_cast<std::size_t>(to)] = step;
+            ++sent[static_cast<std::size_t>(r)];
+            if (r == me) step_at(plan, step).sends.push_back(schedule::Transfer{.peer = to, .blocks = {r}});
+            if (to == me) step_at(plan, step).recvs.push_back(schedule::Transfer{.peer = r, .blocks = {r}});
+        }
+        std::erase_if(sending, [&](int r) { return sent[static_cast<std::size_t>(r)] == p - 1; });
+        ++s;
+        ++step;
+    }
+
+    // Ring: hop j carries block i − j from i to i + 1 while that block still has ranks ahead
+    // of it that its pre-steps missed. Every hop moves the latest rank's block (it sent
+    // nothing before), so none of these p − 1 steps is empty.
+    const int next = wrap_rank(me + 1, p), prev = wrap_rank(me - 1, p);
+    for (int j = 0; j + 1 < p; ++j) {
+        const int out = wrap_rank(me - j, p), in = wrap_rank(me - 1 - j, p);
+        if (sent[static_cast<std::size_t>(out)] + j < p - 1) {
+            step_at(plan, step + static_cast<std::size_t>(j)).sends.push_back(schedule::Transfer{.peer = next, .blocks = {out}});
+        }
+        if (sent[static_cast<std::size_t>(in)] + j < p - 1) {
+            step_at(plan, step + static_cast<std::size_t>(j)).recvs.push_back(schedule::Transfer{.peer = prev, .blocks = {in}});
+        }
+    }
+    return plan;
+}
+
+}  // namespace papshim::allgather
