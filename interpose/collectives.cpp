@@ -41,7 +41,7 @@ struct Planning {
     std::uint64_t seq = 0;
 };
 
-void prepare_background(CommContext& ctx, plan::Planner& planner, const plan::Plan& plan);
+void prepare_background(CommContext& ctx, plan::Planner& planner, const plan::Plan& plan, const plan::Guard& guard);
 
 // The common path of every handler. `native` forwards to PMPI; `own` runs papshim's
 // algorithm and returns nullopt when the call must go native (decided before any message);
@@ -61,7 +61,9 @@ int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, 
     plan::Planner* planner = mode == Mode::dispatch ? runtime::planner(ctx) : nullptr;
     if (planner && (shape = describe(ctx))) {
         if (!planner->has_plan_hook())
-            planner->set_plan_hook([&ctx](plan::Planner& p, const plan::Plan& next) { prepare_background(ctx, p, next); });
+            planner->set_plan_hook([&ctx](plan::Planner& p, const plan::Plan& next, const plan::Guard& guard) {
+                prepare_background(ctx, p, next, guard);
+            });
         const predict::Signature signature{std::uint8_t(kind), shape->op, shape->root, shape->bytes};
         planning.seq = seq;
         planning.tau_ns = runtime::tau_ns(kind, shape->bytes, ctx.size);
@@ -156,14 +158,14 @@ const AllgatherAlgorithm* choose_allgather(std::string_view choice, int ranks, s
 // run a planned Allgather whose schedule starts with receives here, post them now, while
 // this rank still computes (BDR's pre-steps, spec §2.3). Allgatherv's block sizes are not
 // known ahead, so it runs those steps in the foreground.
-void prepare_background(CommContext& ctx, plan::Planner& planner, const plan::Plan& plan) {
+void prepare_background(CommContext& ctx, plan::Planner& planner, const plan::Plan& plan, const plan::Guard& guard) {
     const predict::Signature& next = planner.predicted_signature();
     const auto kind = Collective(next.collective);
     if (kind != Collective::allgather || next.bytes == 0 || next.bytes % std::uint64_t(ctx.size) != 0) return;
-    Planning planning{&plan, &planner.guard(), runtime::tau_ns(kind, next.bytes, ctx.size), plan.seq};
+    Planning planning{&plan, &guard, runtime::tau_ns(kind, next.bytes, ctx.size), plan.seq};
     const AllgatherAlgorithm* algorithm = choose_allgather(runtime::algorithm_for(ctx, kind), ctx.size, next.bytes, planning);
     if (!algorithm || !uses_plans(kind, algorithm->name)) return;
-    plan::Planner::Background& background = planner.background();
+    plan::Planner::Background& background = planner.background(plan.seq);
     schedule::BuildInput input;
     input.ranks = ctx.size;
     input.rank = ctx.rank;
@@ -200,7 +202,7 @@ int run_planned_allgather(CommContext& ctx, const AllgatherAlgorithm& algorithm,
     }
     run.comm = planner->data_comm();
     run.tag_base = schedule::planned_tag_base(planning.seq);
-    plan::Planner::Background& background = planner->background();
+    plan::Planner::Background& background = planner->background(planning.seq);
     if (background.active && background.seq == planning.seq && background.build == algorithm.build) {
         ++ctx.planned_calls;
         node::wait_until([&] { return background.done.load(std::memory_order_acquire); });
@@ -209,7 +211,7 @@ int run_planned_allgather(CommContext& ctx, const AllgatherAlgorithm& algorithm,
         background.active = false;
         return error;
     }
-    planner->discard_background();
+    planner->discard_background(planning.seq);
     return execute_allgather(planned_schedule(ctx, algorithm.build, planning), buffers, run);
 }
 

@@ -10,17 +10,18 @@ Planner::Planner(MPI_Comm priv, predict::Settings settings, ToGlobalNs to_global
 
 Planner::~Planner() {
     if (posted_) complete_exchange();
-    discard_background();
+    for (Background& b : background_) discard_background(b.seq);
     if (data_comm_ != MPI_COMM_NULL) PMPI_Comm_free(&data_comm_);
     if (comm_ != MPI_COMM_NULL) PMPI_Comm_free(&comm_);
 }
 
-void Planner::discard_background() {
-    if (!background_.active) return;
-    background_.cancel.store(true, std::memory_order_release);
-    node::wait_until([&] { return background_.done.load(std::memory_order_acquire); });
-    background_.active = false;
-    background_.prefetch = Prefetch{};
+void Planner::discard_background(std::uint64_t seq) {
+    Background& b = background(seq);
+    if (!b.active || b.seq != seq) return;
+    b.cancel.store(true, std::memory_order_release);
+    node::wait_until([&] { return b.done.load(std::memory_order_acquire); });
+    b.active = false;
+    b.prefetch = Prefetch{};
 }
 
 void Planner::complete_exchange() {
@@ -30,19 +31,23 @@ void Planner::complete_exchange() {
         node::wait_until([&] { return done_.load(std::memory_order_acquire); });
     } else {
         PMPI_Wait(&request_, MPI_STATUS_IGNORE);
-        digest(all_, posted_seq_, posted_tau_ns_);  // no helper thread: no background work either
+        next_ = now_;
+        digest(next_, all_, posted_seq_, posted_tau_ns_);  // no helper thread: no background work either
     }
+    now_ = std::move(next_);
     posted_ = false;
 }
 
-void Planner::digest(const std::vector<Contribution>& vector, std::uint64_t seq, std::int64_t tau_ns) {
-    ++exchanges_;
-    guard_.observe(vector, tau_ns);
+void Planner::digest(Learned& learned, const std::vector<Contribution>& vector, std::uint64_t seq,
+                     std::int64_t tau_ns) {
+    ++learned.exchanges;
+    learned.guard.observe(vector, tau_ns);
     // The vector of call `seq` brings that call's actual arrivals: judge the plan made for it.
-    if (assessed_.usable() && assessed_.seq == seq) guard_.record(assess(assessed_, vector, tau_ns));
-    plan_ = plan_from(vector, seq);
-    assessed_ = plan_;
-    armed_ = guard_.imbalanced();
+    if (learned.assessed.usable() && learned.assessed.seq == seq)
+        learned.guard.record(assess(learned.assessed, vector, tau_ns));
+    learned.plan = plan_from(vector, seq);
+    learned.assessed = learned.plan;
+    learned.armed = learned.guard.imbalanced();
 }
 
 void Planner::enter(std::uint64_t seq, const void* site, const predict::Signature& signature,
@@ -53,7 +58,8 @@ void Planner::enter(std::uint64_t seq, const void* site, const predict::Signatur
     expected_ = expected ? std::optional<std::uint64_t>(expected->arrival) : std::nullopt;
     complete_exchange();  // the plan for this call, if the previous call exchanged
     // Background receives of an earlier call that did not use them.
-    if (background_.active && background_.seq < seq) discard_background();
+    for (Background& b : background_)
+        if (b.active && b.seq < seq) discard_background(b.seq);
 
     // Whether this call exchanges: the same on every rank (sequence number, size, and state
     // derived from earlier vectors only).
@@ -62,7 +68,8 @@ void Planner::enter(std::uint64_t seq, const void* site, const predict::Signatur
         case Exchange::off: break;
         case Exchange::always: exchange = true; break;
         case Exchange::sampled:
-            exchange = signature.bytes >= policy.min_bytes && (armed_ || seq % std::uint64_t(policy.sample_every) == 0);
+            exchange =
+                signature.bytes >= policy.min_bytes && (now_.armed || seq % std::uint64_t(policy.sample_every) == 0);
             break;
     }
     if (!exchange) return;
@@ -96,9 +103,12 @@ void Planner::enter(std::uint64_t seq, const void* site, const predict::Signatur
     if (watched_) {
         // On the helper thread once every rank contributed: the plan for the next call, and
         // the background receives it needs, usually while this rank still computes.
+        // `now_` is only read here (the main thread reads it too, and writes it at the next
+        // entry, after this has finished).
         Progress::instance().watch({request_}, [this, seq, tau = tau_ns_] {
-            digest(all_, seq, tau);
-            if (hook_ && plan_.usable()) hook_(*this, plan_);
+            next_ = now_;
+            digest(next_, all_, seq, tau);
+            if (hook_ && next_.plan.usable()) hook_(*this, next_.plan, next_.guard);
         }, &done_);
     }
 }

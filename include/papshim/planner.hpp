@@ -54,12 +54,12 @@ public:
 
     // This call's plan, if the previous call exchanged and every rank predicted this call
     // alike; the caller still checks the real signature against plan.signature.
-    const Plan* plan() const { return plan_.usable() && plan_.seq == seq_ ? &plan_ : nullptr; }
+    const Plan* plan() const { return now_.plan.usable() && now_.plan.seq == seq_ ? &now_.plan : nullptr; }
     // The prediction this rank made for the current call (ticks), for the trace.
     std::optional<std::uint64_t> expected_arrival() const { return expected_; }
-    const Guard& guard() const { return guard_; }
-    bool armed() const { return armed_; }
-    long exchanges() const { return exchanges_; }
+    const Guard& guard() const { return now_.guard; }
+    bool armed() const { return now_.armed; }
+    long exchanges() const { return now_.exchanges; }
     // What this rank predicted for the next call when it last contributed (valid when that
     // call's plan is usable: then every rank predicted the same).
     const predict::Signature& predicted_signature() const { return predicted_signature_; }
@@ -81,17 +81,29 @@ public:
     };
     // Runs right after each plan is derived (on the helper thread when there is one): it may
     // post background receives for the planned call into background().
-    using PlanHook = std::function<void(Planner&, const Plan&)>;
+    using PlanHook = std::function<void(Planner&, const Plan&, const Guard&)>;
     void set_plan_hook(PlanHook hook) { hook_ = std::move(hook); }
     bool has_plan_hook() const { return bool(hook_); }
-    Background& background() { return background_; }
+    // Two slots by sequence parity: the hook prepares call k+1's while call k uses its own.
+    Background& background(std::uint64_t seq) { return background_[seq & 1]; }
     // Drops the background receives of a call that does not use them (every rank sees the
     // same mismatch, so nobody sends them): cancelled on the helper thread, then waited for.
-    void discard_background();
+    void discard_background(std::uint64_t seq);
 
 private:
-    void complete_exchange();  // waits for the exchange in flight; its vector is digested
-    void digest(const std::vector<Contribution>& vector, std::uint64_t seq, std::int64_t tau_ns);
+    // What the exchanged vectors taught so far. The main thread reads `now_` during a call
+    // while the helper thread may already digest that call's exchange: it digests into
+    // `next_`, which becomes `now_` at the next entry.
+    struct Learned {
+        Guard guard;
+        Plan plan;      // for call plan.seq
+        Plan assessed;  // the plan of the call whose arrivals the next vector brings
+        bool armed = false;
+        long exchanges = 0;
+    };
+    void complete_exchange();  // waits for the exchange in flight; `next_` becomes `now_`
+    static void digest(Learned& learned, const std::vector<Contribution>& vector, std::uint64_t seq,
+                       std::int64_t tau_ns);
 
     MPI_Comm priv_ = MPI_COMM_NULL;
     MPI_Comm comm_ = MPI_COMM_NULL;       // the exchange's duplicate, from the first exchange on
@@ -100,17 +112,13 @@ private:
     predict::Settings settings_;
     ToGlobalNs to_global_;
     predict::CommHistory history_;
-    Guard guard_;
-    Plan plan_;        // for call plan_.seq
-    Plan assessed_;    // the plan of the call whose arrivals the next vector brings
+    Learned now_, next_;
     std::uint64_t seq_ = 0;
     std::int64_t tau_ns_ = 1;
-    bool armed_ = false;
-    long exchanges_ = 0;
     std::optional<std::uint64_t> expected_;
 
     PlanHook hook_;
-    Background background_;
+    Background background_[2];
     predict::Signature predicted_signature_;
 
     // The exchange in flight.
