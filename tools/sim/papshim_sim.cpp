@@ -21,6 +21,7 @@
 #include "cli.hpp"
 #include "papshim/algorithms.hpp"
 #include "papshim/simulator.hpp"
+#include "reduce_sim.hpp"
 
 namespace {
 
@@ -44,6 +45,7 @@ struct Options {
     std::vector<const papshim::AllgatherAlgorithm*> algorithms;
     bool check = false;
     std::string json;
+    papshim::sim_tool::ReduceOptions reduce;  // --reduce, --scheduler-bench (reduce_sim.hpp)
 };
 
 // Non-negative finite seconds, bytes or counts given as plain numbers ("2e-6").
@@ -192,6 +194,7 @@ void define_options(CLI::App& app, Options& options, std::optional<double>& inte
                  std::string("also run the data-flow check on every schedule set"));
     add_parsed(app, "--json", options.json, papshim::cli::non_empty("a file name"),
                "also write the results as JSON to FILE", "FILE");
+    papshim::sim_tool::define_reduce_options(app, options.reduce);
 }
 
 // The options, or the error line for stderr; `help` gets the help text if asked for.
@@ -294,6 +297,9 @@ papshim::sim::ScheduleSet planned_set(const papshim::AllgatherAlgorithm& algorit
 }
 
 int run(const Options& options) {
+    if (options.reduce.active())
+        return papshim::sim_tool::run_reduce(options.reduce, {options.ranks, options.bytes, options.pattern, options.pattern_text,
+                                                              options.seed, options.model, options.check, options.json});
     const auto arrival = papshim::sim::make_arrivals(options.pattern, options.ranks, options.seed);
     const auto& m = options.model;
     fmt::print("papshim-sim: p={} pattern={} seed={} alpha={} s beta={} s/B overhead={} s contention={} "

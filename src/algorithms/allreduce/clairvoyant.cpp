@@ -22,9 +22,6 @@ namespace papshim::allreduce {
 
 namespace {
 
-constexpr int kMaxPieces = 64;
-
-int pieces_for(int ranks) { return std::min(ranks, kMaxPieces); }
 int piece_root(int piece, int ranks, int pieces) { return int(std::int64_t(piece) * ranks / pieces); }
 int tree_steps(int ranks) { return ranks > 1 ? std::bit_width(unsigned(ranks - 1)) : 0; }
 
@@ -87,7 +84,7 @@ struct Memo {
 };
 
 std::vector<schedule::Schedule> build_reduce_scatter_form(const schedule::BuildInput& input) {
-    const int p = input.ranks, pieces = pieces_for(p);
+    const int p = input.ranks, pieces = clairvoyant::reduce_scatter_pieces(p);
     std::vector<Edge> edges;
     std::vector<std::int64_t> rounds;  // every round in which some piece moves
     std::vector<clairvoyant::Plan> plans;
@@ -154,3 +151,8 @@ double clairvoyant_rs_cost(int ranks, double bytes, const LinkModel& link) {
 }
 
 }  // namespace papshim::allreduce
+
+namespace papshim::clairvoyant {
+// At most 64 pieces: K trees cost K plans per call, and past 64 the pieces get small.
+int reduce_scatter_pieces(int ranks) { return std::min(ranks, 64); }
+}  // namespace papshim::clairvoyant

@@ -136,24 +136,29 @@ namespace {
 
 // A segment tree over bit columns (one per leaf, `words` 64-bit words each): internal nodes
 // hold the OR of their children, so "who else holds segment s" is a walk down the tree.
+// kWords > 0 fixes the words at compile time (1: every N <= 64, which is what the builders
+// use), 0 takes them at run time.
+template <int kWords>
 class OrTree {
 public:
+    explicit OrTree(std::vector<std::uint64_t>& storage) : nodes_(storage) {}
     void reset(int leaves, int words) {
         leaves_ = int(std::bit_ceil(unsigned(std::max(leaves, 1))));
-        words_ = words;
-        nodes_.assign(2 * std::size_t(leaves_) * std::size_t(words), 0);
+        words_ = kWords > 0 ? kWords : words;
+        nodes_.assign(2 * std::size_t(leaves_) * std::size_t(words_), 0);
     }
     int leaves() const { return leaves_; }
     int depth() const { return std::bit_width(unsigned(leaves_)); }
-    const std::uint64_t* node(int n) const { return nodes_.data() + std::size_t(n) * std::size_t(words_); }
-    std::uint64_t* node(int n) { return nodes_.data() + std::size_t(n) * std::size_t(words_); }
+    int words() const { return kWords > 0 ? kWords : words_; }
+    const std::uint64_t* node(int n) const { return nodes_.data() + std::size_t(n) * std::size_t(words()); }
+    std::uint64_t* node(int n) { return nodes_.data() + std::size_t(n) * std::size_t(words()); }
     bool has(int n, int bit) const { return (node(n)[bit >> 6] >> (bit & 63)) & 1U; }
 
     // Leaf := value (null: zero) without bit `clear` (-1: none); ancestors follow, stopping
     // where one does not change.
     void set_leaf(int leaf, const std::uint64_t* value, int clear) {
         std::uint64_t* out = node(leaves_ + leaf);
-        for (int w = 0; w < words_; ++w) out[w] = value ? value[w] : 0;
+        for (int w = 0; w < words(); ++w) out[w] = value ? value[w] : 0;
         if (value && clear >= 0) out[clear >> 6] &= ~(std::uint64_t(1) << (clear & 63));
         for (int n = (leaves_ + leaf) >> 1; n >= 1; n >>= 1)
             if (!pull(n)) break;
@@ -163,17 +168,15 @@ public:
         for (int n = leaves_ - 1; n >= 1; --n) pull(n);
     }
     void clear() { std::fill(nodes_.begin(), nodes_.end(), 0); }
-    void write_leaf(int leaf, const std::uint64_t* value) {
-        std::copy(value, value + words_, node(leaves_ + leaf));
-    }
+    void write_leaf(int leaf, const std::uint64_t* value) { std::copy(value, value + words(), node(leaves_ + leaf)); }
 
     // The OR of every leaf but `leaf` (§4.6(d) all-except-one, with the climb the printed
     // listing forgets).
     void all_except(int leaf, std::uint64_t* out) const {
-        std::fill(out, out + words_, 0);
+        std::fill(out, out + words(), 0);
         for (int n = leaves_ + leaf; n > 1; n >>= 1) {
             const std::uint64_t* sibling = node(n ^ 1);
-            for (int w = 0; w < words_; ++w) out[w] |= sibling[w];
+            for (int w = 0; w < words(); ++w) out[w] |= sibling[w];
         }
     }
     // The leftmost leaf under node n with `bit`, or -1 (find-leftmost).
@@ -195,7 +198,7 @@ private:
         const std::uint64_t* left = node(2 * n);
         const std::uint64_t* right = node(2 * n + 1);
         bool changed = false;
-        for (int w = 0; w < words_; ++w) {
+        for (int w = 0; w < words(); ++w) {
             const std::uint64_t value = left[w] | right[w];
             changed |= value != out[w];
             out[w] = value;
@@ -203,9 +206,9 @@ private:
         return changed;
     }
 
+    std::vector<std::uint64_t>& nodes_;
     int leaves_ = 1;
-    int words_ = 1;
-    std::vector<std::uint64_t> nodes_;
+    int words_ = kWords;
 };
 
 int first_bit(const std::uint64_t* bits, int words) {
@@ -214,32 +217,42 @@ int first_bit(const std::uint64_t* bits, int words) {
     return -1;
 }
 
-}  // namespace
+// The segment-tree scheduler's arrays, kept per thread between calls: at small p the
+// allocations would cost more than the scheduling.
+struct Workspace {
+    std::vector<std::int64_t> avail;
+    std::vector<std::uint64_t> held, tree, mask;
+    std::vector<int> by_fraction, position, waiting, leaf, rank_at, used_leaves, pprime, group, merged;
+    std::vector<std::uint8_t> disabled;
+};
 
-Plan schedule_segment_tree(const Problem& problem) {
-    const Instance in = normalise(problem);
-    const int p = in.ranks, n = in.segments, words = (n + 63) / 64;
+template <int kWords>
+Plan segment_tree(const Instance& in, Workspace& ws) {
+    const int p = in.ranks, n = in.segments, words = kWords > 0 ? kWords : (n + 63) / 64;
     const std::int64_t d = in.d;
     Plan plan;
     if (p == 1) return plan;
-    std::vector<std::int64_t> avail = in.arrival;
+    const auto count = std::size_t(p);
+    auto& avail = ws.avail;
+    avail.assign(in.arrival.begin(), in.arrival.end());
     auto earlier = [&](int x, int y) {
         return avail[std::size_t(x)] != avail[std::size_t(y)] ? avail[std::size_t(x)] < avail[std::size_t(y)] : x < y;
     };
 
     // Mtrue (§4.6 correction 1): the authoritative one-bit states, a receiver's mask.
-    std::vector<std::uint64_t> held(std::size_t(p) * std::size_t(words), 0);
-    for (int r = 0; r < p; ++r) {
-        for (int w = 0; w < words; ++w) held[std::size_t(r) * std::size_t(words) + std::size_t(w)] = ~std::uint64_t(0);
-        if (n % 64) held[std::size_t(r) * std::size_t(words) + std::size_t(words - 1)] = (std::uint64_t(1) << (n % 64)) - 1;
-    }
+    auto& held = ws.held;
+    held.assign(count * std::size_t(words), ~std::uint64_t(0));
+    if (n % 64)
+        for (int r = 0; r < p; ++r) held[std::size_t(r) * std::size_t(words) + std::size_t(words - 1)] = (std::uint64_t(1) << (n % 64)) - 1;
     auto column = [&](int r) { return held.data() + std::size_t(r) * std::size_t(words); };
     auto holds = [&](int r, int segment) { return (column(r)[segment >> 6] >> (segment & 63)) & 1U; };
 
     // Leaf order = window order (§4.6(d)): ranks sorted once by (a mod d, rank); in a round
     // whose head has position x, a rank before x takes the second copy of its leaf, +p.
-    const auto count = std::size_t(p);
-    std::vector<int> by_fraction(count), position(count);
+    auto& by_fraction = ws.by_fraction;
+    auto& position = ws.position;
+    by_fraction.resize(count);
+    position.resize(count);
     std::iota(by_fraction.begin(), by_fraction.end(), 0);
     std::sort(by_fraction.begin(), by_fraction.end(), [&](int x, int y) {
         const std::int64_t fx = in.arrival[std::size_t(x)] % d, fy = in.arrival[std::size_t(y)] % d;
@@ -248,18 +261,29 @@ Plan schedule_segment_tree(const Problem& problem) {
     for (int k = 0; k < p; ++k) position[std::size_t(by_fraction[std::size_t(k)])] = k;
 
     // The awaiting queue (§4.6(b)), sorted once.
-    std::vector<int> waiting(count);
+    auto& waiting = ws.waiting;
+    waiting.resize(count);
     std::iota(waiting.begin(), waiting.end(), 0);
     std::sort(waiting.begin(), waiting.end(), earlier);
     std::size_t next_waiting = 0;
 
-    OrTree tree;
+    OrTree<kWords> tree(ws.tree);
     tree.reset(2 * p, words);
-    std::vector<int> leaf(std::size_t(p), -1), rank_at(2 * std::size_t(p), -1), used_leaves;
-    std::vector<int> pprime(std::size_t(p), -1);
-    std::vector<std::uint8_t> disabled(std::size_t(p), 0);
-    std::vector<int> group, merged;
-    std::vector<std::uint64_t> mask(held.begin(), held.begin() + words);
+    auto& leaf = ws.leaf;
+    auto& rank_at = ws.rank_at;
+    auto& used_leaves = ws.used_leaves;
+    auto& pprime = ws.pprime;
+    auto& disabled = ws.disabled;
+    auto& group = ws.group;
+    auto& merged = ws.merged;
+    leaf.assign(count, -1);
+    rank_at.assign(2 * count, -1);
+    pprime.assign(count, -1);
+    disabled.assign(count, 0);
+    used_leaves.clear();
+    group.clear();
+    ws.mask.resize(std::size_t(words));
+    std::uint64_t* mask = ws.mask.data();
     int alive = p;
     std::int64_t round = 0;
 
@@ -318,10 +342,10 @@ Plan schedule_segment_tree(const Problem& problem) {
         // Receivers: the root first when it is in the window (the sink), then window order.
         const int sink = root_in_group ? in.root : group.front();
         auto serve = [&](int r) {
-            tree.all_except(leaf[std::size_t(r)], mask.data());
+            tree.all_except(leaf[std::size_t(r)], mask);
             if (r != sink)  // its true column, even if it already sent (correction 1)
-                for (int w = 0; w < words; ++w) mask[std::size_t(w)] &= column(r)[w];
-            const int segment = first_bit(mask.data(), words);
+                for (int w = 0; w < words; ++w) mask[w] &= column(r)[w];
+            const int segment = first_bit(mask, words);
             if (segment < 0) return;
             int from = -1;
             const int root = in.root;
@@ -362,6 +386,14 @@ Plan schedule_segment_tree(const Problem& problem) {
     }
     plan.rounds = round;
     return plan;
+}
+
+}  // namespace
+
+Plan schedule_segment_tree(const Problem& problem) {
+    const Instance in = normalise(problem);
+    thread_local Workspace workspace;
+    return in.segments <= 64 ? segment_tree<1>(in, workspace) : segment_tree<0>(in, workspace);
 }
 
 // --- from plans to schedules ---------------------------------------------------------------

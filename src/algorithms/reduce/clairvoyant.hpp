@@ -56,6 +56,9 @@ int segments_for(int ranks);
 // input.step_ns > 0, else the balanced form (every rank arriving at once).
 Plan plan_for(const schedule::BuildInput& input, int root, int segments);
 
+// The pieces of the Allreduce's reduce-scatter form (`clairvoyant_rs`): min(p, 64).
+int reduce_scatter_pieces(int ranks);
+
 // The rank predicted to arrive last (ties: the lowest rank), by the rule of plan_for: rank 0
 // in the balanced form.
 int last_arrival(const schedule::BuildInput& input);
