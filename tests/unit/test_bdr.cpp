@@ -501,7 +501,7 @@ TEST_CASE("the latest rank receives its pre-step blocks before its first send", 
 TEST_CASE("BDR build cost per rank", "[.bench][bdr]") {
     std::mt19937_64 rng(1);
     const std::int64_t tau = 50'000;  // 1 GbE, 6 KB segments
-    fmt::print("{:>6} {:>12} {:>10} {:>12} {:>14}\n", "p", "pattern", "ω/τ", "steps", "µs per build");
+    fmt::print("{:>6} {:>12} {:>10} {:>12} {:>14}\n", "p", "pattern", "ω/τ", "rank steps", "µs per build");
     for (int p : {8, 64, 1024}) {
         for (int units : {0, 2, 10, 100, 1000}) {
             for (bool one_late : {false, true}) {
@@ -511,11 +511,16 @@ TEST_CASE("BDR build cost per rank", "[.bench][bdr]") {
                 } else {
                     for (auto& x : a) x = units == 0 ? 0 : static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(units * tau));
                 }
-                const int repeats = p >= 1024 ? 20 : 2000;
-                std::size_t steps = 0;
-                const auto start = std::chrono::steady_clock::now();
-                for (int i = 0; i < repeats; ++i) steps = build_bdr(bdr_input(p, i % p, a, tau)).steps.size();
-                const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count() / repeats;
+                // The best of 5 batches after a warm-up: the machine is shared, and the first
+                // builds also pay for growing the heap.
+                const int repeats = p >= 1024 ? 50 : 2000;
+                std::size_t steps = build_bdr(bdr_input(p, 0, a, tau)).steps.size();
+                double us = std::numeric_limits<double>::infinity();
+                for (int batch = 0; batch < 5; ++batch) {
+                    const auto start = std::chrono::steady_clock::now();
+                    for (int i = 0; i < repeats; ++i) steps = build_bdr(bdr_input(p, i % p, a, tau)).steps.size();
+                    us = std::min(us, std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count() / repeats);
+                }
                 fmt::print("{:>6} {:>12} {:>10} {:>12} {:>14.1f}\n", p, one_late ? "one-late" : "uniform", units, steps, us);
             }
         }

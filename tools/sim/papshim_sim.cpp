@@ -21,6 +21,7 @@
 #include "cli.hpp"
 #include "papshim/algorithms.hpp"
 #include "papshim/simulator.hpp"
+#include "reduce_sim.hpp"
 
 namespace {
 
@@ -44,6 +45,7 @@ struct Options {
     std::vector<const papshim::AllgatherAlgorithm*> algorithms;
     bool check = false;
     std::string json;
+    papshim::sim_tool::ReduceOptions reduce;  // --reduce, --scheduler-bench (reduce_sim.hpp)
 };
 
 // Non-negative finite seconds, bytes or counts given as plain numbers ("2e-6").
@@ -184,12 +186,15 @@ void define_options(CLI::App& app, Options& options, std::optional<double>& inte
             return chosen;
         },
         "which algorithms (default all: sparbit, bruck, recursive_doubling,\n"
-        "neighbor_exchange, ring, gather_bcast)",
+        "neighbor_exchange, ring, gather_bcast, bdr); bdr plans with the\n"
+        "pattern's arrivals (an exact prediction) and tau = one largest block\n"
+        "over one link",
         "A[,A...]");
     app.add_flag("--check", options.check,
                  std::string("also run the data-flow check on every schedule set"));
     add_parsed(app, "--json", options.json, papshim::cli::non_empty("a file name"),
                "also write the results as JSON to FILE", "FILE");
+    papshim::sim_tool::define_reduce_options(app, options.reduce);
 }
 
 // The options, or the error line for stderr; `help` gets the help text if asked for.
@@ -268,7 +273,33 @@ void write_json(const Options& options, const std::vector<Row>& rows) {
     file << document.dump(2) << '\n';
 }
 
+// BDR plans from predicted arrivals; papshim-sim gives it the pattern's own (an exact
+// prediction, integer ns from the earliest) and τ of the largest block over one link (BDR
+// assumes one rank per node: inter-node costs on a two-level machine), and runs its leading
+// receive-only steps in the background (docs/algorithms/bdr.md).
+bool plans_with_arrivals(const papshim::AllgatherAlgorithm& algorithm) { return algorithm.name == "bdr"; }
+
+double bdr_tau(const papshim::sim::TimingModel& m, const std::vector<double>& sizes) {
+    const double largest = *std::max_element(sizes.begin(), sizes.end());
+    const bool nodes = m.ranks_per_node > 0;
+    return (nodes ? m.inter_latency : m.latency) + largest * (nodes ? m.inter_per_byte : m.per_byte) + 2 * m.overhead;
+}
+
+papshim::sim::ScheduleSet planned_set(const papshim::AllgatherAlgorithm& algorithm, const std::vector<double>& arrival,
+                                      double tau) {
+    const double earliest = *std::min_element(arrival.begin(), arrival.end());
+    std::vector<std::int64_t> arrival_ns;
+    for (double a : arrival) arrival_ns.push_back(std::llround((a - earliest) * 1e9));
+    papshim::schedule::BuildInput input;
+    input.arrival_ns = arrival_ns;
+    input.step_ns = std::llround(tau * 1e9);
+    return papshim::sim::ScheduleSet::build(algorithm.build, static_cast<int>(arrival.size()), input);
+}
+
 int run(const Options& options) {
+    if (options.reduce.active())
+        return papshim::sim_tool::run_reduce(options.reduce, {options.ranks, options.bytes, options.pattern, options.pattern_text,
+                                                              options.seed, options.model, options.check, options.json});
     const auto arrival = papshim::sim::make_arrivals(options.pattern, options.ranks, options.seed);
     const auto& m = options.model;
     fmt::print("papshim-sim: p={} pattern={} seed={} alpha={} s beta={} s/B overhead={} s contention={} "
@@ -283,17 +314,22 @@ int run(const Options& options) {
     std::vector<Row> rows;
     // One schedule set at a time: at p = 4096 a ring's set alone is about a gigabyte.
     for (const auto* algorithm : options.algorithms) {
-        const auto set = papshim::sim::ScheduleSet::build(algorithm->build, options.ranks);
-        if (options.check) {
-            if (auto error = papshim::sim::check_data_flow(set); !error.empty()) {
-                fmt::print(stderr, "papshim-sim: {} fails the data-flow check: {}\n", algorithm->name, error);
-                return 1;
-            }
-        }
+        const bool planned = plans_with_arrivals(*algorithm);  // one set per size: τ depends on it
+        auto model = options.model;
+        model.background_receives = planned;
+        std::optional<papshim::sim::ScheduleSet> set;
         for (double bytes : options.bytes) {
             const auto sizes = block_sizes(options.blocks, options.ranks, bytes);
-            rows.push_back({algorithm->name, bytes, set.max_step_count(), set.send_count(),
-                            papshim::sim::simulate_timing(set, options.model, arrival, sizes)});
+            if (planned || !set) {
+                set = planned ? planned_set(*algorithm, arrival, bdr_tau(m, sizes))
+                              : papshim::sim::ScheduleSet::build(algorithm->build, options.ranks);
+                if (auto error = options.check ? papshim::sim::check_data_flow(*set) : ""; !error.empty()) {
+                    fmt::print(stderr, "papshim-sim: {} fails the data-flow check: {}\n", algorithm->name, error);
+                    return 1;
+                }
+            }
+            rows.push_back({algorithm->name, bytes, set->max_step_count(), set->send_count(),
+                            papshim::sim::simulate_timing(*set, model, arrival, sizes)});
         }
     }
     if (options.check) fmt::print("data-flow check: all {} algorithms pass\n", options.algorithms.size());

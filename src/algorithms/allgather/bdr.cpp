@@ -45,11 +45,35 @@ std::uint64_t pre_steps(std::int64_t latest, std::int64_t arrival, std::int64_t 
            static_cast<std::uint64_t>(tau);
 }
 
-// Step `index` of `plan`, adding the empty steps before it.
-schedule::Step& step_at(schedule::Schedule& plan, std::size_t index) {
-    if (plan.steps.size() <= index) plan.steps.resize(index + 1);
-    return plan.steps[index];
+// One message of the caller's rank, collected in step order so the schedule is sized once.
+struct Message {
+    std::size_t step;
+    int peer;
+    int block;
+    bool send;
+};
+
+void add_messages(schedule::Schedule& plan, const std::vector<Message>& messages) {
+    if (messages.empty()) return;
+    plan.steps.resize(messages.back().step + 1);
+    for (const Message& m : messages) {
+        auto& list = m.send ? plan.steps[m.step].sends : plan.steps[m.step].recvs;
+        list.push_back(schedule::Transfer{.peer = m.peer, .blocks = {m.block}});
+    }
 }
+
+// The builder's working arrays (about 100 bytes per rank), kept per thread: allocating and
+// freeing them on every call let glibc trim and re-fault the heap top each time, which cost
+// 8x the build itself at p = 1024. Every call resets what it uses, so the result is still a
+// pure function of the input.
+struct Scratch {
+    std::vector<std::uint64_t> budget;  // psNo
+    std::vector<int> order;             // pa
+    std::vector<int> sent;              // prevSent: receivers each rank's block reached so far
+    std::vector<std::size_t> receiving; // compressed step in which each rank last received
+    std::vector<int> sending;           // eligible ranks with receivers left, lowest priority first
+    std::vector<Message> mine;          // p − 1 receives, at most p − 1 pre-step and p − 1 ring sends
+};
 
 }  // namespace
 
@@ -61,7 +85,9 @@ schedule::Schedule build_bdr(const schedule::BuildInput& input) {
     if (p < 2 || input.step_ns <= 0 || arrival.size() != up) return build_ring(input);
 
     const std::int64_t latest = *std::max_element(arrival.begin(), arrival.end());
-    std::vector<std::uint64_t> budget(up);  // psNo
+    thread_local Scratch scratch;
+    auto& budget = scratch.budget;
+    budget.resize(up);
     for (std::size_t r = 0; r < up; ++r) budget[r] = pre_steps(latest, arrival[r], input.step_ns);
     const std::uint64_t pre_step_count = *std::max_element(budget.begin(), budget.end());  // S
     if (pre_step_count == 0) return build_ring(input);
@@ -69,7 +95,8 @@ schedule::Schedule build_bdr(const schedule::BuildInput& input) {
     // pa: latest predicted arrival first, ties by ascending rank (spec §2.9.1). Along it the
     // budgets never decrease, so the ranks eligible in pre-step s (budget ≥ S − s) are a
     // suffix of it, growing towards the front as s advances.
-    std::vector<int> order(up);
+    auto& order = scratch.order;
+    order.resize(up);
     std::iota(order.begin(), order.end(), 0);
     std::sort(order.begin(), order.end(), [&](int x, int y) {
         const auto ax = arrival[static_cast<std::size_t>(x)], ay = arrival[static_cast<std::size_t>(y)];
@@ -77,13 +104,16 @@ schedule::Schedule build_bdr(const schedule::BuildInput& input) {
     });
     auto budget_of = [&](int rank) { return budget[static_cast<std::size_t>(rank)]; };
 
-    schedule::Schedule plan = empty_schedule(input);
-    std::vector<int> sent(up, 0);  // prevSent: receivers each rank's block reached so far
-    // Compressed step in which each rank last received (no receiver takes two blocks a step).
-    std::vector<std::size_t> receiving(up, SIZE_MAX);
-    // Eligible ranks with receivers left, lowest priority first: later-admitted ranks
-    // arrive later, so they outrank every rank already in the list and go to its back.
-    std::vector<int> sending;
+    auto& sent = scratch.sent;
+    sent.assign(up, 0);
+    auto& receiving = scratch.receiving;  // no receiver takes two blocks in one step
+    receiving.assign(up, SIZE_MAX);
+    // Later-admitted ranks arrive later, so they outrank every rank already sending: they go
+    // to the back, and each step walks the list from the back.
+    auto& sending = scratch.sending;
+    sending.clear();
+    auto& mine = scratch.mine;
+    mine.clear();
     std::size_t waiting = up;  // order[0, waiting) is not eligible yet
     std::size_t step = 0;      // compressed index of the current pre-step
     for (std::uint64_t s = 0; s < pre_step_count;) {
@@ -100,12 +130,13 @@ schedule::Schedule build_bdr(const schedule::BuildInput& input) {
         // Non-empty: the first sender always finds its receiver free.
         for (std::size_t k = sending.size(); k-- > 0;) {
             const int r = sending[k];
-            const int to = wrap_rank(static_cast<long long>(r) - 1 - sent[static_cast<std::size_t>(r)], p);
+            int to = r - 1 - sent[static_cast<std::size_t>(r)];  // in (−p, p): no division on the hot path
+            if (to < 0) to += p;
             if (receiving[static_cast<std::size_t>(to)] == step) continue;  // greedy: try nothing else
             receiving[static_cast<std::size_t>(to)] = step;
             ++sent[static_cast<std::size_t>(r)];
-            if (r == me) step_at(plan, step).sends.push_back(schedule::Transfer{.peer = to, .blocks = {r}});
-            if (to == me) step_at(plan, step).recvs.push_back(schedule::Transfer{.peer = r, .blocks = {r}});
+            if (r == me) mine.push_back({step, to, r, true});
+            if (to == me) mine.push_back({step, r, r, false});
         }
         std::erase_if(sending, [&](int r) { return sent[static_cast<std::size_t>(r)] == p - 1; });
         ++s;
@@ -118,13 +149,12 @@ schedule::Schedule build_bdr(const schedule::BuildInput& input) {
     const int next = wrap_rank(me + 1, p), prev = wrap_rank(me - 1, p);
     for (int j = 0; j + 1 < p; ++j) {
         const int out = wrap_rank(me - j, p), in = wrap_rank(me - 1 - j, p);
-        if (sent[static_cast<std::size_t>(out)] + j < p - 1) {
-            step_at(plan, step + static_cast<std::size_t>(j)).sends.push_back(schedule::Transfer{.peer = next, .blocks = {out}});
-        }
-        if (sent[static_cast<std::size_t>(in)] + j < p - 1) {
-            step_at(plan, step + static_cast<std::size_t>(j)).recvs.push_back(schedule::Transfer{.peer = prev, .blocks = {in}});
-        }
+        const std::size_t hop = step + static_cast<std::size_t>(j);
+        if (sent[static_cast<std::size_t>(out)] + j < p - 1) mine.push_back({hop, next, out, true});
+        if (sent[static_cast<std::size_t>(in)] + j < p - 1) mine.push_back({hop, prev, in, false});
     }
+    schedule::Schedule plan = empty_schedule(input);
+    add_messages(plan, mine);
     return plan;
 }
 

@@ -10,6 +10,8 @@ namespace papshim::allreduce {
 schedule::Schedule build_recursive_doubling(const schedule::BuildInput& input);
 schedule::Schedule build_ring(const schedule::BuildInput& input);
 schedule::Schedule build_rabenseifner(const schedule::BuildInput& input);
+schedule::Schedule build_clairvoyant(const schedule::BuildInput& input);
+schedule::Schedule build_clairvoyant_rs(const schedule::BuildInput& input);
 
 // Node-level state machines (src/algorithms/node_steps.hpp).
 int run_dynamic_leader(node::NodeView& view, const ReductionBuffers& buffers, MPI_Comm comm);
@@ -19,6 +21,8 @@ int run_hierarchical(node::NodeView& view, const ReductionBuffers& buffers, MPI_
 double recursive_doubling_cost(int ranks, double bytes, const LinkModel& link);
 double ring_cost(int ranks, double bytes, const LinkModel& link);
 double rabenseifner_cost(int ranks, double bytes, const LinkModel& link);
+double clairvoyant_cost(int ranks, double bytes, const LinkModel& link);
+double clairvoyant_rs_cost(int ranks, double bytes, const LinkModel& link);
 
 }  // namespace papshim::allreduce
 

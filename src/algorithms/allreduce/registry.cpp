@@ -10,13 +10,15 @@ namespace papshim::allreduce {
 // name, schedule builder or node state machine, keeps rank order, arrival-ordered, slot-sized, cost
 namespace {
 
-constexpr std::array<ReductionAlgorithm, 6> kAlgorithms{{
+constexpr std::array<ReductionAlgorithm, 8> kAlgorithms{{
     {"recursive_doubling", build_recursive_doubling, nullptr, true, false, false, recursive_doubling_cost},
     {"rabenseifner", build_rabenseifner, nullptr, false, false, false, rabenseifner_cost},
     {"ring", build_ring, nullptr, false, false, false, ring_cost},
     {"dynamic_leader", nullptr, run_dynamic_leader, false, true, true, nullptr},
     {"arrival_chain", nullptr, run_arrival_chain, false, true, false, nullptr},
     {"hierarchical", nullptr, run_hierarchical, false, true, false, nullptr},
+    {"clairvoyant", build_clairvoyant, nullptr, false, false, false, clairvoyant_cost},
+    {"clairvoyant_rs", build_clairvoyant_rs, nullptr, false, false, false, clairvoyant_rs_cost},
 }};
 
 }  // namespace

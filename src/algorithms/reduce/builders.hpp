@@ -9,11 +9,13 @@ namespace papshim::reduce {
 
 schedule::Schedule build_binomial(const schedule::BuildInput& input);
 schedule::Schedule build_rabenseifner(const schedule::BuildInput& input);
+schedule::Schedule build_clairvoyant(const schedule::BuildInput& input);
 
 // Node-level state machine (src/algorithms/node_steps.hpp).
 int run_arrival_chain(node::NodeView& view, const ReductionBuffers& buffers, MPI_Comm comm);
 
 double binomial_cost(int ranks, double bytes, const LinkModel& link);
 double rabenseifner_cost(int ranks, double bytes, const LinkModel& link);
+double clairvoyant_cost(int ranks, double bytes, const LinkModel& link);
 
 }  // namespace papshim::reduce

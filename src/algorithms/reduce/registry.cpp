@@ -10,10 +10,11 @@ namespace papshim::reduce {
 // name, schedule builder or node state machine, keeps rank order, arrival-ordered, slot-sized, cost
 namespace {
 
-constexpr std::array<ReductionAlgorithm, 3> kAlgorithms{{
+constexpr std::array<ReductionAlgorithm, 4> kAlgorithms{{
     {"binomial", build_binomial, nullptr, true, false, false, binomial_cost},
     {"rabenseifner", build_rabenseifner, nullptr, false, false, false, rabenseifner_cost},
     {"arrival_chain", nullptr, run_arrival_chain, false, true, false, nullptr},
+    {"clairvoyant", build_clairvoyant, nullptr, false, false, false, clairvoyant_cost},
 }};
 
 }  // namespace

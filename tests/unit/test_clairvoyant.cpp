@@ -1,0 +1,434 @@
+// Clairvoyant (src/algorithms/reduce/clairvoyant.hpp): the spec's §4.11 oracles, both
+// schedulers against the Python models' plans (tests/unit/data/clairvoyant_cases.txt, made
+// by make_clairvoyant_cases.py from the spec's reference models) and against each other on
+// thousands of random integer arrival patterns, purity, ties, the window's half-open edge,
+// huge and tiny round lengths, and the reduction data-flow check of every schedule built
+// from a plan (Reduce and both Allreduce forms) for many p, roots and patterns.
+
+#include <catch.hpp>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "papshim/algorithms.hpp"
+#include "papshim/simulator.hpp"
+#include "src/algorithms/reduce/clairvoyant.hpp"
+
+namespace clv = papshim::clairvoyant;
+using papshim::Collective;
+using papshim::schedule::BuildInput;
+using papshim::sim::ScheduleSet;
+using papshim::sim::check_reduction_flow;
+
+namespace {
+
+clv::Problem problem(const std::vector<std::int64_t>& a, std::int64_t d, int root, int segments) {
+    clv::Problem pr;
+    pr.ranks = int(a.size());
+    pr.arrival_ns = a;
+    pr.round_ns = d;
+    pr.root = root;
+    pr.segments = segments;
+    return pr;
+}
+
+// (round, from, to, segment) of every move, sorted: the Python fixture's order.
+using Flat = std::vector<std::tuple<std::int64_t, int, int, int>>;
+Flat flat(const clv::Plan& plan) {
+    Flat out;
+    for (const auto& m : plan.moves) out.emplace_back(m.round, m.from, m.to, m.segment);
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+std::string describe(const clv::Plan& plan) {
+    std::string out = fmt::format("{} rounds:", plan.rounds);
+    for (const auto& m : plan.moves)
+        out += fmt::format(" r{}:p{}->p{} s{}{}", m.round, m.from, m.to, m.segment, m.combine ? "" : "(take back)");
+    return out;
+}
+
+// Both schedulers, which must agree move for move (order of service and combine flags too).
+clv::Plan both(const clv::Problem& pr) {
+    const clv::Plan reference = clv::schedule_reference(pr);
+    const clv::Plan tree = clv::schedule_segment_tree(pr);
+    INFO(fmt::format("a=[{}] d={} root={} N={}\nreference {}\nsegment tree {}", fmt::join(pr.arrival_ns, ","),
+                     pr.round_ns, pr.root, pr.segments, describe(reference), describe(tree)));
+    REQUIRE(reference == tree);
+    return tree;
+}
+
+// The plan's moves of a round as "pZ->pI sJ", in receiver order.
+std::vector<std::string> round_moves(const clv::Plan& plan, std::int64_t round) {
+    std::vector<std::pair<int, std::string>> moves;
+    for (const auto& m : plan.moves)
+        if (m.round == round) moves.emplace_back(m.to, fmt::format("p{}->p{} s{}", m.from, m.to, m.segment));
+    std::sort(moves.begin(), moves.end());
+    std::vector<std::string> out;
+    for (auto& [to, text] : moves) out.push_back(text);
+    return out;
+}
+
+using Strings = std::vector<std::string>;
+
+// Replays a plan's data flow directly (independent of the simulator): every rank holds each
+// of its segments until it sends it; the root ends with every contribution to every
+// segment exactly once; a rank moves at most one message each way per round and never
+// sends in a round what it received in it.
+void replay(const clv::Plan& plan, int p, int n, int root) {
+    // The contributions in each rank's partial of each segment.
+    auto table = std::vector<std::vector<int>>(std::size_t(p) * std::size_t(n));
+    auto has = [&](int r, int j) -> std::vector<int>& { return table[std::size_t(r) * std::size_t(n) + std::size_t(j)]; };
+    for (int r = 0; r < p; ++r)
+        for (int j = 0; j < n; ++j) has(r, j) = {r};
+    for (std::size_t i = 0; i < plan.moves.size();) {
+        std::size_t end = i;
+        std::vector<int> senders, receivers;
+        while (end < plan.moves.size() && plan.moves[end].round == plan.moves[i].round) {
+            senders.push_back(plan.moves[end].from);
+            receivers.push_back(plan.moves[end].to);
+            ++end;
+        }
+        auto unique = [](std::vector<int> v) {
+            std::sort(v.begin(), v.end());
+            return std::adjacent_find(v.begin(), v.end()) == v.end();
+        };
+        REQUIRE(unique(senders));
+        REQUIRE(unique(receivers));
+        std::vector<std::vector<int>> carried;
+        for (std::size_t k = i; k < end; ++k) {
+            const auto& m = plan.moves[k];
+            auto& data = has(m.from, m.segment);
+            REQUIRE(!data.empty());  // sends only what it holds at the round's start
+            for (std::size_t q = i; q < end; ++q)  // not received in this round
+                REQUIRE(!(plan.moves[q].to == m.from && plan.moves[q].segment == m.segment));
+            carried.push_back(std::move(data));
+            data.clear();
+        }
+        for (std::size_t k = i; k < end; ++k) {
+            const auto& m = plan.moves[k];
+            auto& data = has(m.to, m.segment);
+            REQUIRE(m.combine == !data.empty());
+            data.insert(data.end(), carried[k - i].begin(), carried[k - i].end());
+        }
+        i = end;
+    }
+    for (int r = 0; r < p; ++r)
+        for (int j = 0; j < n; ++j) {
+            auto data = has(r, j);
+            std::sort(data.begin(), data.end());
+            if (r != root) {
+                REQUIRE(data.empty());
+                continue;
+            }
+            REQUIRE(int(data.size()) == p);
+            for (int q = 0; q < p; ++q) REQUIRE(data[std::size_t(q)] == q);
+        }
+}
+
+std::filesystem::path data_file(const char* name) {
+    return std::filesystem::path(__FILE__).parent_path() / "data" / name;
+}
+
+// Arrival patterns for the randomised tests: ties, clusters, spreads far beyond d, one late
+// rank, a staircase, a reversed staircase.
+std::vector<std::int64_t> random_arrivals(std::mt19937_64& rng, int p, std::int64_t d) {
+    auto a = std::vector<std::int64_t>(std::size_t(p));
+    const int kind = int(rng() % 6);
+    auto uniform = [&](std::int64_t hi) { return std::int64_t(rng() % std::uint64_t(hi + 1)); };
+    for (int i = 0; i < p; ++i) {
+        std::int64_t& x = a[std::size_t(i)];
+        switch (kind) {
+            case 0: x = uniform(3) * d; break;                               // exact multiples of d: edge ties
+            case 1: x = uniform(4 * d); break;                               // within a few rounds
+            case 2: x = uniform(std::int64_t(p) * d * 20); break;            // spread, many idle rounds
+            case 3: x = i == int(rng() % std::uint64_t(p)) ? 7 * d + 3 : 0; break;  // one late
+            case 4: x = std::int64_t(i) * (d / 2 + 1); break;                // staircase
+            default: x = std::int64_t(p - i) * d + uniform(1); break;        // reversed
+        }
+    }
+    return a;
+}
+
+// A Reduce input with arrivals (kept alive by the caller's vector).
+BuildInput input_with(const std::vector<std::int64_t>& a, std::int64_t d, int root) {
+    BuildInput in;
+    in.ranks = int(a.size());
+    in.arrival_ns = a;
+    in.step_ns = d;
+    in.root = root;
+    return in;
+}
+
+const papshim::ReductionAlgorithm& algorithm(Collective c, std::string_view name) {
+    const auto* a = papshim::find_reduction_algorithm(c, name);
+    REQUIRE(a != nullptr);
+    return *a;
+}
+
+}  // namespace
+
+TEST_CASE("§4.11: the [CLV] §4.2 example, P' fix, 6 rounds") {
+    const clv::Plan plan = both(problem({0, 0, 0, 11}, 10, 0, 4));
+    CHECK(plan.rounds == 6);
+    CHECK(round_moves(plan, 0) == Strings{"p1->p0 s0", "p0->p1 s1"});
+    CHECK(round_moves(plan, 1) == Strings{"p2->p0 s0", "p3->p1 s1", "p0->p2 s2", "p1->p3 s2"});
+    CHECK(round_moves(plan, 2) == Strings{"p3->p0 s0", "p2->p1 s1", "p0->p2 s3", "p1->p3 s3"});
+    CHECK(round_moves(plan, 3) == Strings{"p1->p0 s1", "p3->p2 s2", "p2->p3 s3"});
+    CHECK(round_moves(plan, 4) == Strings{"p2->p0 s2"});
+    CHECK(round_moves(plan, 5) == Strings{"p3->p0 s3"});
+    replay(plan, 4, 4, 0);
+}
+
+TEST_CASE("§4.11: one late process; the root sends s1 away and takes it back") {
+    const clv::Plan plan = both(problem({0, 0, 0, 0, 40}, 10, 0, 2));
+    CHECK(round_moves(plan, 0) == Strings{"p1->p0 s0", "p0->p1 s1", "p3->p2 s0", "p2->p3 s1"});
+    CHECK(round_moves(plan, 1) == Strings{"p2->p0 s0", "p3->p1 s1"});
+    CHECK(round_moves(plan, 2) == Strings{"p1->p0 s1"});
+    CHECK(round_moves(plan, 3).empty());  // idle, skipped
+    CHECK(round_moves(plan, 4) == Strings{"p4->p0 s0", "p0->p4 s1"});
+    CHECK(round_moves(plan, 5) == Strings{"p4->p0 s1"});
+    CHECK(plan.rounds == 6);
+    // Only the sink takes back (stores, not reduces) a segment it gave away: s1, twice.
+    Flat take_backs;
+    for (const auto& m : plan.moves)
+        if (!m.combine) take_backs.emplace_back(m.round, m.from, m.to, m.segment);
+    CHECK(take_backs == Flat{{2, 1, 0, 1}, {5, 4, 0, 1}});
+    replay(plan, 5, 2, 0);
+}
+
+TEST_CASE("§4.11: idle rounds are skipped, not scheduled one by one") {
+    const clv::Plan plan = both(problem({0, 1000, 2000, 3000}, 1, 0, 1));
+    CHECK(flat(plan) == Flat{{1000, 1, 0, 0}, {2000, 2, 0, 0}, {3000, 3, 0, 0}});
+    CHECK(plan.rounds == 3001);
+    // Three steps in the schedule, one per round that moves anything.
+    CHECK(clv::reduce_schedule(plan, 4, 0, 1).steps.size() == 3);
+}
+
+TEST_CASE("§4.11: balanced arrivals take ceil(log2 P) + N - 1 rounds") {
+    auto rounds = [](int p, int n) { return both(problem(std::vector<std::int64_t>(std::size_t(p), 0), 1, 0, n)).rounds; };
+    for (int p : {4, 8, 16, 32, 64})
+        for (int n : {1, 4, 16}) {
+            INFO(fmt::format("P={} N={}", p, n));
+            CHECK(rounds(p, n) == std::bit_width(unsigned(p - 1)) + n - 1);
+        }
+    for (int p : {3, 5, 6, 7, 12, 48})
+        for (int n : {1, 4}) {
+            INFO(fmt::format("P={} N={}", p, n));
+            CHECK(rounds(p, n) == std::bit_width(unsigned(p - 1)) + n - 1);
+        }
+}
+
+TEST_CASE("both schedulers reproduce the Python models' plans") {
+    std::ifstream in(data_file("clairvoyant_cases.txt"));
+    REQUIRE(in);
+    std::string line, word;
+    int cases = 0;
+    std::getline(in, line);
+    while (in && line.starts_with("case")) {
+        int p = 0, n = 0, root = 0;
+        std::int64_t d = 0, rounds = 0;
+        std::istringstream(line) >> word >> p >> n >> d >> root >> rounds;
+        std::getline(in, line);
+        std::istringstream list(line);
+        list >> word;
+        auto a = std::vector<std::int64_t>(std::size_t(p));
+        for (auto& x : a) list >> x;
+        Flat expected;
+        while (std::getline(in, line) && line.starts_with("m ")) {
+            std::int64_t r = 0;
+            int from = 0, to = 0, segment = 0;
+            std::istringstream(line) >> word >> r >> from >> to >> segment;
+            expected.emplace_back(r, from, to, segment);
+        }
+        const clv::Plan plan = both(problem(a, d, root, n));
+        INFO(fmt::format("case {}: a=[{}] d={} root={} N={}", cases, fmt::join(a, ","), d, root, n));
+        CHECK(flat(plan) == expected);
+        CHECK(plan.rounds == rounds);
+        ++cases;
+    }
+    CHECK(cases == 627);
+}
+
+TEST_CASE("the segment tree equals the reference on thousands of random integer patterns") {
+    std::mt19937_64 rng(9);
+    for (int t = 0; t < 5000; ++t) {
+        const int p = 1 + int(rng() % (t < 4000 ? 24 : 90));
+        const int n = 1 + int(rng() % (t % 10 == 0 ? 140 : 12));  // some need several words
+        const std::int64_t d = 1 + std::int64_t(rng() % (t % 3 == 0 ? 5 : 1000));
+        const auto a = random_arrivals(rng, p, d);
+        const int root = int(rng() % std::uint64_t(p));
+        const clv::Plan plan = both(problem(a, d, root, n));
+        if (t % 10 == 0) replay(plan, p, n, root);
+    }
+}
+
+TEST_CASE("plans are pure: the same input gives the same plan and schedules, whatever the origin of time") {
+    std::mt19937_64 rng(3);
+    for (int t = 0; t < 200; ++t) {
+        const int p = 2 + int(rng() % 40);
+        const std::int64_t d = 1 + std::int64_t(rng() % 500);
+        const auto a = random_arrivals(rng, p, d);
+        const int root = int(rng() % std::uint64_t(p));
+        const int n = clv::segments_for(p);
+        const clv::Plan plan = clv::schedule_segment_tree(problem(a, d, root, n));
+        CHECK(clv::schedule_segment_tree(problem(a, d, root, n)) == plan);
+        auto shifted = a;
+        for (auto& x : shifted) x += 123456789;
+        CHECK(clv::schedule_segment_tree(problem(shifted, d, root, n)) == plan);
+        // Every rank builds its own schedule; each equals its part of the one plan, and a
+        // second build is identical.
+        const auto all = clv::reduce_schedules(plan, p, n);
+        const auto in = input_with(a, d, root);
+        for (int r = 0; r < p; ++r) {
+            BuildInput mine = in;
+            mine.rank = r;
+            const auto first = algorithm(Collective::reduce, "clairvoyant").build(mine);
+            const auto again = algorithm(Collective::reduce, "clairvoyant").build(mine);
+            CHECK(papshim::sim::to_string(first) == papshim::sim::to_string(all[std::size_t(r)]));
+            CHECK(papshim::sim::to_string(again) == papshim::sim::to_string(first));
+        }
+    }
+}
+
+TEST_CASE("ties go to the lower rank, and the window is half-open") {
+    SECTION("equal arrivals: the sink takes from the lowest other rank") {
+        const clv::Plan plan = both(problem({5, 5, 5, 5}, 10, 2, 1));
+        CHECK(round_moves(plan, 0) == Strings{"p3->p1 s0", "p0->p2 s0"});
+    }
+    SECTION("of two ranks arriving together, the lower serves first; a rank outside the window waits") {
+        const clv::Plan plan = both(problem({0, 7, 7, 20}, 10, 0, 1));
+        CHECK(round_moves(plan, 0) == Strings{"p1->p0 s0"});
+    }
+    SECTION("a rank exactly d after the head waits a round") {
+        CHECK(round_moves(both(problem({0, 10}, 10, 0, 1)), 0).empty());
+        CHECK(round_moves(both(problem({0, 10}, 10, 0, 1)), 1) == Strings{"p1->p0 s0"});
+        CHECK(round_moves(both(problem({0, 9}, 10, 0, 1)), 0) == Strings{"p1->p0 s0"});
+    }
+    SECTION("ties modulo d keep the window order (the segment tree's leaf order)") {
+        for (int root = 0; root < 6; ++root) both(problem({0, 10, 20, 10, 0, 30}, 10, root, 3));
+    }
+}
+
+TEST_CASE("huge and tiny round lengths") {
+    std::mt19937_64 rng(17);
+    for (int t = 0; t < 100; ++t) {
+        const int p = 2 + int(rng() % 30);
+        auto a = std::vector<std::int64_t>(std::size_t(p));
+        for (auto& x : a) x = std::int64_t(rng() % 1000000000);  // up to a second
+        const int root = int(rng() % std::uint64_t(p));
+        const int n = 1 + int(rng() % 5);
+        // d far beyond the spread: one window throughout, the same plan as d = spread + 1.
+        const std::int64_t spread = *std::max_element(a.begin(), a.end()) - *std::min_element(a.begin(), a.end());
+        const clv::Plan huge = both(problem(a, std::int64_t(1) << 50, root, n));
+        CHECK(huge == both(problem(a, spread + 1, root, n)));
+        CHECK(huge.rounds == std::bit_width(unsigned(p - 1)) + n - 1);
+        // d = 1 ns against a second of spread: about a billion rounds, nearly all skipped.
+        const clv::Plan tiny = both(problem(a, 1, root, n));
+        replay(tiny, p, n, root);
+        std::vector<std::int64_t> rounds;
+        for (const auto& m : tiny.moves) rounds.push_back(m.round);
+        rounds.erase(std::unique(rounds.begin(), rounds.end()), rounds.end());
+        const auto steps = clv::reduce_schedules(tiny, p, n);
+        std::size_t longest = 0;
+        for (const auto& s : steps) longest = std::max(longest, s.steps.size());
+        CHECK(longest <= rounds.size());
+        CHECK(check_reduction_flow(ScheduleSet::from(steps), root, true) == "");
+    }
+    // The largest spread taken, and one beyond it refused.
+    CHECK_NOTHROW(both(problem({0, std::int64_t(1) << 40}, 3, 0, 2)));
+    CHECK_THROWS_AS(clv::schedule_segment_tree(problem({0, (std::int64_t(1) << 40) + 1}, 3, 0, 2)), std::invalid_argument);
+}
+
+TEST_CASE("the builders' balanced form: no usable arrivals means every rank at once") {
+    const auto& reduce = algorithm(Collective::reduce, "clairvoyant");
+    for (int p : {1, 2, 3, 7, 8, 33}) {
+        const int n = clv::segments_for(p);
+        const clv::Plan balanced =
+            clv::schedule_segment_tree(problem(std::vector<std::int64_t>(std::size_t(p), 0), 1, p / 2, n));
+        const std::vector<std::int64_t> wrong_size(std::size_t(p) + 1, 5), some(std::size_t(p), 9);
+        for (int r = 0; r < p; ++r) {
+            const std::string expected = papshim::sim::to_string(clv::reduce_schedule(balanced, p, r, n));
+            BuildInput in;
+            in.ranks = p;
+            in.rank = r;
+            in.root = p / 2;
+            CHECK(papshim::sim::to_string(reduce.build(in)) == expected);  // no arrivals
+            in.arrival_ns = wrong_size;
+            in.step_ns = 10;
+            CHECK(papshim::sim::to_string(reduce.build(in)) == expected);  // not one per rank
+            in.arrival_ns = some;
+            in.step_ns = 0;
+            CHECK(papshim::sim::to_string(reduce.build(in)) == expected);  // no round length
+        }
+    }
+    CHECK(clv::segments_for(1) == 1);
+    CHECK(clv::segments_for(2) == 1);
+    CHECK(clv::segments_for(3) == 2);
+    CHECK(clv::segments_for(8) == 3);
+    CHECK(clv::segments_for(9) == 4);
+    CHECK(clv::segments_for(4096) == 12);
+}
+
+namespace {
+
+// The reduction data-flow check of one algorithm's schedules for one arrival pattern.
+void check_flow(Collective c, std::string_view name, const std::vector<std::int64_t>& a, std::int64_t d, int root) {
+    const int p = int(a.size());
+    const BuildInput in = input_with(a, d, c == Collective::reduce ? root : -1);
+    const ScheduleSet set = ScheduleSet::build(algorithm(c, name).build, p, in);
+    INFO(fmt::format("{} {} p={} root={} d={} a=[{}]", papshim::collective_name(c), name, p, root, d, fmt::join(a, ",")));
+    CHECK(check_reduction_flow(set, c == Collective::reduce ? root : -1, true) == "");
+}
+
+}  // namespace
+
+TEST_CASE("every Clairvoyant schedule reduces each contribution once, for many p, roots and patterns") {
+    std::mt19937_64 rng(23);
+    for (int p = 1; p <= 40; ++p) {
+        const std::int64_t d = 1 + std::int64_t(rng() % 100);
+        for (int pattern = 0; pattern < 4; ++pattern) {
+            const auto a = p == 1 ? std::vector<std::int64_t>{0} : random_arrivals(rng, p, d);
+            for (int root = 0; root < p; root += (p <= 12 ? 1 : p / 5)) check_flow(Collective::reduce, "clairvoyant", a, d, root);
+            check_flow(Collective::allreduce, "clairvoyant", a, d, -1);
+            check_flow(Collective::allreduce, "clairvoyant_rs", a, d, -1);
+        }
+    }
+    for (int p : {64, 100, 129, 256, 1000}) {
+        const std::int64_t d = 1000;
+        const auto a = random_arrivals(rng, p, d);
+        check_flow(Collective::reduce, "clairvoyant", a, d, p / 3);
+        check_flow(Collective::allreduce, "clairvoyant", a, d, -1);
+        check_flow(Collective::allreduce, "clairvoyant_rs", a, d, -1);
+    }
+}
+
+TEST_CASE("Allreduce: the Reduce goes to the last predicted arrival, which then broadcasts") {
+    const std::vector<std::int64_t> a{0, 50, 10, 50, 5};  // ranks 1 and 3 tie last: rank 1
+    BuildInput in = input_with(a, 10, -1);
+    CHECK(clv::last_arrival(in) == 1);
+    const int broadcast_steps = 3;  // ceil(log2 5)
+    for (int r = 0; r < 5; ++r) {
+        in.rank = r;
+        const auto plan = algorithm(Collective::allreduce, "clairvoyant").build(in);
+        REQUIRE(plan.steps.size() >= std::size_t(broadcast_steps));
+        std::size_t receives = 0, sends = 0;
+        for (auto s = plan.steps.end() - broadcast_steps; s != plan.steps.end(); ++s) {
+            receives += s->recvs.size();
+            sends += s->sends.size();
+        }
+        CHECK(receives == (r == 1 ? 0U : 1U));
+        if (r == 1) CHECK(sends > 0);
+    }
+    in.arrival_ns = {};
+    CHECK(clv::last_arrival(in) == 0);
+}

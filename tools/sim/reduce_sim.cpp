@@ -1,0 +1,331 @@
+// papshim-sim's Reduce mode and the Clairvoyant scheduler benchmark (reduce_sim.hpp).
+
+#include "reduce_sim.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <numeric>
+#include <random>
+#include <stdexcept>
+
+#include <time.h>
+
+#include "cli.hpp"
+#include "papshim/algorithms.hpp"
+#include "src/algorithms/reduce/clairvoyant.hpp"
+
+namespace papshim::sim_tool {
+namespace {
+
+namespace clv = papshim::clairvoyant;
+
+std::vector<std::string> split_commas(const std::string& text) {
+    std::vector<std::string> parts;
+    for (std::size_t start = 0;;) {
+        const std::size_t comma = text.find(',', start);
+        parts.push_back(text.substr(start, comma - start));
+        if (comma == std::string::npos) return parts;
+        start = comma + 1;
+    }
+}
+
+// The arrival-ordered chain, built from the known arrivals (a baseline of the simulator
+// only): the non-root ranks by (arrival, rank), then the root; the vector in `pieces`, piece
+// j leaving the chain's k-th rank in step k + j, as the thesis' chain with its pieces
+// (spec pap-aware-allreduce-and-reduce.md §6.6).
+std::vector<schedule::Schedule> chain_schedules(const std::vector<double>& arrival, int root, int pieces) {
+    const int p = int(arrival.size());
+    std::vector<int> order;
+    for (int r = 0; r < p; ++r)
+        if (r != root) order.push_back(r);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int x, int y) { return arrival[std::size_t(x)] < arrival[std::size_t(y)]; });
+    order.push_back(root);
+    std::vector<schedule::Schedule> out;
+    for (int r = 0; r < p; ++r) out.push_back({.ranks = p, .rank = r, .blocks = pieces, .steps = {}});
+    auto step_of = [&](int rank, int step) -> schedule::Step& {
+        auto& steps = out[std::size_t(rank)].steps;
+        if (steps.size() <= std::size_t(step)) steps.resize(std::size_t(step) + 1);
+        return steps[std::size_t(step)];
+    };
+    for (int k = 0; k + 1 < p; ++k)
+        for (int j = 0; j < pieces; ++j) {
+            const int from = order[std::size_t(k)], to = order[std::size_t(k) + 1];
+            step_of(from, k + j).sends.push_back({.peer = to, .blocks = {j}, .combine = schedule::Combine::none});
+            step_of(to, k + j).recvs.push_back({.peer = from, .blocks = {j}, .combine = schedule::Combine::received_first});
+        }
+    return out;
+}
+
+// This thread's CPU seconds: on a machine shared with other jobs, wall time would count the
+// time the scheduler waited for a core.
+double cpu_seconds() {
+    timespec now{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+    return double(now.tv_sec) + double(now.tv_nsec) * 1e-9;
+}
+
+// CPU seconds per call of `work` after one untimed call, in batches of doubling size until one takes `budget`
+// seconds (one call when that alone does): the clock read costs more than a small plan.
+template <typename Work>
+double seconds_per_call(Work&& work, double budget) {
+    work();  // warm: the scheduler keeps its arrays per thread
+    for (int calls = 1;; calls *= 2) {
+        const double start = cpu_seconds();
+        for (int k = 0; k < calls; ++k) work();
+        const double elapsed = cpu_seconds() - start;
+        if (elapsed >= budget) return elapsed / calls;
+    }
+}
+
+struct Row {
+    std::string algorithm;
+    double bytes = 0;
+    int steps = 0;
+    std::size_t messages = 0;
+    sim::TimingResult timing;
+};
+
+int simulate(const ReduceOptions& options, const Common& common) {
+    const int p = common.ranks, root = options.allreduce ? -1 : options.root;
+    if (root >= p) throw std::invalid_argument(fmt::format("--root {} needs more than {} ranks", root, p));
+    const Collective collective = options.allreduce ? Collective::allreduce : Collective::reduce;
+    sim::TimingModel model = common.model;
+    model.reduce_per_byte = options.gamma;
+    const auto arrival = sim::make_arrivals(common.pattern, p, common.seed);
+    std::vector<std::int64_t> arrival_ns;
+    for (double a : arrival) arrival_ns.push_back(std::llround(a * 1e9));
+    const int segments = clv::segments_for(p);
+    fmt::print("papshim-sim {}: p={} root={} pattern={} seed={} alpha={} s beta={} s/B gamma={} s/B overhead={} s "
+               "contention={}\n",
+               options.allreduce ? "allreduce" : "reduce", p, root, common.pattern_text, common.seed, model.latency, model.per_byte, model.reduce_per_byte,
+               model.overhead, model.contention ? "on" : "off");
+    std::vector<Row> rows;
+    for (double bytes : common.bytes) {
+        std::vector<Row> table;
+        auto run = [&](const std::string& name, const sim::ScheduleSet& set, int blocks) {
+            if (common.check)
+                if (auto error = sim::check_reduction_flow(set, root, true); !error.empty())
+                    throw std::runtime_error(fmt::format("{} fails the data-flow check: {}", name, error));
+            const std::vector<double> sizes(std::size_t(blocks), bytes / blocks);
+            table.push_back({name, bytes, set.max_step_count(), set.send_count(),
+                             sim::simulate_timing(set, model, arrival, sizes)});
+        };
+        // d: one piece over one link and its reduction, unless given.
+        auto round_ns = [&](int pieces) {
+            const double seconds = model.latency + 2 * model.overhead + bytes / pieces * (model.per_byte + options.gamma);
+            return options.round_ns > 0 ? options.round_ns : std::max<std::int64_t>(1, std::llround(seconds * 1e9));
+        };
+        const std::int64_t d = round_ns(segments);
+        for (const std::string& name : options.algorithms) {
+            if (name == "clairvoyant" && !options.allreduce) {
+                clv::Problem problem;
+                problem.ranks = p;
+                problem.arrival_ns = arrival_ns;
+                problem.round_ns = d;
+                problem.root = root;
+                problem.segments = segments;
+                clv::Plan plan;
+                const double cost = seconds_per_call([&] { plan = clv::schedule_segment_tree(problem); }, 0.2);
+                const auto schedules = clv::reduce_schedules(plan, p, segments);
+                run(name, sim::ScheduleSet::from(schedules), segments);
+                fmt::print("clairvoyant at {} B: N={} d={} ns, {} rounds ({} with messages), scheduler {:.1f} µs per call\n",
+                           bytes, segments, d, plan.rounds, table.back().steps, cost * 1e6);
+            } else if (name == "chain") {
+                run(name, sim::ScheduleSet::from(chain_schedules(arrival, root, segments)), segments);
+            } else {  // papshim's builders, with the arrivals as an exact prediction
+                schedule::BuildInput input;
+                input.root = root;
+                input.arrival_ns = arrival_ns;
+                input.step_ns = name == "clairvoyant_rs" ? round_ns(clv::reduce_scatter_pieces(p)) : d;
+                const auto set = sim::ScheduleSet::build(find_reduction_algorithm(collective, name)->build, p, input);
+                run(name, set, set.blocks());
+            }
+        }
+        std::ranges::stable_sort(table, {}, [](const Row& row) { return row.timing.mean_elapsed; });
+        double best_elapsed = std::numeric_limits<double>::infinity(), best_run = best_elapsed;
+        for (const auto& row : table) {
+            best_elapsed = std::min(best_elapsed, row.timing.mean_elapsed);
+            best_run = std::min(best_run, row.timing.run_time);
+        }
+        auto ratio = [](double value, double best) { return best > 0 ? value / best : 1.0; };
+        fmt::print("\nvector bytes {}\n{:<14} {:>6} {:>10} {:>12} {:>12} {:>8} {:>8}\n", bytes, "algorithm", "steps",
+                   "messages", "ē (µs)", "r (µs)", "ē/best", "r/best");
+        for (const auto& row : table)
+            fmt::print("{:<14} {:>6} {:>10} {:>12.3f} {:>12.3f} {:>8.3f} {:>8.3f}\n", row.algorithm, row.steps,
+                       row.messages, row.timing.mean_elapsed * 1e6, row.timing.run_time * 1e6,
+                       ratio(row.timing.mean_elapsed, best_elapsed), ratio(row.timing.run_time, best_run));
+        rows.insert(rows.end(), table.begin(), table.end());
+    }
+    if (!common.json.empty()) {
+        using Json = nlohmann::ordered_json;
+        Json results = Json::array();
+        for (const auto& row : rows)
+            results.push_back({{"algorithm", row.algorithm},
+                               {"bytes", row.bytes},
+                               {"steps", row.steps},
+                               {"messages", row.messages},
+                               {"mean_elapsed", row.timing.mean_elapsed},
+                               {"run_time", row.timing.run_time}});
+        std::ofstream file(common.json);
+        if (!file) throw std::runtime_error(fmt::format("cannot write '{}'", common.json));
+        file << Json{{"ranks", p}, {"root", root}, {"pattern", common.pattern_text}, {"seed", common.seed},
+                     {"results", std::move(results)}}
+                    .dump(2)
+             << '\n';
+    }
+    return 0;
+}
+
+// [CLV] Table 1's linear/segment-tree ratios (spec §6.2), uniform and skewed, by P = N.
+struct PaperRatio {
+    int ranks;
+    double uniform, skewed;
+};
+constexpr PaperRatio kPaper[] = {{4, 0.49, 0.45},  {8, 0.62, 0.61},   {16, 0.73, 0.61},  {32, 0.97, 0.67},
+                                 {64, 1.26, 0.64}, {128, 2.00, 0.61}, {256, 4.05, 0.64}, {512, 19.33, 1.36}};
+
+// The scheduler-only benchmark (spec §5.3) in integer time: one unit = 10^6 ticks, d drawn
+// from [0.001, 1] units; uniform: arrivals from [0, P + 0.1] units and a random root;
+// skewed: all at 0 but rank P-1 at N units, root 0; balanced (papshim's run-time default):
+// all at 0, root 0.
+int scheduler_bench(const ReduceOptions& options, const Common& common) {
+    constexpr std::int64_t kUnit = 1'000'000;
+    fmt::print("Clairvoyant schedulers, {} instances per row, N = {}\n", options.runs,
+               options.bench_papshim_segments ? "papshim's (ceil(log2 P))" : "P ([CLV] §5.7)");
+    fmt::print("{:>6} {:>6} {:<9} {:>14} {:>14} {:>10} {:>10} {:>9}\n", "P", "N", "pattern", "reference ms",
+               "seg. tree ms", "ref/seg", "paper", "rounds");
+    for (int p : options.bench_ranks) {
+        const int n = options.bench_papshim_segments ? clv::segments_for(p) : p;
+        for (const char* pattern : {"uniform", "skewed", "balanced"}) {
+            std::mt19937_64 rng(common.seed * 1000003 + std::uint64_t(p));
+            double reference = 0, tree = 0;
+            std::int64_t rounds = 0;
+            for (int run = 0; run < options.runs; ++run) {
+                std::vector<std::int64_t> a(std::size_t(p), 0);
+                clv::Problem problem;
+                problem.ranks = p;
+                problem.segments = n;
+                problem.round_ns = 1000 + std::int64_t(rng() % std::uint64_t(kUnit - 1000 + 1));
+                if (pattern[0] == 'u') {
+                    for (auto& x : a) x = std::int64_t(rng() % std::uint64_t((10 * std::int64_t(p) + 1) * kUnit / 10 + 1));
+                    problem.root = int(rng() % std::uint64_t(p));
+                } else if (pattern[0] == 's') {
+                    a.back() = std::int64_t(n) * kUnit;
+                }
+                problem.arrival_ns = a;
+                clv::Plan from_tree, from_reference;
+                tree += seconds_per_call([&] { from_tree = clv::schedule_segment_tree(problem); }, 1e-3);
+                reference += seconds_per_call([&] { from_reference = clv::schedule_reference(problem); }, 1e-3);
+                if (!(from_tree == from_reference))
+                    throw std::runtime_error(fmt::format("the schedulers disagree at P={} N={} ({})", p, n, pattern));
+                rounds += from_tree.rounds;
+            }
+            std::string paper = "-";
+            for (const auto& row : kPaper)
+                if (row.ranks == p && n == p && pattern[0] != 'b')
+                    paper = fmt::format("{:.2f}", pattern[0] == 'u' ? row.uniform : row.skewed);
+            fmt::print("{:>6} {:>6} {:<9} {:>14.4f} {:>14.4f} {:>10.2f} {:>10} {:>9}\n", p, n, pattern,
+                       reference / options.runs * 1e3, tree / options.runs * 1e3, reference / tree, paper,
+                       rounds / options.runs);
+        }
+    }
+    return 0;
+}
+
+}  // namespace
+
+void define_reduce_options(CLI::App& app, ReduceOptions& options) {
+    using papshim::cli::add_parsed;
+    add_parsed(
+        app, "--reduce", options.algorithms,
+        [&options](const std::string& text) {
+            std::vector<std::string> names;
+            options.allreduce = false;
+            for (const std::string& name : split_commas(text)) {
+                const auto* algorithm = find_reduction_algorithm(Collective::reduce, name);
+                if (name != "clairvoyant" && name != "chain" && (algorithm == nullptr || algorithm->build == nullptr))
+                    throw std::invalid_argument(fmt::format("unknown or unscheduled Reduce algorithm '{}'", name));
+                names.push_back(name);
+            }
+            return names;
+        },
+        "simulate these Reduce algorithms instead of the Allgather ones:\n"
+        "clairvoyant (planned from the pattern's arrivals), chain (in\n"
+        "arrival order to the root, in N pieces), binomial, rabenseifner",
+        "A[,A...]");
+    add_parsed(
+        app, "--allreduce", options.algorithms,
+        [&options](const std::string& text) {
+            std::vector<std::string> names;
+            for (const std::string& name : split_commas(text)) {
+                const auto* algorithm = find_reduction_algorithm(Collective::allreduce, name);
+                if (algorithm == nullptr || algorithm->build == nullptr)
+                    throw std::invalid_argument(fmt::format("unknown or unscheduled Allreduce algorithm '{}'", name));
+                names.push_back(name);
+            }
+            options.allreduce = true;
+            return names;
+        },
+        "the same for Allreduce: clairvoyant, clairvoyant_rs,\n"
+        "recursive_doubling, rabenseifner, ring",
+        "A[,A...]");
+    add_parsed(
+        app, "--root", options.root,
+        [](const std::string& text) { return papshim::cli::parse_integer<int>(text, 0); },
+        "the Reduce root (default 0)", "R");
+    add_parsed(
+        app, "--gamma", options.gamma,
+        [](const std::string& text) {
+            double value = 0;
+            const char* end = text.data() + text.size();
+            const auto [stop, error] = std::from_chars(text.data(), end, value);
+            if (error != std::errc{} || stop != end || !(value >= 0) || !std::isfinite(value))
+                throw std::invalid_argument(fmt::format("expected a finite number >= 0, got '{}'", text));
+            return value;
+        },
+        "Reduce: seconds per byte to reduce a received partial (default 0)", "S");
+    add_parsed(
+        app, "--round-ns", options.round_ns,
+        [](const std::string& text) { return papshim::cli::parse_integer<std::int64_t>(text, 1); },
+        "Clairvoyant's round length d in ns (default: one segment's\n"
+        "alpha + 2*overhead + bytes/N*(beta+gamma))",
+        "D");
+    add_parsed(
+        app, "--scheduler-bench", options.bench_ranks,
+        [](const std::string& text) {
+            std::vector<int> ranks;
+            for (const std::string& part : split_commas(text))
+                ranks.push_back(papshim::cli::parse_integer<int>(part, 2, 65536));
+            return ranks;
+        },
+        "time Clairvoyant's two schedulers on [CLV] §5.7's instances at\n"
+        "these P (N = P unless --bench-segments papshim) and exit",
+        "P[,P...]");
+    add_parsed(
+        app, "--bench-segments", options.bench_papshim_segments,
+        [](const std::string& text) {
+            if (text != "equal" && text != "papshim")
+                throw std::invalid_argument(fmt::format("expected equal or papshim, got '{}'", text));
+            return text == "papshim";
+        },
+        "N in the scheduler benchmark: equal (N = P, default) or papshim\n"
+        "(ceil(log2 P))",
+        "S");
+    add_parsed(
+        app, "--runs", options.runs,
+        [](const std::string& text) { return papshim::cli::parse_integer<int>(text, 1); },
+        "instances per row of the scheduler benchmark (default 250)", "K");
+}
+
+int run_reduce(const ReduceOptions& options, const Common& common) {
+    return options.bench_ranks.empty() ? simulate(options, common) : scheduler_bench(options, common);
+}
+
+}  // namespace papshim::sim_tool
