@@ -4,6 +4,7 @@
 // MPI_Finalize (format: docs/trace-format.md).
 #include <fmt/format.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -32,6 +33,7 @@ std::unique_ptr<CallSiteTable> sites;
 trace::Writer& writer = *new trace::Writer;
 std::atomic<bool> trace_enabled{false};
 std::atomic<bool> saved_early{false};   // MPI_Abort, SIGTERM or exit() saved the trace
+pid_t tracing_process = 0;              // a forked child has no writer thread to wait for
 clock::ClockPoint trace_start;          // first point of the tick fit
 struct sigaction previous_sigterm {};
 bool sigterm_installed = false;
@@ -78,7 +80,7 @@ trace::Names names() {
 
 // Saves the trace once when the process ends early; returns whether this call did it.
 bool save_early(trace::Saved why) {
-    if (!trace_enabled.load() || saved_early.exchange(true)) return false;
+    if (!trace_enabled.load() || ::getpid() != tracing_process || saved_early.exchange(true)) return false;
     return writer.save(why, save_timeout_ms);
 }
 
@@ -213,6 +215,7 @@ void open_trace(State& s) {
         return;
     }
     if (s.world_rank == 0) write_meta(s, -1);
+    tracing_process = ::getpid();
     trace_enabled = true;
     install_sigterm();
     // exit() without MPI_Finalize (an MPI error handler, the application giving up): save too.
