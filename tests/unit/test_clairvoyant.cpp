@@ -32,13 +32,7 @@ using papshim::sim::check_reduction_flow;
 namespace {
 
 clv::Problem problem(const std::vector<std::int64_t>& a, std::int64_t d, int root, int segments) {
-    clv::Problem pr;
-    pr.ranks = int(a.size());
-    pr.arrival_ns = a;
-    pr.round_ns = d;
-    pr.root = root;
-    pr.segments = segments;
-    return pr;
+    return {.ranks = int(a.size()), .arrival_ns = a, .round_ns = d, .root = root, .segments = segments};
 }
 
 // (round, from, to, segment) of every move, sorted: the Python fixture's order.

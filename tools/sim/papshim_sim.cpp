@@ -48,6 +48,10 @@ struct Options {
     papshim::sim_tool::ReduceOptions reduce;  // --reduce, --scheduler-bench (reduce_sim.hpp)
 };
 
+}  // namespace
+
+namespace papshim::sim_tool {  // also reduce_sim.cpp's (reduce_sim.hpp)
+
 // Non-negative finite seconds, bytes or counts given as plain numbers ("2e-6").
 double parse_non_negative(const std::string& text) {
     double value = 0;
@@ -67,6 +71,13 @@ std::vector<std::string> split_commas(const std::string& text) {
         start = comma + 1;
     }
 }
+
+}  // namespace papshim::sim_tool
+
+namespace {
+
+using papshim::sim_tool::parse_non_negative;
+using papshim::sim_tool::split_commas;
 
 // Block sizes of [T]'s Allgatherv distributions, floored (spec §4.3 and §6 item 9).
 std::vector<double> block_sizes(std::string_view distribution, int p, double c) {

@@ -6,7 +6,6 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <fstream>
 #include <limits>
@@ -24,16 +23,6 @@ namespace papshim::sim_tool {
 namespace {
 
 namespace clv = papshim::clairvoyant;
-
-std::vector<std::string> split_commas(const std::string& text) {
-    std::vector<std::string> parts;
-    for (std::size_t start = 0;;) {
-        const std::size_t comma = text.find(',', start);
-        parts.push_back(text.substr(start, comma - start));
-        if (comma == std::string::npos) return parts;
-        start = comma + 1;
-    }
-}
 
 // The arrival-ordered chain, built from the known arrivals (a baseline of the simulator
 // only): the non-root ranks by (arrival, rank), then the root; the vector in `pieces`, piece
@@ -125,12 +114,8 @@ int simulate(const ReduceOptions& options, const Common& common) {
         const std::int64_t d = round_ns(segments);
         for (const std::string& name : options.algorithms) {
             if (name == "clairvoyant" && !options.allreduce) {
-                clv::Problem problem;
-                problem.ranks = p;
-                problem.arrival_ns = arrival_ns;
-                problem.round_ns = d;
-                problem.root = root;
-                problem.segments = segments;
+                const clv::Problem problem{
+                    .ranks = p, .arrival_ns = arrival_ns, .round_ns = d, .root = root, .segments = segments};
                 clv::Plan plan;
                 const double cost = seconds_per_call([&] { plan = clv::schedule_segment_tree(problem); }, 0.2);
                 const auto schedules = clv::reduce_schedules(plan, p, segments);
@@ -209,10 +194,8 @@ int scheduler_bench(const ReduceOptions& options, const Common& common) {
             std::int64_t rounds = 0;
             for (int run = 0; run < options.runs; ++run) {
                 std::vector<std::int64_t> a(std::size_t(p), 0);
-                clv::Problem problem;
-                problem.ranks = p;
-                problem.segments = n;
-                problem.round_ns = 1000 + std::int64_t(rng() % std::uint64_t(kUnit - 1000 + 1));
+                clv::Problem problem{.ranks = p, .arrival_ns = {}, .round_ns = 1000 + std::int64_t(rng() % std::uint64_t(kUnit - 1000 + 1)),
+                                     .root = 0, .segments = n};
                 if (pattern[0] == 'u') {
                     for (auto& x : a) x = std::int64_t(rng() % std::uint64_t((10 * std::int64_t(p) + 1) * kUnit / 10 + 1));
                     problem.root = int(rng() % std::uint64_t(p));
@@ -243,53 +226,36 @@ int scheduler_bench(const ReduceOptions& options, const Common& common) {
 
 void define_reduce_options(CLI::App& app, ReduceOptions& options) {
     using papshim::cli::add_parsed;
-    add_parsed(
-        app, "--reduce", options.algorithms,
-        [&options](const std::string& text) {
-            std::vector<std::string> names;
-            options.allreduce = false;
-            for (const std::string& name : split_commas(text)) {
-                const auto* algorithm = find_reduction_algorithm(Collective::reduce, name);
-                if (name != "clairvoyant" && name != "chain" && (algorithm == nullptr || algorithm->build == nullptr))
-                    throw std::invalid_argument(fmt::format("unknown or unscheduled Reduce algorithm '{}'", name));
-                names.push_back(name);
-            }
-            return names;
-        },
-        "simulate these Reduce algorithms instead of the Allgather ones:\n"
-        "clairvoyant (planned from the pattern's arrivals), chain (in\n"
-        "arrival order to the root, in N pieces), binomial, rabenseifner",
-        "A[,A...]");
-    add_parsed(
-        app, "--allreduce", options.algorithms,
-        [&options](const std::string& text) {
+    // Names of papshim's scheduled algorithms of a collective (and `extra` ones of the simulator).
+    auto names_of = [&options](Collective collective, std::vector<std::string_view> extra) {
+        return [&options, collective, extra](const std::string& text) {
             std::vector<std::string> names;
             for (const std::string& name : split_commas(text)) {
-                const auto* algorithm = find_reduction_algorithm(Collective::allreduce, name);
-                if (algorithm == nullptr || algorithm->build == nullptr)
-                    throw std::invalid_argument(fmt::format("unknown or unscheduled Allreduce algorithm '{}'", name));
+                const auto* algorithm = find_reduction_algorithm(collective, name);
+                if (std::ranges::find(extra, name) == extra.end() && (algorithm == nullptr || algorithm->build == nullptr))
+                    throw std::invalid_argument(fmt::format("unknown or unscheduled {} algorithm '{}'",
+                                                            collective == Collective::reduce ? "Reduce" : "Allreduce", name));
                 names.push_back(name);
             }
-            options.allreduce = true;
+            options.allreduce = collective == Collective::allreduce;
             return names;
-        },
-        "the same for Allreduce: clairvoyant, clairvoyant_rs,\n"
-        "recursive_doubling, rabenseifner, ring",
-        "A[,A...]");
+        };
+    };
+    add_parsed(app, "--reduce", options.algorithms, names_of(Collective::reduce, {"clairvoyant", "chain"}),
+               "simulate these Reduce algorithms instead of the Allgather ones:\n"
+               "clairvoyant (planned from the pattern's arrivals), chain (in\n"
+               "arrival order to the root, in N pieces), binomial, rabenseifner",
+               "A[,A...]");
+    add_parsed(app, "--allreduce", options.algorithms, names_of(Collective::allreduce, {}),
+               "the same for Allreduce: clairvoyant, clairvoyant_rs,\n"
+               "recursive_doubling, rabenseifner, ring",
+               "A[,A...]");
     add_parsed(
         app, "--root", options.root,
         [](const std::string& text) { return papshim::cli::parse_integer<int>(text, 0); },
         "the Reduce root (default 0)", "R");
     add_parsed(
-        app, "--gamma", options.gamma,
-        [](const std::string& text) {
-            double value = 0;
-            const char* end = text.data() + text.size();
-            const auto [stop, error] = std::from_chars(text.data(), end, value);
-            if (error != std::errc{} || stop != end || !(value >= 0) || !std::isfinite(value))
-                throw std::invalid_argument(fmt::format("expected a finite number >= 0, got '{}'", text));
-            return value;
-        },
+        app, "--gamma", options.gamma, parse_non_negative,
         "Reduce: seconds per byte to reduce a received partial (default 0)", "S");
     add_parsed(
         app, "--round-ns", options.round_ns,

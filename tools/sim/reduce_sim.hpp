@@ -40,6 +40,10 @@ struct Common {
 };
 
 void define_reduce_options(CLI::App& app, ReduceOptions& options);
+// Command-line pieces of papshim_sim.cpp, shared: "a,b,c" -> {"a", "b", "c"}, and a finite
+// number >= 0 (std::invalid_argument otherwise).
+std::vector<std::string> split_commas(const std::string& text);
+double parse_non_negative(const std::string& text);
 // Prints the tables; returns the exit status.
 int run_reduce(const ReduceOptions& options, const Common& common);
 

@@ -407,10 +407,7 @@ bool has_arrivals(const schedule::BuildInput& input) {
 }  // namespace
 
 Plan plan_for(const schedule::BuildInput& input, int root, int segments) {
-    Problem problem;
-    problem.ranks = input.ranks;
-    problem.root = root;
-    problem.segments = segments;
+    Problem problem{.ranks = input.ranks, .arrival_ns = {}, .round_ns = 1, .root = root, .segments = segments};
     std::vector<std::int64_t> arrival;
     if (has_arrivals(input)) {
         const std::int64_t first = *std::min_element(input.arrival_ns.begin(), input.arrival_ns.end());
@@ -440,8 +437,12 @@ void add_move(schedule::Schedule& plan, int step, const Move& move) {
 
 }  // namespace
 
-schedule::Schedule reduce_schedule(const Plan& plan, int ranks, int rank, int segments, int* rounds_as_steps) {
-    schedule::Schedule out{.ranks = ranks, .rank = rank, .blocks = segments, .steps = {}};
+namespace {
+
+// Calls visit(step, move) for every move, steps numbering the rounds in which anything moves;
+// returns the number of steps.
+template <typename Visit>
+int for_each_step(const Plan& plan, Visit&& visit) {
     int step = -1;
     std::int64_t last = -1;
     for (const Move& move : plan.moves) {
@@ -449,25 +450,29 @@ schedule::Schedule reduce_schedule(const Plan& plan, int ranks, int rank, int se
             ++step;
             last = move.round;
         }
-        if (move.from == rank || move.to == rank) add_move(out, step, move);
+        visit(step, move);
     }
-    if (rounds_as_steps) *rounds_as_steps = step + 1;
+    return step + 1;
+}
+
+}  // namespace
+
+schedule::Schedule reduce_schedule(const Plan& plan, int ranks, int rank, int segments, int* rounds_as_steps) {
+    schedule::Schedule out{.ranks = ranks, .rank = rank, .blocks = segments, .steps = {}};
+    const int steps = for_each_step(plan, [&](int step, const Move& move) {
+        if (move.from == rank || move.to == rank) add_move(out, step, move);
+    });
+    if (rounds_as_steps) *rounds_as_steps = steps;
     return out;
 }
 
 std::vector<schedule::Schedule> reduce_schedules(const Plan& plan, int ranks, int segments) {
     std::vector<schedule::Schedule> out;
     for (int r = 0; r < ranks; ++r) out.push_back({.ranks = ranks, .rank = r, .blocks = segments, .steps = {}});
-    int step = -1;
-    std::int64_t last = -1;
-    for (const Move& move : plan.moves) {
-        if (move.round != last) {
-            ++step;
-            last = move.round;
-        }
+    for_each_step(plan, [&](int step, const Move& move) {
         add_move(out[std::size_t(move.from)], step, move);
         add_move(out[std::size_t(move.to)], step, move);
-    }
+    });
     return out;
 }
 
