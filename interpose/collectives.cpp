@@ -104,15 +104,6 @@ int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, 
     return outcome.result;
 }
 
-// `auto`'s PAP-aware pick for a planned call: only while the communicator's predictions
-// have been right (the guard: BDR degrades badly under misprediction, spec §2.8) and the
-// planned arrival spread is at least τ (a balanced pattern has nothing to absorb).
-const AllgatherAlgorithm* pap_aware_allgather(const Planning& planning) {
-    if (!planning.plan || !planning.guard || !planning.guard->trusted()) return nullptr;
-    if (planning.plan->omega_ns < planning.tau_ns) return nullptr;
-    return find_allgather_algorithm("bdr");
-}
-
 // The schedule of a planned algorithm for this call: from the plan's arrival vector (the
 // last one is kept: a persistent pattern plans the same vector call after call), or the
 // balanced form without a plan.
@@ -145,13 +136,25 @@ const schedule::Schedule& planned_schedule(CommContext& ctx, schedule::Builder b
 // ones (so the native call raises the native error), inter-communicators, no data.
 // p = 1 runs the executor (a local copy): MPICH 4.0.2's native Allgatherv on one rank
 // ignores displs[0].
-// The algorithm for an Allgather(v) of `bytes` under `choice`: `auto` takes a PAP-aware one
-// for a trusted plan, else the lowest modelled cost.
-const AllgatherAlgorithm* choose_allgather(std::string_view choice, int ranks, std::uint64_t bytes,
-                                           const Planning& planning) {
+// Per-rank blocks from which `auto` runs papshim's own Allgather(v) on a communicator that
+// spans several nodes. Measured on the emulated 1 Gbit/s network at p = 8: native wins at
+// 64 KiB (Sparbit 1.14-1.21x its time), Sparbit wins at 1 MiB (0.75-0.83x); on one node
+// native wins at every size (docs/benchmarks.md).
+constexpr double kAutoMinBlockBytes = 256 * 1024;
+
+// The algorithm for an Allgather(v) of `bytes` under `choice`, or null for native. `auto`:
+// native on one node and for blocks below kAutoMinBlockBytes, else the lowest modelled
+// cost. It takes no PAP-aware algorithm: measured, BDR and BSLB lose to native and the ring
+// even under the imbalance they are built for (docs/benchmarks.md), so they run only when
+// named. Collective (the node split) on first use under `auto`: call on the calling thread.
+const AllgatherAlgorithm* choose_allgather(std::string_view choice, CommContext& ctx, std::uint64_t bytes) {
     if (choice != "auto") return find_allgather_algorithm(choice);
-    if (const AllgatherAlgorithm* pap = pap_aware_allgather(planning)) return pap;
-    return &auto_allgather_algorithm(ranks, double(bytes) / ranks, runtime::state().link);
+    const double block = double(bytes) / ctx.size;
+    if (block < kAutoMinBlockBytes) return nullptr;
+    int node_ranks = ctx.size;
+    if (PMPI_Comm_size(runtime::node_communicator(ctx), &node_ranks) != MPI_SUCCESS || node_ranks == ctx.size)
+        return nullptr;
+    return &auto_allgather_algorithm(ctx.size, block, runtime::state().link);
 }
 
 // On the helper thread, as soon as the plan for call plan.seq is known: if that call will
@@ -163,7 +166,9 @@ void prepare_background(CommContext& ctx, plan::Planner& planner, const plan::Pl
     const auto kind = Collective(next.collective);
     if (kind != Collective::allgather || next.bytes == 0 || next.bytes % std::uint64_t(ctx.size) != 0) return;
     Planning planning{&plan, &guard, runtime::tau_ns(kind, next.bytes, ctx.size), plan.seq};
-    const AllgatherAlgorithm* algorithm = choose_allgather(runtime::algorithm_for(ctx, kind), ctx.size, next.bytes, planning);
+    const std::string_view choice = runtime::algorithm_for(ctx, kind);
+    if (choice == "auto") return;  // auto runs no planned algorithm
+    const AllgatherAlgorithm* algorithm = find_allgather_algorithm(choice);
     if (!algorithm || !uses_plans(kind, algorithm->name)) return;
     plan::Planner::Background& background = planner.background(plan.seq);
     schedule::BuildInput input;
@@ -236,7 +241,7 @@ std::optional<Outcome> run_allgather(CommContext& ctx, Collective kind, const Al
     const std::uint64_t bytes = elements * type_size(buffers.recvtype);
     if (bytes == 0) return std::nullopt;
 
-    const AllgatherAlgorithm* algorithm = choose_allgather(choice, ctx.size, bytes, planning);
+    const AllgatherAlgorithm* algorithm = choose_allgather(choice, ctx, bytes);
     if (!algorithm) return std::nullopt;
     if (uses_plans(kind, algorithm->name)) return Outcome{run_planned_allgather(ctx, *algorithm, buffers, planning), algorithm->name};
     AllgatherRun run;
@@ -272,6 +277,18 @@ bool applicable(const ReductionAlgorithm& algorithm, const ReductionBuffers& b) 
     return true;
 }
 
+// `auto` for Reduce/Allreduce, identical on every rank (the guard and the plan come from the
+// exchanged vectors): native on balanced arrivals, where papshim's point-to-point baselines
+// lose to a tuned MPI (1.3-2.8x, docs/benchmarks.md); under the imbalance the communicator's
+// sampled exchanges show, the arrival-ordered chain, which follows the real arrivals and
+// needs no prediction (spec §6.5). Clairvoyant is not picked: measured, it loses to the chain
+// even under predictable imbalance (docs/benchmarks.md). Null: native.
+const ReductionAlgorithm* auto_reduction(Collective kind, const ReductionBuffers& b, const Planning& planning) {
+    if (!planning.guard || !planning.guard->imbalanced()) return nullptr;
+    const ReductionAlgorithm* chain = find_reduction_algorithm(kind, "arrival_chain");
+    return chain && applicable(*chain, b) ? chain : nullptr;
+}
+
 // papshim's own Reduce/Allreduce, or nullopt for calls it leaves to MPI (decided before any
 // message, from arguments MPI requires to match): invalid arguments (so the native call
 // raises the native error), inter-communicators, one rank, no data, builtin ops on derived
@@ -291,16 +308,7 @@ std::optional<Outcome> run_reduction(CommContext& ctx, Collective kind, Reductio
 
     const ReductionAlgorithm* algorithm = nullptr;
     if (choice == "auto") {
-        const double bytes = double(b.count) * double(type_size(b.type));
-        double best = 0;
-        for (const auto& candidate : reduction_algorithms(kind)) {
-            if (!candidate.cost || !applicable(candidate, b)) continue;
-            const double cost = candidate.cost(ctx.size, bytes, runtime::state().link);
-            if (!algorithm || cost < best) {
-                algorithm = &candidate;
-                best = cost;
-            }
-        }
+        algorithm = auto_reduction(kind, b, planning);
     } else {
         algorithm = find_reduction_algorithm(kind, choice);
         if (algorithm && !applicable(*algorithm, b)) algorithm = nullptr;

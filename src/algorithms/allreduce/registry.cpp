@@ -1,5 +1,5 @@
 // The table of papshim's own Allreduce algorithms. Adding one = a builder file plus one line
-// here. Order matters: `auto` keeps the earliest of equally cheap entries.
+// here, listed (papshim-info, the README) in this order.
 
 #include <array>
 
@@ -17,8 +17,8 @@ constexpr std::array<ReductionAlgorithm, 8> kAlgorithms{{
     {"dynamic_leader", nullptr, run_dynamic_leader, false, true, true, nullptr},
     {"arrival_chain", nullptr, run_arrival_chain, false, true, false, nullptr},
     {"hierarchical", nullptr, run_hierarchical, false, true, false, nullptr},
-    {"clairvoyant", build_clairvoyant, nullptr, false, false, false, clairvoyant_cost},
-    {"clairvoyant_rs", build_clairvoyant_rs, nullptr, false, false, false, clairvoyant_rs_cost},
+    {"clairvoyant", build_clairvoyant, nullptr, false, true, false, clairvoyant_cost},
+    {"clairvoyant_rs", build_clairvoyant_rs, nullptr, false, true, false, clairvoyant_rs_cost},
 }};
 
 }  // namespace

@@ -1,5 +1,5 @@
 // The table of papshim's own Reduce algorithms. Adding one = a builder file plus one line
-// here. Order matters: `auto` keeps the earliest of equally cheap entries.
+// here, listed (papshim-info, the README) in this order.
 
 #include <array>
 
@@ -14,7 +14,7 @@ constexpr std::array<ReductionAlgorithm, 4> kAlgorithms{{
     {"binomial", build_binomial, nullptr, true, false, false, binomial_cost},
     {"rabenseifner", build_rabenseifner, nullptr, false, false, false, rabenseifner_cost},
     {"arrival_chain", nullptr, run_arrival_chain, false, true, false, nullptr},
-    {"clairvoyant", build_clairvoyant, nullptr, false, false, false, clairvoyant_cost},
+    {"clairvoyant", build_clairvoyant, nullptr, false, true, false, clairvoyant_cost},
 }};
 
 }  // namespace
