@@ -57,6 +57,7 @@ int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, 
     CommContext& ctx = runtime::context(comm);
     const std::uint64_t seq = ctx.next_seq++;
     Planning planning;
+    trace::PlanUse plan_use = trace::PlanUse::none;
     std::optional<Shape> shape;
     plan::Planner* planner = mode == Mode::dispatch ? runtime::planner(ctx) : nullptr;
     if (planner && (shape = describe(ctx))) {
@@ -69,8 +70,12 @@ int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, 
         planning.tau_ns = runtime::tau_ns(kind, shape->bytes, ctx.size);
         planner->enter(seq, caller, signature, arrival, planning.tau_ns, ctx.policy);
         planning.guard = &planner->guard();
-        if (const plan::Plan* p = planner->plan(); p && p->signature == signature.hash()) planning.plan = p;
+        if (const plan::Plan* p = planner->plan()) {
+            if (p->signature == signature.hash()) planning.plan = p;
+            plan_use = planning.plan ? trace::PlanUse::hit : trace::PlanUse::miss;
+        }
     }
+    const bool predicted_online = planner && shape;
     Outcome outcome;
     std::optional<Outcome> ran;
     if (mode == Mode::dispatch) ran = own(ctx, planning);
@@ -99,6 +104,12 @@ int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, 
         r.collective = std::uint8_t(kind);
         r.algorithm = runtime::algorithm_index(outcome.algorithm);
         r.op = shape->op;
+        if (predicted_online) {  // else the merge predicts offline (profile mode: no cost here)
+            const auto expected = planner->expected_arrival();
+            r.online = std::uint8_t(expected ? trace::Online::predicted : trace::Online::no_prediction);
+            r.predicted_arrival = expected.value_or(0);
+            r.plan = std::uint8_t(plan_use);
+        }
         runtime::record(r, caller);
     }
     return outcome.result;

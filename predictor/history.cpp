@@ -4,6 +4,21 @@
 
 namespace papshim::predict {
 
+const char* method_name(Method method) {
+    switch (method) {
+        case Method::ema: return "ema";
+        case Method::sma: return "sma";
+        case Method::last: return "last";
+    }
+    return "ema";
+}
+
+std::optional<Method> parse_method(std::string_view name) {
+    for (Method m : {Method::ema, Method::sma, Method::last})
+        if (name == method_name(m)) return m;
+    return std::nullopt;
+}
+
 void Series::add(double sample, const Settings& settings) {
     ++count_;
     switch (settings.method) {

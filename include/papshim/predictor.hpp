@@ -9,12 +9,16 @@
 
 #include <cstdint>
 #include <optional>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
 namespace papshim::predict {
 
 enum class Method : std::uint8_t { ema, sma, last };
+// PAPSHIM_PREDICTOR's names.
+const char* method_name(Method method);
+std::optional<Method> parse_method(std::string_view name);
 
 struct Settings {
     Method method = Method::ema;

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "papshim/predictor.hpp"
 #include "papshim/trace_format.hpp"
 
 namespace papshim::report {
@@ -87,6 +88,9 @@ struct CallRow {
     std::string location;
     double arrival_s = 0;
     double exit_s = 0;
+    std::string algorithm;                     // what ran; empty when the column is absent
+    std::optional<double> predicted_arrival_s; // this rank's predicted arrival, if there was one
+    std::string plan;                          // "hit", "miss" or empty
 };
 
 // calls.csv rows, columns found by header name. Errors name the file and line.
@@ -109,6 +113,10 @@ struct RunMeta {
     std::optional<double> beta_s_per_byte;
     std::string get(const std::string& key, const std::string& fallback = "") const;
 };
+// The predictor settings the run used (meta.txt predictor=, ema_alpha=, sma_window=; the
+// defaults for traces that predate them). Throws std::runtime_error naming a bad value.
+predict::Settings predictor_settings(const RunMeta& meta);
+
 // key=value lines; `#` starts a comment (whole line or after the value); unknown keys kept
 // in `values` but otherwise ignored. A line without '=' is an error naming file and line.
 RunMeta parse_meta(std::istream& in, const std::string& name);
@@ -120,6 +128,13 @@ RunMeta read_meta(const std::string& path);
 struct SampledCall {
     std::uint64_t index = 0;          // n-th complete call of its site, in completion order
     std::vector<double> delays_s;     // by rank in the communicator
+};
+
+// Complete calls of a site by what became of their plan (calls.csv `plan`).
+struct PlanCounts {
+    std::uint64_t hit = 0;
+    std::uint64_t miss = 0;
+    std::uint64_t none = 0;
 };
 
 struct SiteStats {
@@ -140,6 +155,13 @@ struct SiteStats {
     // Arrival delays of a subset of the calls: every `sample_stride`-th one.
     std::vector<SampledCall> samples;
     std::uint64_t sample_stride = 1;
+    // Arrival prediction, over the rows of complete calls (float: one value per row).
+    std::uint64_t rows = 0;                   // rows of complete calls
+    std::vector<float> prediction_error_s;    // |predicted − actual arrival|, rows with a prediction
+    std::vector<float> relative_error;        // the same over ω of its call (calls with ω > 0)
+    std::uint64_t last_assessed = 0;          // complete calls in which every rank had a prediction
+    std::uint64_t last_right = 0;             // ... whose predicted last arriver arrived last
+    std::map<std::string, PlanCounts> plans;  // by the algorithm that ran (rank 0's row)
 };
 
 struct RankWait {

@@ -114,6 +114,9 @@ MPI_Comm node_communicator(CommContext& ctx);
 // first use, collective over the communicator like node_communicator(). Freed with the context.
 node::NodeView& node_view(CommContext& ctx);
 
+// PAPSHIM_PREDICTOR, _EMA_ALPHA and _SMA_WINDOW as the predictor's settings: the online
+// planners' and the trace merge's offline prediction alike.
+predict::Settings predictor_settings(const Config& config);
 // The planner of `ctx`, created on first use; null when nothing on `ctx` uses plans.
 plan::Planner* planner(CommContext& ctx);
 // Recomputes ctx.policy from the algorithms chosen for it (context creation, set_algorithm).

@@ -22,6 +22,8 @@ enum class Combine : std::uint8_t {
 // listed order. Allgather: block b is rank b's contribution. Reductions: block b is the
 // b-th of Schedule::blocks near-equal element ranges of the vector (reduction_block), and
 // a transfer lists consecutive ascending blocks, so its data is one contiguous range.
+// An Allgather transfer that lists no blocks is a signal: a zero-byte message that only
+// orders its two ends (BSLB passes the gather's turn with it).
 struct Transfer {
     int peer = -1;
     std::vector<int> blocks;

@@ -102,7 +102,7 @@ std::string check_reduction_flow(const ScheduleSet& set, int root, bool commutat
 // one at a time (the single-port model of spec §2.7). Messages of at least
 // `rendezvous_bytes` cannot start before the receiver has entered that step, and their send
 // completes only on arrival. Messages whose blocks are all empty are skipped, as the
-// executor skips them.
+// executor skips them; a message that lists no blocks (a signal) costs latency and overhead.
 //
 // Optional two-level machine (spec §2.8), when ranks_per_node > 0: rank r sits on node
 // r / ranks_per_node (sequential mapping) or r % nodes (cyclic). A message between nodes costs

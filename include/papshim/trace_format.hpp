@@ -10,7 +10,16 @@
 #include <string_view>
 #include <vector>
 
+#include "papshim/predictor.hpp"
+
 namespace papshim::trace {
+
+// Whether the online predictor ran for a call (dispatch mode with a planner on the
+// communicator). Where it did not, the merge predicts offline from the rank's own records.
+enum class Online : std::uint8_t { absent = 0, no_prediction = 1, predicted = 2 };
+// What became of the plan for a call: none made, made and used (the call's signature was the
+// planned one: a hit), or made for a different call (a miss; the call fell back).
+enum class PlanUse : std::uint8_t { none = 0, hit = 1, miss = 2 };
 
 // One intercepted call. Written raw to the per-rank spill file, so plain data only.
 struct Record {
@@ -27,8 +36,12 @@ struct Record {
     std::uint8_t collective = 0;
     std::uint8_t algorithm = 0;  // index into Names::algorithms
     std::int16_t op = -1;        // index into Names::ops; -1 none, -2 user-defined
+    std::uint64_t predicted_arrival = 0;  // clock::ticks() the online predictor expected (Online::predicted)
+    std::uint8_t online = 0;     // Online
+    std::uint8_t plan = 0;       // PlanUse
+    std::uint8_t unused[6] = {};
 };
-static_assert(sizeof(Record) == 64, "the spill file format is 64-byte records");
+static_assert(sizeof(Record) == 80, "the spill file format is 80-byte records");
 
 inline constexpr std::uint64_t world_comm = ~std::uint64_t{0};
 inline std::uint64_t comm_id(int leader_world_rank, std::uint32_t ordinal) {
@@ -102,6 +115,9 @@ inline constexpr long long default_max_json_events = 1'000'000;
 struct MergeOptions {
     long long max_json_events = default_max_json_events;
     bool recovering = false;   // tolerate missing and partial files; keep the spill files
+    // For records the online predictor did not see: the run's PAPSHIM_PREDICTOR,
+    // PAPSHIM_EMA_ALPHA and PAPSHIM_SMA_WINDOW, so the offline prediction is the online one.
+    predict::Settings predictor;
 };
 
 struct MergeResult {
@@ -110,6 +126,8 @@ struct MergeResult {
 };
 
 // k-way merge of the per-rank spill files by arrival time into calls.csv and trace.json.
+// Records without an online prediction get one from predict::CommHistory run over the
+// rank's own records of that communicator (no message: what profile mode can know).
 // Memory: one record per rank plus the indexes. trace.json holds the first
 // `max_json_events` records only (viewers choke on multi-GB JSON); calls.csv holds all.
 // Normal mode (MPI_Finalize): every rank's files must be there; they are removed afterwards.

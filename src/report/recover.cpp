@@ -85,8 +85,13 @@ void symbolise_indexes(const std::string& dir, int world_size) {
             const auto module = wanted.find(site.module_path);
             if (!site.location.empty() || module == wanted.end()) continue;
             const auto& [function, location] = module->second[site.offset];
-            if (!function.empty() && function != "??") site.function = function, changed = true;
-            if (!location.empty() && location.rfind("??", 0) != 0) site.location = location, changed = true;
+            // Without debug information addr2line names the nearest preceding symbol even past
+            // its end; the job's own name is size-checked ('?' there). Trust addr2line's name
+            // only together with a real file:line, i.e. when it read the debug information.
+            if (location.empty() || location.rfind("??", 0) == 0) continue;
+            site.location = location;
+            if (!function.empty() && function != "??") site.function = function;
+            changed = true;
         }
         std::string error;
         if (changed && !trace::write_index(dir, index, error)) throw std::runtime_error(error);

@@ -134,7 +134,9 @@ struct OpenCall {
     bool mixed_site = false;
     int seen = 0;
     std::vector<double> arrivals;   // NaN until the rank's row is read
+    std::vector<double> predicted;  // NaN: no prediction (or the row not read yet)
     std::vector<int> world_ranks;
+    std::string algorithm, plan;    // rank 0's, once its row is in
 };
 
 class Analyzer {
@@ -163,6 +165,9 @@ public:
             call.location = row.location;
             call.arrivals.assign(static_cast<std::size_t>(row.comm_size),
                                  std::numeric_limits<double>::quiet_NaN());
+            call.predicted = call.arrivals;
+            call.algorithm = row.algorithm;
+            call.plan = row.plan;
             call.world_ranks.assign(static_cast<std::size_t>(row.comm_size), -1);
         } else {
             check_same_call(call, row, line);
@@ -180,7 +185,12 @@ public:
                 call.location = row.location;
             }
         }
+        if (row.rank == 0) {  // identical on every rank by design; rank 0's as for the site
+            call.algorithm = row.algorithm;
+            call.plan = row.plan;
+        }
         call.arrivals[slot] = row.arrival_s;
+        if (row.predicted_arrival_s) call.predicted[slot] = *row.predicted_arrival_s;
         call.world_ranks[slot] = row.world_rank;
         if (++call.seen == call.comm_size) {
             complete(call);
@@ -279,6 +289,32 @@ private:
             site.wait_s += early;
         }
         sample(site, index, arrivals);
+        assess_prediction(site, call, w);
+    }
+
+    // How well each rank's arrival was predicted, whether the predicted last arriver was the
+    // real one, and what became of the plan.
+    static void assess_prediction(SiteStats& site, const OpenCall& call, double call_omega) {
+        site.rows += static_cast<std::uint64_t>(call.comm_size);
+        bool every_rank = true;
+        for (std::size_t r = 0; r < call.arrivals.size(); ++r) {
+            if (std::isnan(call.predicted[r])) {
+                every_rank = false;
+                continue;
+            }
+            const double error = std::abs(call.predicted[r] - call.arrivals[r]);
+            site.prediction_error_s.push_back(static_cast<float>(error));
+            if (call_omega > 0) site.relative_error.push_back(static_cast<float>(error / call_omega));
+        }
+        if (every_rank && call.comm_size > 1) {
+            ++site.last_assessed;
+            // Right when the predicted last (lowest rank on ties) was among the latest arrivals.
+            const auto predicted_last = static_cast<std::size_t>(last_rank(call.predicted));
+            if (call.arrivals[predicted_last] == *std::max_element(call.arrivals.begin(), call.arrivals.end()))
+                ++site.last_right;
+        }
+        PlanCounts& plans = site.plans[call.algorithm];
+        ++(call.plan == "hit" ? plans.hit : call.plan == "miss" ? plans.miss : plans.none);
     }
 
     // Keeps every stride-th call's delays; doubling the stride keeps the count bounded.

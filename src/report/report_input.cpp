@@ -34,10 +34,11 @@ bool parse_number(std::string_view text, Number& value) {
     return !text.empty() && error == std::errc{} && ptr == end;
 }
 
-// The calls.csv columns the report reads, in CallRow order; the last three are optional.
-constexpr std::array<std::string_view, 13> column_names = {
+// The calls.csv columns the report reads, in CallRow order; those after exit_s are optional.
+constexpr std::array<std::string_view, 16> column_names = {
     "rank", "world_rank", "comm", "comm_size", "seq", "collective", "bytes",
-    "root", "arrival_s", "exit_s", "callsite", "function", "location"};
+    "root", "arrival_s", "exit_s", "callsite", "function", "location",
+    "algorithm", "predicted_arrival_s", "plan"};
 constexpr std::size_t required_columns = 10;
 constexpr std::size_t absent = static_cast<std::size_t>(-1);
 
@@ -173,6 +174,21 @@ bool CallsReader::next(CallRow& row) {
     row.callsite = text(10);
     row.function = text(11);
     row.location = text(12);
+    row.algorithm = std::string(trim(text(13)));
+    row.predicted_arrival_s.reset();
+    if (const std::string predicted = text(14); !trim(predicted).empty()) {
+        double value = 0;
+        if (!parse_number(predicted, value) || !std::isfinite(value)) {
+            fail_at(csv_.name(), csv_.line(),
+                    fmt::format("column 'predicted_arrival_s': '{}' is not a valid number", predicted));
+        }
+        row.predicted_arrival_s = value;
+    }
+    row.plan = std::string(trim(text(15)));
+    if (!row.plan.empty() && row.plan != "hit" && row.plan != "miss") {
+        fail_at(csv_.name(), csv_.line(),
+                fmt::format("column 'plan': '{}' is not hit, miss or empty", row.plan));
+    }
     if (!std::isfinite(row.arrival_s) || !std::isfinite(row.exit_s)) {
         fail_at(csv_.name(), csv_.line(), "arrival_s and exit_s must be finite");
     }
@@ -219,6 +235,28 @@ RunMeta parse_meta(std::istream& in, const std::string& name) {
         if (key == "beta_s_per_byte") number(meta.beta_s_per_byte);
     }
     return meta;
+}
+
+predict::Settings predictor_settings(const RunMeta& meta) {
+    predict::Settings settings;
+    const auto bad = [](const std::string& key, const std::string& value, const char* valid) {
+        return std::runtime_error(
+            fmt::format("meta.txt: {}={} is not valid ({})", key, value, valid));
+    };
+    if (const std::string name = meta.get("predictor"); !name.empty()) {
+        const auto method = predict::parse_method(name);
+        if (!method) throw bad("predictor", name, "ema, sma or last");
+        settings.method = *method;
+    }
+    if (const std::string alpha = meta.get("ema_alpha"); !alpha.empty()) {
+        if (!parse_number(alpha, settings.alpha) || !(settings.alpha > 0 && settings.alpha <= 1))
+            throw bad("ema_alpha", alpha, "0 < alpha <= 1");
+    }
+    if (const std::string window = meta.get("sma_window"); !window.empty()) {
+        if (!parse_number(window, settings.window) || settings.window < 1 || settings.window > 1024)
+            throw bad("sma_window", window, "1..1024");
+    }
+    return settings;
 }
 
 RunMeta read_meta(const std::string& path) {

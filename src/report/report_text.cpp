@@ -231,6 +231,82 @@ void append_ranks(std::string& out, const Analysis& a) {
                       : ".\n";
 }
 
+// The predictor's settings as the run recorded them, in words.
+std::string predictor_words(const RunMeta& meta) {
+    try {
+        const predict::Settings settings = predictor_settings(meta);
+        switch (settings.method) {
+            case predict::Method::ema: return fmt::format("ema, alpha {}", settings.alpha);
+            case predict::Method::sma: return fmt::format("sma, window {}", settings.window);
+            case predict::Method::last: return "last";
+        }
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+    return "?";
+}
+
+std::vector<double> widened(const std::vector<float>& values) { return {values.begin(), values.end()}; }
+
+void append_prediction(std::string& out, const Analysis& a, std::size_t top) {
+    const std::size_t shown = std::min(top, a.sites.size());
+    bool any_prediction = false, any_plan = false;
+    for (const SiteStats& site : a.sites) {
+        any_prediction = any_prediction || !site.prediction_error_s.empty();
+        for (const auto& [algorithm, plans] : site.plans) any_plan = any_plan || plans.hit + plans.miss > 0;
+    }
+    if (!any_prediction && !any_plan) {
+        out += "\narrival prediction: none in this trace (no predicted_arrival_s column, or no call site "
+               "called often enough to predict)\n";
+        return;
+    }
+    fmt::format_to(std::back_inserter(out),
+                   "\narrival prediction per call site (predictor {}; |err| = |predicted - actual arrival|, ms)\n",
+                   predictor_words(a.meta));
+    fmt::format_to(std::back_inserter(out), "{:>3}  {:<11}{:>15}{:>13}{:>9}{:>15}{:>9}  {}\n", "#", "collective",
+                   "predicted rows", "|err| median", "p95", "/omega median", "p95", "last arriver right");
+    for (std::size_t i = 0; i < shown; ++i) {
+        const SiteStats& site = a.sites[i];
+        fmt::format_to(std::back_inserter(out), "{:>3}  {:<11}{:>15}", i + 1, site.collective,
+                       fmt::format("{}/{}", site.prediction_error_s.size(), site.rows));
+        if (site.prediction_error_s.empty()) {
+            out += "  (no prediction)\n";
+            continue;
+        }
+        const auto errors = widened(site.prediction_error_s);
+        fmt::format_to(std::back_inserter(out), "{:>13.3f}{:>9.3f}", ms(percentile(errors, 50)),
+                       ms(percentile(errors, 95)));
+        if (site.relative_error.empty()) {
+            fmt::format_to(std::back_inserter(out), "{:>15}{:>9}", "-", "-");
+        } else {
+            const auto relative = widened(site.relative_error);
+            fmt::format_to(std::back_inserter(out), "{:>15.2f}{:>9.2f}", percentile(relative, 50),
+                           percentile(relative, 95));
+        }
+        if (site.last_assessed == 0) {
+            out += "  -\n";
+        } else {
+            fmt::format_to(std::back_inserter(out), "  {}/{} ({:.0f}%)\n", site.last_right, site.last_assessed,
+                           100.0 * static_cast<double>(site.last_right) / static_cast<double>(site.last_assessed));
+        }
+    }
+    out += "  predicted rows: rows of complete calls with a prediction (none before a site's 2nd call);\n"
+           "  /omega: |err| over the omega of its call; last arriver right: calls whose predicted last rank\n"
+           "  arrived last, of those where every rank had a prediction. Profile mode predicts offline, from\n"
+           "  each rank's own records, what the online predictor would have (no message, no cost per call).\n";
+    if (!any_plan) return;
+    out += "plans by the algorithm that ran (hit: the call was the planned one; miss: it fell back)\n";
+    for (std::size_t i = 0; i < shown; ++i) {
+        std::string line;
+        for (const auto& [algorithm, plans] : a.sites[i].plans) {
+            if (plans.hit + plans.miss == 0) continue;
+            fmt::format_to(std::back_inserter(line), "{}{} {} hit {} miss", line.empty() ? "" : "; ",
+                           algorithm.empty() ? "?" : algorithm, plans.hit, plans.miss);
+        }
+        if (!line.empty()) fmt::format_to(std::back_inserter(out), "{:>3}  {}\n", i + 1, line);
+    }
+}
+
 void append_incomplete(std::string& out, const Analysis& a) {
     if (a.incomplete_total == 0) return;
     fmt::format_to(std::back_inserter(out),
@@ -266,6 +342,7 @@ std::string format_summary(const Analysis& analysis, const SummaryOptions& optio
     }
     append_sites(out, analysis, std::max<std::size_t>(options.top_sites, 1));
     append_ranks(out, analysis);
+    append_prediction(out, analysis, std::max<std::size_t>(options.top_sites, 1));
     append_incomplete(out, analysis);
     return out;
 }

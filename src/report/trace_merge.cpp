@@ -13,6 +13,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <queue>
 #include <stdexcept>
 
@@ -35,7 +36,8 @@ std::string errno_text() { return std::strerror(errno); }
 
 [[noreturn]] void fail(const std::string& what) { throw std::runtime_error(what); }
 
-constexpr std::string_view index_magic = "papshim-trace-index 1";
+// Version 2: 80-byte records (the prediction fields). Version 1's 64-byte records are not read.
+constexpr std::string_view index_magic = "papshim-trace-index 2";
 
 // Index fields are tab-separated, one entry a line: keep tabs and line ends out of names.
 std::string field(std::string_view s) {
@@ -96,6 +98,56 @@ int rank_of_file(const std::string& name) {
     if (ec != std::errc{} || rank < 0) return -1;
     const std::string_view rest(end, std::size_t(name.data() + name.size() - end));
     return rest == ".bin" || rest == ".index" ? rank : -1;
+}
+
+// The offline predictor of one rank: what the online one would have predicted for each call
+// (predict::CommHistory per communicator, fed the rank's records in call order). Sites are
+// keyed by their innermost frame, as online (the MPI call's return address): with
+// PAPSHIM_CALLSITE_DEPTH > 1 several trace sites share one series.
+class OfflinePredictor {
+public:
+    OfflinePredictor(const Index& index, const predict::Settings& settings) : settings_(settings) {
+        std::map<std::pair<std::string, std::uintptr_t>, std::uintptr_t> first;
+        for (std::size_t i = 0; i < index.sites.size(); ++i) {
+            const SiteInfo& site = index.sites[i];
+            // Without a module (a site the index never resolved), the site itself.
+            const auto frame = site.module_path.empty() ? std::pair(site.key, std::uintptr_t(0))
+                                                        : std::pair(site.module_path, site.offset);
+            keys_.push_back(first.try_emplace(frame, i + 1).first->second);
+        }
+    }
+
+    // The predicted arrival (ticks) for `rec`, the rank's next record.
+    std::optional<std::uint64_t> next(const Record& rec) {
+        const std::uintptr_t key = rec.site < keys_.size() ? keys_[rec.site] : unknown_site_key - rec.site;
+        if (!history_ || rec.comm != comm_) {  // most records continue the previous one's communicator
+            history_ = &comms_[rec.comm];
+            comm_ = rec.comm;
+        }
+        predict::CommHistory& history = *history_;
+        const predict::Signature signature{rec.collective, rec.op, rec.root, rec.bytes};
+        const auto expected = history.enter(reinterpret_cast<const void*>(key), signature, rec.arrival, settings_);
+        history.leave(rec.exit, settings_);
+        if (!expected) return std::nullopt;
+        return expected->arrival;
+    }
+
+private:
+    static constexpr std::uintptr_t unknown_site_key = ~std::uintptr_t{0};
+    predict::Settings settings_;
+    std::vector<std::uintptr_t> keys_;  // by site index
+    std::map<std::uint64_t, predict::CommHistory> comms_;
+    std::uint64_t comm_ = 0;
+    predict::CommHistory* history_ = nullptr;  // comms_[comm_]
+};
+
+const char* plan_name(std::uint8_t plan) {
+    switch (PlanUse(plan)) {
+        case PlanUse::hit: return "hit";
+        case PlanUse::miss: return "miss";
+        case PlanUse::none: break;
+    }
+    return "";
 }
 
 }  // namespace
@@ -175,8 +227,12 @@ Index read_index(const std::string& path) {
     std::ifstream in(path);
     if (!in) fail(fmt::format("{}: cannot open for reading", path));
     std::string line;
-    if (!std::getline(in, line) || line != index_magic)
+    if (!std::getline(in, line) || line != index_magic) {
+        if (line.rfind("papshim-trace-index ", 0) == 0)
+            fail(fmt::format("{}:1: '{}' was written by another papshim version (this one reads '{}')", path, line,
+                             index_magic));
         fail(fmt::format("{}:1: not a papshim trace index (expected '{}')", path, index_magic));
+    }
     Index index;
     for (std::size_t number = 2; std::getline(in, line); ++number) {
         const auto parts = split_tabs(line);
@@ -277,14 +333,18 @@ MergeResult merge(const std::string& dir, int world_size, const MergeOptions& op
     File json(std::fopen((dir + "/trace.json").c_str(), "w"));
     if (!csv || !json) fail(fmt::format("cannot write calls.csv/trace.json in {}: {}", dir, errno_text()));
     std::fputs("rank,world_rank,comm,comm_size,seq,collective,bytes,root,op,algorithm,callsite,function,location,"
-               "arrival_s,exit_s\n", csv.get());
+               "arrival_s,exit_s,predicted_arrival_s,plan\n", csv.get());
     std::fputs("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n", json.get());
     for (int r = 0; r < world_size; ++r)
         fmt::print(json.get(), "{{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":0,\"tid\":{0},"
                                "\"args\":{{\"name\":\"rank {0}\"}}}},\n", r);
 
+    std::vector<OfflinePredictor> predictors;
+    for (const Index& index : indexes) predictors.emplace_back(index, options.predictor);
+
     // Min-heap on arrival time across the per-rank streams (each is in arrival order).
-    struct Head { Record record; int rank; double arrival; double exit; };
+    // A record's prediction is made as it is read, so each rank's are made in its call order.
+    struct Head { Record record; int rank; double arrival; double exit; std::optional<double> predicted; };
     auto later = [](const Head& a, const Head& b) { return a.arrival > b.arrival; };
     std::priority_queue<Head, std::vector<Head>, decltype(later)> heads(later);
     auto pull = [&](int r) {
@@ -293,7 +353,11 @@ MergeResult merge(const std::string& dir, int world_size, const MergeOptions& op
         if (left == 0 || std::fread(&rec, sizeof rec, 1, inputs[std::size_t(r)].get()) != 1) return;
         --left;
         const Fit& fit = indexes[std::size_t(r)].fit;
-        heads.push({rec, r, fit.seconds(rec.arrival), fit.seconds(rec.exit)});
+        std::optional<std::uint64_t> predicted;
+        if (Online(rec.online) == Online::predicted) predicted = rec.predicted_arrival;
+        else if (Online(rec.online) == Online::absent) predicted = predictors[std::size_t(r)].next(rec);
+        heads.push({rec, r, fit.seconds(rec.arrival), fit.seconds(rec.exit),
+                    predicted ? std::optional<double>(fit.seconds(*predicted)) : std::nullopt});
     };
     for (int r = 0; r < world_size; ++r) pull(r);
     std::vector<Rendered> rendered;
@@ -317,10 +381,12 @@ MergeResult merge(const std::string& dir, int world_size, const MergeOptions& op
         const std::string& op = rec.op == -2 ? user_op : name_or(index.names.ops, rec.op, none);
         // Collective, op and algorithm names are papshim's own identifiers: no quoting needed in CSV.
         const std::string comm = comm_label(rec.comm);
-        fmt::print(csv.get(), "{},{},{},{},{},{},{},{},{},{},{},{:.9f},{:.9f}\n", rec.rank, rec.world_rank, comm,
+        fmt::print(csv.get(), "{},{},{},{},{},{},{},{},{},{},{},{:.9f},{:.9f},", rec.rank, rec.world_rank, comm,
                    rec.comm_size, rec.seq, collective, rec.bytes, rec.root, op,
                    name_or(index.names.algorithms, rec.algorithm, unknown),
                    known_site ? text.site_csv[rec.site] : unknown_site_csv, h.arrival, h.exit);
+        if (h.predicted) fmt::print(csv.get(), "{:.9f}", *h.predicted);
+        fmt::print(csv.get(), ",{}\n", plan_name(rec.plan));
         if (count < options.max_json_events)
             fmt::print(json.get(),
                    "{{\"ph\":\"X\",\"pid\":0,\"tid\":{},\"name\":\"MPI_{}\",\"ts\":{:.3f},\"dur\":{:.3f},"

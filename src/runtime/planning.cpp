@@ -27,17 +27,17 @@ void update_policy(CommContext& ctx) {
     ctx.policy = policy;
 }
 
+predict::Settings predictor_settings(const Config& config) {
+    predict::Settings settings;
+    settings.method = predict::parse_method(config.predictor).value_or(predict::Method::ema);  // validated at MPI_Init
+    settings.alpha = config.ema_alpha;
+    settings.window = config.sma_window;
+    return settings;
+}
+
 plan::Planner* planner(CommContext& ctx) {
     if (ctx.policy.exchange == plan::Exchange::off) return nullptr;
-    if (!ctx.planner) {
-        const Config& config = state().config;
-        predict::Settings settings;
-        settings.method = config.predictor == "sma" ? predict::Method::sma
-                          : config.predictor == "last" ? predict::Method::last : predict::Method::ema;
-        settings.alpha = config.ema_alpha;
-        settings.window = config.sma_window;
-        ctx.planner = std::make_unique<plan::Planner>(ctx.priv, settings, global_ns);
-    }
+    if (!ctx.planner) ctx.planner = std::make_unique<plan::Planner>(ctx.priv, predictor_settings(state().config), global_ns);
     return ctx.planner.get();
 }
 

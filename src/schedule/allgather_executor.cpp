@@ -92,7 +92,8 @@ void plan_step(const schedule::Step& step, const BlockLayout& layout, StepScratc
         schedule::append_runs(layout, transfer.blocks, scratch.runs);
         message.end_run = scratch.runs.size();
         // All blocks empty: the peer computes the same from the same byte counts and skips too.
-        if (message.end_run == message.first_run) return;
+        // A transfer that lists no blocks at all is a signal (BSLB's turn) and always goes.
+        if (message.end_run == message.first_run && !transfer.blocks.empty()) return;
         const int elements = schedule::total_count(runs_of(scratch, message));
         const std::size_t bytes = static_cast<std::size_t>(layout.type_size()) *
                                   static_cast<std::size_t>(std::max(0, elements));
@@ -114,7 +115,12 @@ void plan_step(const schedule::Step& step, const BlockLayout& layout, StepScratc
 int describe_message(const PlannedMessage& message, StepScratch& scratch, const BlockLayout& layout) {
     const auto runs = runs_of(scratch, message);
     MessageBuffer buffer;
-    if (message.packed) {
+    if (runs.empty()) {
+        // A signal: a zero-byte message.
+        buffer.buffer = nullptr;
+        buffer.count = 0;
+        buffer.type = MPI_BYTE;
+    } else if (message.packed) {
         std::byte* packed = scratch.packed.data() + message.packed_offset;
         if (!message.receive) schedule::pack_runs(layout, runs, packed);
         buffer.buffer = packed;

@@ -468,7 +468,8 @@ TimingResult simulate_timing(const ScheduleSet& set, const TimingModel& model,
             for (auto& k = next_send[ui]; k < sends.size() && sends[k].step == step; ++k) {
                 const std::size_t g = set.send_offset(i) + k;
                 const double bytes = send_bytes[g];
-                if (bytes <= 0) continue;  // the executor skips empty messages on both sides
+                // The executor skips empty messages on both sides; a signal (no blocks) goes.
+                if (bytes <= 0 && sends[k].block_count > 0) continue;
                 cpu[ui] += model.overhead;
                 double inject = cpu[ui];
                 if (model.contention) inject = std::max(inject, link_free);
@@ -490,7 +491,8 @@ TimingResult simulate_timing(const ScheduleSet& set, const TimingModel& model,
                 const std::size_t g = send_of_recv[set.recv_offset(j) + k];
                 const double reduce = recvs[k].combine == schedule::Combine::none ? 0.0
                                                                                    : send_bytes[g] * model.reduce_per_byte;
-                if (send_bytes[g] > 0) arrivals.push_back({send_arrival[g], send_wire[g], reduce});
+                if (send_bytes[g] > 0 || set.all_sends()[g].block_count == 0)
+                    arrivals.push_back({send_arrival[g], send_wire[g], reduce});
             }
             std::sort(arrivals.begin(), arrivals.end(),
                       [](const Arrival& a, const Arrival& b) { return a.at < b.at; });

@@ -5,9 +5,15 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <bit>
+#include <filesystem>
+#include <fstream>
 
 #include "papshim/callsite.hpp"
+#include "papshim/report.hpp"
+#include "papshim/trace_format.hpp"
 
 using namespace papshim;
 
@@ -166,4 +172,29 @@ TEST_CASE("without debug information but with .symtab, a local function is named
     CHECK(sites[lib.local].function.rfind("local_after_exported+0x", 0) == 0);
     CHECK(sites[lib.local].key == lib.local_key());
     CHECK(sites[lib.local].location.empty());
+}
+
+TEST_CASE("recovering a dead job's trace keeps the size-checked name where addr2line has no file:line") {
+    TestLibrary lib(PAPSHIM_TESTSYM_DYNSYM);
+    const auto& sites = lib.table.sites();
+    const std::string dir = (std::filesystem::temp_directory_path() /
+                             fmt::format("papshim-callsite-recover-{}", ::getpid())).string();
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    // What a running job's index holds: names from dladdr, no location, module and offset.
+    trace::Index index;
+    index.names = {{"allreduce"}, {"native"}, {}};
+    for (std::uint32_t id : {lib.exported, lib.local})
+        index.sites.push_back({sites[id].key, sites[id].function, "", sites[id].module_path, sites[id].offset});
+    std::string error;
+    REQUIRE(trace::write_index(dir, index, error));
+    std::ofstream(trace::spill_path(dir, 0)).flush();  // no records
+    report::recover_directory(dir);
+    const auto recovered = trace::read_index(trace::index_path(dir, 0));
+    REQUIRE(recovered.sites.size() == 2);
+    // addr2line would call the local site "papshim_testsym_exported" (nearest symbol before it).
+    CHECK(recovered.sites[0].function == lib.exported_name());
+    CHECK(recovered.sites[1].function == "?");
+    CHECK(recovered.sites[1].location.empty());
+    std::filesystem::remove_all(dir);
 }

@@ -4,6 +4,7 @@
 
 #include <catch.hpp>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -327,4 +328,119 @@ TEST_CASE("summarize_directory reports what it cannot read", "[report][summary]"
     const std::string text = report::summarize_directory(dir.path.string());
     CHECK_THAT(text, Contains("no collective calls recorded"));
     CHECK_THAT(text, Contains("warning : meta.txt says records=5"));
+}
+
+// ---- arrival prediction (calls.csv's predicted_arrival_s, plan and algorithm columns) -------
+
+namespace {
+
+const std::string predicted_header =
+    "rank,world_rank,comm,comm_size,seq,collective,bytes,root,op,algorithm,callsite,function,"
+    "location,arrival_s,exit_s,predicted_arrival_s,plan\n";
+
+// A row with a prediction `error` seconds after the arrival (none when NaN).
+std::string predicted_row(int rank, int seq, double arrival, double error, const std::string& algorithm = "native",
+                          const std::string& plan = "") {
+    std::ostringstream out;
+    out.precision(17);
+    out << rank << ',' << rank << ",world,2," << seq << ",allgather,2048,-1,," << algorithm
+        << ",app+0x40,step,," << arrival << ',' << arrival + 0.001 << ',';
+    if (!std::isnan(error)) out << arrival + error;
+    out << ',' << plan << '\n';
+    return out.str();
+}
+
+}  // namespace
+
+TEST_CASE("the prediction columns are optional and checked", "[report][csv]") {
+    std::istringstream in(predicted_header + predicted_row(0, 0, 1.0, 0.25, "bdr", "hit") +
+                          predicted_row(1, 0, 1.0, std::nan("")));
+    report::CallsReader reader(in, "calls.csv");
+    report::CallRow parsed;
+    REQUIRE(reader.next(parsed));
+    CHECK(parsed.algorithm == "bdr");
+    CHECK(parsed.plan == "hit");
+    REQUIRE(parsed.predicted_arrival_s);
+    CHECK(*parsed.predicted_arrival_s == Approx(1.25));
+    REQUIRE(reader.next(parsed));
+    CHECK_FALSE(parsed.predicted_arrival_s);
+    CHECK(parsed.plan.empty());
+
+    CHECK_THROWS_WITH(analyze_text(predicted_header + predicted_row(0, 0, 1.0, 0.1, "bdr", "maybe")),
+                      Contains("calls.csv:2: column 'plan': 'maybe'"));
+}
+
+TEST_CASE("prediction error, last arriver and plans per call site", "[report][prediction]") {
+    // Two ranks, 10 calls. Rank 1 arrives 4 ms after rank 0 (ω = 4 ms). Rank 0's predictions
+    // are off by 1 ms, rank 1's by (call+1) × 0.1 ms, early; call 0 has no prediction at all,
+    // call 1 only rank 0's. From call 5 on the plan was hit and BDR ran; calls 3 and 4 missed.
+    std::string calls = predicted_header;
+    std::vector<double> errors;
+    for (int call = 0; call < 10; ++call) {
+        const double a0 = call, a1 = call + 0.004;
+        const double e0 = call == 0 ? std::nan("") : 0.001;
+        const double e1 = call <= 1 ? std::nan("") : -(call + 1) * 1e-4;
+        const std::string plan = call >= 5 ? "hit" : call >= 3 ? "miss" : "";
+        const std::string algorithm = call >= 5 ? "bdr" : "native";
+        calls += predicted_row(0, call, a0, e0, algorithm, plan) + predicted_row(1, call, a1, e1, algorithm, plan);
+        if (!std::isnan(e0)) errors.push_back(std::abs(e0));
+        if (!std::isnan(e1)) errors.push_back(std::abs(e1));
+    }
+    // Call 9: rank 0's prediction puts it after rank 1, so the predicted last arriver is wrong.
+    calls = calls.substr(0, calls.rfind("0,0,world,2,9,")) +
+            predicted_row(0, 9, 9.0, 0.010, "bdr", "hit") + predicted_row(1, 9, 9.004, -0.001, "bdr", "hit");
+    errors.back() = 0.001;
+    errors[errors.size() - 2] = 0.010;
+
+    const auto analysis = analyze_text(calls);
+    REQUIRE(analysis.sites.size() == 1);
+    const auto& site = analysis.sites[0];
+    CHECK(site.calls == 10);
+    CHECK(site.rows == 20);
+    CHECK(site.prediction_error_s.size() == 17);
+    CHECK(report::percentile(std::vector<double>(site.prediction_error_s.begin(), site.prediction_error_s.end()), 50) ==
+          Approx(report::percentile(errors, 50)).epsilon(1e-6));
+    // Relative to ω = 4 ms of each call.
+    std::vector<double> relative;
+    for (double e : errors) relative.push_back(e / 0.004);
+    CHECK(report::percentile(std::vector<double>(site.relative_error.begin(), site.relative_error.end()), 95) ==
+          Approx(report::percentile(relative, 95)).epsilon(1e-4));
+    // Calls 2..9 had every rank's prediction: right about the last arriver except in call 9.
+    CHECK(site.last_assessed == 8);
+    CHECK(site.last_right == 7);
+    REQUIRE(site.plans.size() == 2);
+    CHECK(site.plans.at("bdr").hit == 5);
+    CHECK(site.plans.at("bdr").miss == 0);
+    CHECK(site.plans.at("native").hit == 0);
+    CHECK(site.plans.at("native").miss == 2);
+    CHECK(site.plans.at("native").none == 3);
+
+    const std::string text = report::format_summary(analysis);
+    CHECK_THAT(text, Contains("arrival prediction per call site"));
+    CHECK_THAT(text, Contains("17/20"));
+    CHECK_THAT(text, Contains("7/8 (88%)"));
+    CHECK_THAT(text, Contains("bdr 5 hit 0 miss"));
+    CHECK_THAT(text, Contains("native 0 hit 2 miss"));
+}
+
+TEST_CASE("a trace without prediction columns says so once", "[report][prediction]") {
+    const auto analysis = analyze_text(small_trace(), small_meta);
+    CHECK(analysis.sites[0].prediction_error_s.empty());
+    CHECK_THAT(report::format_summary(analysis), Contains("arrival prediction: none in this trace"));
+}
+
+TEST_CASE("the predictor's settings come from meta.txt", "[report][prediction]") {
+    std::istringstream defaults("mpi=openmpi\n");
+    const auto plain = report::predictor_settings(report::parse_meta(defaults, "meta.txt"));
+    CHECK(plain.method == papshim::predict::Method::ema);
+    CHECK(plain.alpha == 0.25);
+    CHECK(plain.window == 8);
+    std::istringstream set("predictor=sma\nema_alpha=0.5\nsma_window=3\n");
+    const auto chosen = report::predictor_settings(report::parse_meta(set, "meta.txt"));
+    CHECK(chosen.method == papshim::predict::Method::sma);
+    CHECK(chosen.alpha == 0.5);
+    CHECK(chosen.window == 3);
+    std::istringstream bad("predictor=oracle\n");
+    CHECK_THROWS_WITH(report::predictor_settings(report::parse_meta(bad, "meta.txt")),
+                      Contains("predictor=oracle"));
 }

@@ -5,12 +5,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
 
 #include "papshim/clock.hpp"
+#include "papshim/predictor.hpp"
 #include "papshim/report.hpp"
 #include "papshim/trace.hpp"
 
@@ -123,13 +127,17 @@ TEST_CASE("a small pool spills and nothing is lost; the merge interleaves ranks 
     auto csv = lines_of(dir.path / "calls.csv");
     REQUIRE(csv.size() == std::size_t(ranks * calls + 1));
     CHECK(csv[0] ==
-          "rank,world_rank,comm,comm_size,seq,collective,bytes,root,op,algorithm,callsite,function,location,arrival_s,exit_s");
-    CHECK(csv[1] == "0,0,world,3,0,allreduce,8,-1,MPI_SUM,native,app+0x10,main,app.c:3,0.000000000,0.000050000");
+          "rank,world_rank,comm,comm_size,seq,collective,bytes,root,op,algorithm,callsite,function,location,arrival_s,exit_s,"
+          "predicted_arrival_s,plan");
+    // The first call predicts nothing (warm-up); profile-mode records have no plan.
+    CHECK(csv[1] == "0,0,world,3,0,allreduce,8,-1,MPI_SUM,native,app+0x10,main,app.c:3,0.000000000,0.000050000,,");
     CHECK(csv[2].rfind("1,1,world,3,0,", 0) == 0);
     CHECK(csv[5].find("\"step, inner\"") != std::string::npos);  // quoted
     double previous = -1;
     for (std::size_t i = 1; i < csv.size(); ++i) {
-        double arrival = std::stod(csv[i].substr(csv[i].rfind(',', csv[i].rfind(',') - 1) + 1));
+        std::string row = csv[i];
+        for (int trailing = 0; trailing < 2; ++trailing) row.erase(row.rfind(','));  // predicted_arrival_s, plan
+        double arrival = std::stod(row.substr(row.rfind(',', row.rfind(',') - 1) + 1));
         CHECK(arrival >= previous);
         previous = arrival;
     }
@@ -220,8 +228,12 @@ TEST_CASE("the index round-trips, keeps tabs out of names and names the line of 
     CHECK(back.sites[0].offset == 0x1f);
     CHECK(back.sites[1].location.empty());
 
-    std::ofstream(trace::index_path(dir.str(), 5)) << "papshim-trace-index 1\nrank\t5\nrecords\tmany\n";
+    std::ofstream(trace::index_path(dir.str(), 5)) << "papshim-trace-index 2\nrank\t5\nrecords\tmany\n";
     CHECK_THROWS_WITH(trace::read_index(trace::index_path(dir.str(), 5)), Catch::Contains("index:3: 'many'"));
+    // Version 1 had 64-byte records: refused by name, not misread.
+    std::ofstream(trace::index_path(dir.str(), 6)) << "papshim-trace-index 1\nrank\t6\n";
+    CHECK_THROWS_WITH(trace::read_index(trace::index_path(dir.str(), 6)),
+                      Catch::Contains("'papshim-trace-index 1' was written by another papshim version"));
 }
 
 TEST_CASE("save() writes partly filled chunks and the index; the files outlive the writer") {
@@ -342,4 +354,105 @@ TEST_CASE("ticks map to seconds through the fit of two clock points") {
     CHECK(fit.seconds(1000) == Approx(5.25));
     CHECK(fit.seconds(1501000) == Approx(5.75));
     CHECK(fit.seconds(0) == Approx(5.25 - 1000.0 / 3e6));
+}
+
+namespace {
+
+// Column `name` of every data row of a calls.csv without quoted fields.
+std::vector<std::string> csv_column(const fs::path& file, const std::string& name) {
+    const auto lines = lines_of(file);
+    auto split = [](const std::string& line) {
+        std::vector<std::string> fields;
+        std::stringstream in(line);
+        for (std::string f; std::getline(in, f, ',');) fields.push_back(f);
+        if (!line.empty() && line.back() == ',') fields.emplace_back();
+        return fields;
+    };
+    const auto header = split(lines.at(0));
+    const auto at = std::size_t(std::find(header.begin(), header.end(), name) - header.begin());
+    REQUIRE(at < header.size());
+    std::vector<std::string> values;
+    for (std::size_t i = 1; i < lines.size(); ++i) values.push_back(split(lines[i]).at(at));
+    return values;
+}
+
+}  // namespace
+
+TEST_CASE("the merge predicts each rank's arrivals offline exactly as the online predictor does") {
+    // Sites 0 and 1 are one innermost frame reached from two callers (PAPSHIM_CALLSITE_DEPTH 2):
+    // the online predictor keys by the return address, so both feed one series; site 2 is another.
+    const std::vector<trace::SiteInfo> sites = {{"app+0x10;main+0x5", "f", "", "/app", 0x10},
+                                                {"app+0x10;main+0x9", "f", "", "/app", 0x10},
+                                                {"app+0x20", "g", "", "/app", 0x20}};
+    const std::uint32_t innermost[] = {0, 0, 2};
+    for (predict::Method method : {predict::Method::ema, predict::Method::sma, predict::Method::last}) {
+        const predict::Settings settings{method, 0.4, 3};
+        TempDir dir;
+        trace::Writer w;
+        std::string error;
+        trace::Writer::IndexSource with_sites{[] { return trace::Fit{}; },
+                                              [&](std::vector<trace::SiteInfo>& out) { out = sites; return true; }};
+        REQUIRE(w.open(dir.str(), 0, 16, names(), with_sites, error));
+        predict::CommHistory online;
+        std::vector<std::string> expected;
+        std::uint64_t now = 1'000'000;
+        {
+            trace::Writer::Producer producer(w);
+            for (std::uint64_t call = 0; call < 200; ++call) {
+                trace::Record rec = record(0, 1, call);
+                rec.site = std::uint32_t(call % 3 == 2 ? 2 : call % 2);
+                rec.bytes = call % 3 == 2 ? 4096 : 8;
+                now += 1000 + (call * 7919) % 5000;  // compute, varying
+                rec.arrival = now;
+                now += 300 + (call * 104729) % 700;  // inside the call
+                rec.exit = now;
+                const predict::Signature signature{rec.collective, rec.op, rec.root, rec.bytes};
+                const auto key = reinterpret_cast<const void*>(std::uintptr_t(innermost[rec.site] + 1));
+                const auto prediction = online.enter(key, signature, rec.arrival, settings);
+                online.leave(rec.exit, settings);
+                expected.push_back(prediction ? fmt::format("{:.9f}", trace::Fit{}.seconds(prediction->arrival)) : "");
+                producer.add(rec);
+            }
+        }
+        REQUIRE(w.finish(sites, trace::Fit{}, error));
+        trace::MergeOptions options;
+        options.predictor = settings;
+        REQUIRE(trace::merge(dir.str(), 1, options).records == 200);
+        const auto predicted = csv_column(dir.path / "calls.csv", "predicted_arrival_s");
+        CHECK(predicted == expected);
+        CHECK(std::count(predicted.begin(), predicted.end(), "") < 10);  // warm-up only
+        const auto plans = csv_column(dir.path / "calls.csv", "plan");
+        CHECK(std::count(plans.begin(), plans.end(), "") == 200);  // profile mode plans nothing
+    }
+}
+
+TEST_CASE("an online prediction and plan outcome pass through the merge") {
+    TempDir dir;
+    trace::Writer w;
+    std::string error;
+    const std::vector<trace::SiteInfo> sites = {{"app+0x10", "main", "", "/app", 0x10}};
+    trace::Writer::IndexSource one_site{[] { return trace::Fit{}; },
+                                        [&](std::vector<trace::SiteInfo>& out) { out = sites; return true; }};
+    REQUIRE(w.open(dir.str(), 0, 16, names(), one_site, error));
+    {
+        trace::Writer::Producer producer(w);
+        for (std::uint64_t call = 0; call < 6; ++call) {
+            trace::Record rec = record(0, 1, call);
+            rec.online = std::uint8_t(call < 2 ? trace::Online::no_prediction : trace::Online::predicted);
+            rec.predicted_arrival = call < 2 ? 0 : rec.arrival + 2500;
+            rec.plan = std::uint8_t(call < 3 ? trace::PlanUse::none : call < 5 ? trace::PlanUse::hit : trace::PlanUse::miss);
+            rec.algorithm = call >= 3 && call < 5 ? 1 : 0;
+            rec.site = 0;
+            producer.add(rec);
+        }
+    }
+    REQUIRE(w.finish(sites, trace::Fit{}, error));
+    REQUIRE(trace::merge(dir.str(), 1).records == 6);
+    const fs::path csv = dir.path / "calls.csv";
+    // The online predictor's warm-up stays empty: no offline value replaces it.
+    CHECK(csv_column(csv, "predicted_arrival_s") ==
+          std::vector<std::string>{"", "", "0.002002500", "0.003002500", "0.004002500", "0.005002500"});
+    CHECK(csv_column(csv, "plan") == std::vector<std::string>{"", "", "", "hit", "hit", "miss"});
+    CHECK(csv_column(csv, "algorithm") ==
+          std::vector<std::string>{"native", "native", "native", "sparbit", "sparbit", "native"});
 }

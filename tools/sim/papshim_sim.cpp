@@ -197,9 +197,9 @@ void define_options(CLI::App& app, Options& options, std::optional<double>& inte
             return chosen;
         },
         "which algorithms (default all: sparbit, bruck, recursive_doubling,\n"
-        "neighbor_exchange, ring, gather_bcast, bdr); bdr plans with the\n"
-        "pattern's arrivals (an exact prediction) and tau = one largest block\n"
-        "over one link",
+        "neighbor_exchange, ring, gather_bcast, bdr, bslb); bdr and bslb plan\n"
+        "with the pattern's arrivals (an exact prediction), bdr with tau = one\n"
+        "largest block over one link",
         "A[,A...]");
     app.add_flag("--check", options.check,
                  std::string("also run the data-flow check on every schedule set"));
@@ -284,11 +284,14 @@ void write_json(const Options& options, const std::vector<Row>& rows) {
     file << document.dump(2) << '\n';
 }
 
-// BDR plans from predicted arrivals; papshim-sim gives it the pattern's own (an exact
-// prediction, integer ns from the earliest) and τ of the largest block over one link (BDR
-// assumes one rank per node: inter-node costs on a two-level machine), and runs its leading
-// receive-only steps in the background (docs/algorithms/bdr.md).
-bool plans_with_arrivals(const papshim::AllgatherAlgorithm& algorithm) { return algorithm.name == "bdr"; }
+// BDR and BSLB plan from predicted arrivals; papshim-sim gives them the pattern's own (an
+// exact prediction, integer ns from the earliest) and τ of the largest block over one link
+// (BDR assumes one rank per node: inter-node costs on a two-level machine; BSLB only uses the
+// order), and runs their leading receive-only steps in the background (BDR's pre-steps,
+// BSLB's gather at the root; docs/algorithms/bdr.md, bslb.md).
+bool plans_with_arrivals(const papshim::AllgatherAlgorithm& algorithm) {
+    return algorithm.name == "bdr" || algorithm.name == "bslb";
+}
 
 double bdr_tau(const papshim::sim::TimingModel& m, const std::vector<double>& sizes) {
     const double largest = *std::max_element(sizes.begin(), sizes.end());

@@ -19,6 +19,7 @@ schedule::Schedule build_recursive_doubling(const schedule::BuildInput& input);
 schedule::Schedule build_bruck(const schedule::BuildInput& input);
 schedule::Schedule build_gather_bcast(const schedule::BuildInput& input);
 schedule::Schedule build_bdr(const schedule::BuildInput& input);  // PAP-aware: arrival_ns, step_ns
+schedule::Schedule build_bslb(const schedule::BuildInput& input);  // PAP-aware: the order of arrival_ns
 
 // Predicted time of one call with every rank contributing `bytes_per_rank` bytes (one block)
 // and all ranks arriving together.
@@ -28,6 +29,7 @@ double neighbor_exchange_cost(int ranks, double bytes_per_rank, const LinkModel&
 double recursive_doubling_cost(int ranks, double bytes_per_rank, const LinkModel& link);
 double bruck_cost(int ranks, double bytes_per_rank, const LinkModel& link);
 double gather_bcast_cost(int ranks, double bytes_per_rank, const LinkModel& link);
+double bslb_cost(int ranks, double bytes_per_rank, const LinkModel& link);
 
 // --- small helpers shared by the builders ------------------------------------------------
 

@@ -10,7 +10,7 @@ namespace papshim {
 
 namespace {
 
-constexpr std::array<AllgatherAlgorithm, 7> kAllgatherAlgorithms{{
+constexpr std::array<AllgatherAlgorithm, 8> kAllgatherAlgorithms{{
     {"sparbit", allgather::build_sparbit, allgather::sparbit_cost},
     {"bruck", allgather::build_bruck, allgather::bruck_cost},
     {"recursive_doubling", allgather::build_recursive_doubling, allgather::recursive_doubling_cost},
@@ -18,6 +18,7 @@ constexpr std::array<AllgatherAlgorithm, 7> kAllgatherAlgorithms{{
     {"ring", allgather::build_ring, allgather::ring_cost},
     {"gather_bcast", allgather::build_gather_bcast, allgather::gather_bcast_cost},
     {"bdr", allgather::build_bdr, allgather::ring_cost},  // balanced: the ring; after it, so `auto` keeps ring
+    {"bslb", allgather::build_bslb, allgather::bslb_cost},  // balanced: never cheaper than gather_bcast
 }};
 
 }  // namespace

@@ -19,7 +19,7 @@ from pathlib import Path
 
 # The algorithm names of the shim's contract for PAPSHIM_ALLGATHER(V).
 ALLGATHER_ALGORITHMS = ("native", "auto", "sparbit", "ring", "neighbor_exchange",
-                        "recursive_doubling", "bruck", "gather_bcast", "bdr")
+                        "recursive_doubling", "bruck", "gather_bcast", "bdr", "bslb")
 COLLECTIVES = ("allgather", "allgatherv", "allreduce", "reduce")
 RUN_TIMEOUT_S = 120
 

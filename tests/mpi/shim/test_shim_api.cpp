@@ -112,7 +112,7 @@ int main(int argc, char** argv) {
     invalid_arguments();
 
     const char* algorithms[] = {"native", "auto", "sparbit", "ring", "neighbor_exchange", "recursive_doubling", "bruck",
-                                "gather_bcast", "bdr"};
+                                "gather_bcast", "bdr", "bslb"};
     int round = 0;
     for (const char* a : algorithms) {
         expect(papshim_set_algorithm(MPI_COMM_WORLD, "allgather", a) == MPI_SUCCESS, std::string("set ") + a);

@@ -1,0 +1,128 @@
+// BSLB, Background Sorted Linear synchronised gather + Broadcast (spec
+// allgather-bdr-bslb-and-clairvoyant.md §3, [AG] Listing 3; docs/algorithms/bslb.md).
+//
+// Gather (BSLS, §3.3): every rank but the root sends its block to the root, one rank at a
+// time, in the order of the predicted arrivals (earliest first, ties by ascending rank). The
+// turn passes as a signal, a message with no blocks: the k-th sender waits for the signal of
+// the (k−1)-th, sends its block, and once that send is complete signals the (k+1)-th. Bodies
+// therefore reach the root strictly one after another (the spec's "signal after the body";
+// MPI's eager/rendezvous protocol is the head: a large send moves its data only once the
+// root's receive is there). The spec's root sends the signals itself; here the root only
+// receives, so its whole gather is leading receive-only steps, which papshim's helper thread
+// posts in the background while the root still computes (post_prefetch), exactly as BDR's
+// pre-steps. The non-roots send when they are in the call, the only time their data exists.
+//
+// Root: the latest predicted arrival (ties: the lowest of those ranks), not [AG]'s fixed
+// rank 0. Its block never travels in the gather, its background receives take everyone
+// else's while it computes, and the broadcast can start the moment it arrives. With equal
+// arrivals that is rank 0 and the order is 1..p−1: the paper's form.
+//
+// Broadcast: a binomial tree from the root over ranks relative to it (the schedule form of
+// the MPI_Bcast the spec calls); a rank receives every block but its own once, and sends
+// every block but the receiver's. The two phases are strictly sequential (§3.5).
+//
+// Global steps (every rank numbers them alike, so a message's step is the same at both
+// ends): for the k-th sender s_k (k = 0..p−2), step 2k carries s_k's block to the root and
+// step 2k+1 the signal s_k → s_{k+1}; the broadcast follows from step 2p−3 on.
+//
+// Balanced form: with no usable prediction (empty or wrongly sized arrival_ns) the arrivals
+// count as equal: root 0, senders in rank order. step_ns is not used (BSLB needs only the
+// order, §1.4). Allgatherv: nothing depends on block sizes; zero-size blocks are skipped by
+// the executor at both ends, the signals are not.
+
+#include <algorithm>
+#include <cstdint>
+#include <numeric>
+#include <vector>
+
+#include "builders.hpp"
+
+namespace papshim::allgather {
+
+namespace {
+
+// The root and the senders in their turn, from the predicted arrivals (or rank order).
+struct GatherOrder {
+    int root = 0;
+    std::vector<int> senders;
+};
+
+GatherOrder gather_order(const schedule::BuildInput& input) {
+    const int p = input.ranks;
+    const auto arrival = input.arrival_ns;
+    const bool predicted = arrival.size() == static_cast<std::size_t>(p);
+    auto at = [&](int rank) { return predicted ? arrival[static_cast<std::size_t>(rank)] : std::int64_t{0}; };
+
+    std::vector<int> ranks(static_cast<std::size_t>(p));
+    std::iota(ranks.begin(), ranks.end(), 0);
+    std::sort(ranks.begin(), ranks.end(), [&](int x, int y) { return at(x) != at(y) ? at(x) < at(y) : x < y; });
+    // Latest arrival, lowest rank among equals: the first of the last run of equal arrivals.
+    std::size_t root_at = ranks.size() - 1;
+    while (root_at > 0 && at(ranks[root_at - 1]) == at(ranks.back())) --root_at;
+    GatherOrder order;
+    order.root = ranks[root_at];
+    ranks.erase(ranks.begin() + static_cast<std::ptrdiff_t>(root_at));
+    order.senders = std::move(ranks);
+    return order;
+}
+
+// Every block except `rank`'s, ascending.
+std::vector<int> all_blocks_but(int rank, int ranks) {
+    std::vector<int> blocks;
+    blocks.reserve(static_cast<std::size_t>(ranks - 1));
+    for (int b = 0; b < ranks; ++b) {
+        if (b != rank) blocks.push_back(b);
+    }
+    return blocks;
+}
+
+}  // namespace
+
+schedule::Schedule build_bslb(const schedule::BuildInput& input) {
+    const int p = input.ranks;
+    const int me = input.rank;
+    schedule::Schedule plan = empty_schedule(input);
+    if (p <= 1) return plan;
+
+    const GatherOrder order = gather_order(input);
+    const int root = order.root;
+    const std::size_t gather_steps = 2 * static_cast<std::size_t>(p - 1) - 1;
+    const int tree_steps = ceil_log2(p);
+    plan.steps.resize(gather_steps + static_cast<std::size_t>(tree_steps));
+
+    // Gather.
+    for (std::size_t k = 0; k < order.senders.size(); ++k) {
+        const int sender = order.senders[k];
+        const std::size_t body = 2 * k;
+        if (me == root) plan.steps[body].recvs.push_back({.peer = sender, .blocks = {sender}});
+        if (me != sender) continue;
+        if (k > 0) plan.steps[body - 1].recvs.push_back({.peer = order.senders[k - 1], .blocks = {}});
+        plan.steps[body].sends.push_back({.peer = root, .blocks = {me}});
+        if (k + 1 < order.senders.size()) plan.steps[body + 1].sends.push_back({.peer = order.senders[k + 1], .blocks = {}});
+    }
+
+    // Binomial broadcast over ranks relative to the root: before step t, relative ranks
+    // [0, 2^t) hold everything.
+    const int relative = wrap_rank(me - root, p);
+    for (int t = 0; t < tree_steps; ++t) {
+        const int span = 1 << t;
+        auto& step = plan.steps[gather_steps + static_cast<std::size_t>(t)];
+        if (relative < span && relative + span < p) {
+            const int to = wrap_rank(me + span, p);
+            step.sends.push_back({.peer = to, .blocks = all_blocks_but(to, p)});
+        } else if (relative >= span && relative < 2 * span) {
+            step.recvs.push_back({.peer = wrap_rank(me - span, p), .blocks = all_blocks_but(me, p)});
+        }
+    }
+    return plan;
+}
+
+// Balanced form: the root takes the p−1 blocks one after another, with a signal between
+// consecutive senders, then each tree level moves p−1 blocks.
+double bslb_cost(int ranks, double bytes_per_rank, const LinkModel& link) {
+    if (ranks <= 1) return 0.0;
+    const double whole = (ranks - 1) * bytes_per_rank * link.beta;
+    return (2 * ranks - 3) * link.alpha + whole + ceil_log2(ranks) * (link.alpha + whole);
+}
+
+}  // namespace papshim::allgather
