@@ -103,8 +103,8 @@ std::vector<VariableInfo> describe_variables(const AlgorithmNames& names) {
         auto c = Collective(i);
         vars.push_back({algorithm_variable(c), "native", algorithm_choices(c, names),
                         fmt::format("algorithm for MPI_{}{} in dispatch mode: native (the MPI library's), "
-                                    "auto (per call, the lowest modelled cost; native where papshim has "
-                                    "no algorithm) or one of papshim's",
+                                    "auto (per call, from size, node layout and the arrival imbalance "
+                                    "seen so far; native where papshim's measured no gain) or one of papshim's",
                                     char(std::toupper(collective_name(c)[0])), collective_name(c).substr(1))});
     }
     vars.push_back({"PAPSHIM_TRACE_DIR", std::string(default_profile_dir) + " (profile mode)", "a directory",
