@@ -52,6 +52,8 @@ struct CommContext {
     std::array<std::atomic<const char*>, collective_count> last_algorithm{};
     // Per-collective algorithm chosen with papshim_set_algorithm; empty: the configured one.
     std::array<std::string, collective_count> algorithm;
+    // Whether that choice is `native`, readable without the lock: such calls take the fast path.
+    std::array<std::atomic<bool>, collective_count> chose_native{};
     // Schedules without predicted arrivals are pure functions of (algorithm, p, rank, root,
     // op commutativity), so each is built once per communicator.
     struct ScheduleKey {

@@ -191,6 +191,7 @@ void set_algorithm(CommContext& ctx, Collective collective, std::string name) {
     state().any_override.store(true);
     {
         std::lock_guard guard(ctx.lock);
+        ctx.chose_native[std::size_t(collective)].store(name == "native", std::memory_order_release);
         ctx.algorithm[std::size_t(collective)] = std::move(name);
     }
     update_policy(ctx);

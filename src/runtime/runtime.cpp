@@ -108,16 +108,21 @@ std::string broadcast_from_rank0(MPI_Comm comm, const std::string& value) {
 }
 
 bool always_native(Collective collective, MPI_Comm comm) {
-    if (!configured_native[std::size_t(collective)]) return false;
-    if (!state().any_override.load(std::memory_order_relaxed)) return true;
+    const std::size_t c = std::size_t(collective);
+    if (!state().any_override.load(std::memory_order_relaxed)) return configured_native[c];
     // Some communicator has a papshim_set_algorithm choice: it is this one's only if its
     // context holds one. That context exists on every member or on none (created collectively),
     // so every rank decides alike; a process-wide flag alone would differ between the members
     // of `comm` that did and did not take part in the choice, and they would deadlock.
     CommContext* ctx = existing_context(comm);
-    if (!ctx) return true;
+    if (!ctx) return configured_native[c];
+    if (ctx->chose_native[c].load(std::memory_order_acquire)) {
+        // Skipping the handler skips its bookkeeping; papshim_get_last_algorithm stays true.
+        ctx->last_algorithm[c].store("native", std::memory_order_relaxed);
+        return true;
+    }
     std::lock_guard guard(ctx->lock);
-    return ctx->algorithm[std::size_t(collective)].empty();
+    return ctx->algorithm[c].empty() && configured_native[c];
 }
 
 bool valid_algorithm_name(Collective collective, std::string_view name) {
