@@ -71,4 +71,8 @@ bool Guard::imbalanced() const {
     return std::count(imbalanced_.begin(), imbalanced_.end(), true) * 2 > std::ptrdiff_t(imbalanced_.size());
 }
 
+bool Guard::maybe_imbalanced() const {
+    return std::find(imbalanced_.begin(), imbalanced_.end(), true) != imbalanced_.end();
+}
+
 }  // namespace papshim::plan

@@ -47,7 +47,7 @@ void Planner::digest(Learned& learned, const std::vector<Contribution>& vector, 
         learned.guard.record(assess(learned.assessed, vector, tau_ns));
     learned.plan = plan_from(vector, seq);
     learned.assessed = learned.plan;
-    learned.armed = learned.guard.imbalanced();
+    learned.armed = learned.guard.maybe_imbalanced();
 }
 
 void Planner::enter(std::uint64_t seq, const void* site, const predict::Signature& signature,

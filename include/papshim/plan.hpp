@@ -61,8 +61,11 @@ public:
     void record(const Quality& q);
     // Predictions were good on the last kWindow assessed calls (and there were that many).
     bool trusted() const;
-    // Recent calls showed omega >= tau (imbalance a PAP-aware algorithm could use).
+    // Most recent calls showed omega >= tau (imbalance a PAP-aware algorithm could use).
     bool imbalanced() const;
+    // At least one recent call did: reason enough to exchange on every call until the window
+    // says which way it goes (sampling alone would take ~3 samples of 16 calls to decide).
+    bool maybe_imbalanced() const;
     long assessed() const { return assessed_; }
     long good() const { return good_; }
     long last_right() const { return last_right_; }
