@@ -187,9 +187,9 @@ void reductions(const char* algorithm, char pattern) {
     const std::string label = fmt::format("{} pattern {}", algorithm, pattern);
     // `auto` stays native until the sampled exchanges show the imbalance, then takes a
     // PAP-aware algorithm.
-    const bool must_switch = std::string(algorithm) == "auto" && pattern != 'x' && c.size > 1;
+    const bool reports_switch = std::string(algorithm) == "auto" && pattern != 'x' && c.size > 1;
     int own_calls = 0;
-    for (int call = 0; reduce_ok || allreduce_ok ? call < (must_switch ? 60 : 30) : false; ++call) {
+    for (int call = 0; reduce_ok || allreduce_ok ? call < (reports_switch ? 60 : 30) : false; ++call) {
         compute(delay_for(pattern, call, c.rank, c.size));
         if (reduce_ok) reduce_call(c, false, 5000, call % c.size, call, label);
         if (allreduce_ok) reduce_call(c, true, 5000, -1, call, label);
@@ -199,7 +199,7 @@ void reductions(const char* algorithm, char pattern) {
     }
     // Whether it does depends on the measured τ against the 1 ms delay (timing, so reported,
     // not asserted: on Open MPI it switches; on an oversubscribed MPICH τ can exceed 1 ms).
-    if (must_switch && allreduce_ok && c.rank == 0 && std::getenv("TEST_PLAN_VERBOSE"))
+    if (reports_switch && allreduce_ok && c.rank == 0 && std::getenv("TEST_PLAN_VERBOSE"))
         fmt::print("{}: {} of the calls ran papshim's own Allreduce\n", label, own_calls);
     MPI_Comm_free(&c.comm);
 }

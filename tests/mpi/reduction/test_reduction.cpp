@@ -226,7 +226,6 @@ void arrive(char pattern, const Comm& c, unsigned seed) {
     if (seconds > 0) std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
 }
 
-// Whether papshim is expected to run its own algorithm on this case (else it forwards).
 // Debian's MPICH 4.0.2 crashes natively in MPI_Reduce with MPI_IN_PLACE at the root unless
 // MPIR_CVAR_DEVICE_COLLECTIVES=none; `auto` forwards balanced calls to native, so it gets
 // no in-place Reduce there.
@@ -240,6 +239,7 @@ bool native_in_place_crashes(const std::string& collective, const std::string& a
 #endif
 }
 
+// Whether papshim is expected to run its own algorithm on this case (else it forwards).
 bool expect_own(const Case& k, const Comm& c) {
     if (c.size == 1 || k.count == 0) return false;
     if (k.algorithm == "auto") return false;  // native on balanced arrivals: see auto_reduction
