@@ -288,16 +288,27 @@ bool applicable(const ReductionAlgorithm& algorithm, const ReductionBuffers& b) 
     return true;
 }
 
+// Whether the vector fits a shared-memory slot (what the slot-sized algorithms take).
+bool fits_slot(const ReductionBuffers& b) {
+    return predefined(b.type) && std::uint64_t(b.count) * type_extent(b.type) <= runtime::state().config.shm_slot;
+}
+
 // `auto` for Reduce/Allreduce, identical on every rank (the guard and the plan come from the
 // exchanged vectors): native on balanced arrivals, where papshim's point-to-point baselines
 // lose to a tuned MPI (1.3-2.8x, docs/benchmarks.md); under the imbalance the communicator's
-// sampled exchanges show, the arrival-ordered chain, which follows the real arrivals and
-// needs no prediction (spec §6.5). Clairvoyant is not picked: measured, it loses to the chain
-// even under predictable imbalance (docs/benchmarks.md). Null: native.
-const ReductionAlgorithm* auto_reduction(Collective kind, const ReductionBuffers& b, const Planning& planning) {
+// sampled exchanges show, an algorithm that follows the real arrivals on each node and needs
+// no prediction: the dynamic leader for an Allreduce that fits a slot (spec §5), else the
+// arrival-ordered chain (spec §6.5). Clairvoyant is not picked: measured, it loses to the
+// chain even under predictable imbalance (docs/benchmarks.md). Both learn the arrival order
+// through a node's shared memory, so with one rank per node they are only a binomial tree
+// among the leaders, which loses to native under imbalance too: native there. Null: native.
+const ReductionAlgorithm* auto_reduction(CommContext& ctx, Collective kind, const ReductionBuffers& b,
+                                         const Planning& planning) {
     if (!planning.guard || !planning.guard->imbalanced()) return nullptr;
-    const ReductionAlgorithm* chain = find_reduction_algorithm(kind, "arrival_chain");
-    return chain && applicable(*chain, b) ? chain : nullptr;
+    if (runtime::node_view(ctx).node_count == ctx.size) return nullptr;  // identical everywhere
+    const bool leader = kind == Collective::allreduce && fits_slot(b);
+    const ReductionAlgorithm* algorithm = find_reduction_algorithm(kind, leader ? "dynamic_leader" : "arrival_chain");
+    return algorithm && applicable(*algorithm, b) ? algorithm : nullptr;
 }
 
 // papshim's own Reduce/Allreduce, or nullopt for calls it leaves to MPI (decided before any
@@ -319,7 +330,7 @@ std::optional<Outcome> run_reduction(CommContext& ctx, Collective kind, Reductio
 
     const ReductionAlgorithm* algorithm = nullptr;
     if (choice == "auto") {
-        algorithm = auto_reduction(kind, b, planning);
+        algorithm = auto_reduction(ctx, kind, b, planning);
     } else {
         algorithm = find_reduction_algorithm(kind, choice);
         if (algorithm && !applicable(*algorithm, b)) algorithm = nullptr;
@@ -332,8 +343,7 @@ std::optional<Outcome> run_reduction(CommContext& ctx, Collective kind, Reductio
         return Outcome{execute_reduction(schedule, b, ctx.priv), algorithm->name};
     }
     node::NodeView& view = runtime::node_view(ctx);
-    if (algorithm->slot_sized && !(predefined(b.type) && std::uint64_t(b.count) * type_extent(b.type) <=
-                                                               runtime::state().config.shm_slot)) {
+    if (algorithm->slot_sized && !fits_slot(b)) {
         // Too large for the slots: the same family's algorithm for large vectors.
         algorithm = find_reduction_algorithm(kind, "hierarchical");
         if (!algorithm) return std::nullopt;
