@@ -300,7 +300,13 @@ def case_bad_arguments(options, work):
             print("  (not root: not tried, the tools are missing here)")
         elif os.geteuid() == 0:
             nobody = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"]
-            commands.append(("not root", nobody + valid, "needs root"))
+            if execute(nobody + ["test", "-x", job.run]).returncode == 0:
+                commands.append(("not root", nobody + valid, "needs root"))
+            else:
+                # The checkout is private to root (a 0700 temporary directory), so nobody
+                # cannot even start papshim-run: root without capabilities instead.
+                no_caps = ["setpriv", "--bounding-set=-all", "--inh-caps=-all", "--"]
+                commands.append(("root without capabilities", no_caps + valid, "root cannot create namespaces"))
         else:
             commands.append(("not root", valid, "needs root"))
 
