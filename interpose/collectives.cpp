@@ -53,18 +53,20 @@ int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, 
     const bool traced = runtime::records_in(mode);
     if (!traced && mode == Mode::dispatch && runtime::always_native(kind, comm)) return native();
 
-    const std::uint64_t arrival = clock::ticks();
+    // The clock is read only where something uses it: the trace, or the planner below.
+    std::uint64_t arrival = traced ? clock::ticks() : 0;
     CommContext& ctx = runtime::context(comm);
     const std::uint64_t seq = ctx.next_seq++;
     Planning planning;
     trace::PlanUse plan_use = trace::PlanUse::none;
     std::optional<Shape> shape;
     plan::Planner* planner = mode == Mode::dispatch ? runtime::planner(ctx) : nullptr;
-    if (planner && (shape = describe(ctx))) {
+    if (planner && (shape = describe(ctx)) && ctx.policy.follows(std::uint8_t(kind), shape->bytes)) {
         if (!planner->has_plan_hook())
             planner->set_plan_hook([&ctx](plan::Planner& p, const plan::Plan& next, const plan::Guard& guard) {
                 prepare_background(ctx, p, next, guard);
             });
+        if (!traced) arrival = clock::ticks();
         const predict::Signature signature{std::uint8_t(kind), shape->op, shape->root, shape->bytes};
         planning.seq = seq;
         planning.tau_ns = runtime::tau_ns(kind, shape->bytes, ctx.size);
@@ -75,6 +77,7 @@ int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, 
             plan_use = planning.plan ? trace::PlanUse::hit : trace::PlanUse::miss;
         }
     }
+    if (!planning.guard) planner = nullptr;  // this call is not followed: no leave() either
     const bool predicted_online = planner && shape;
     Outcome outcome;
     std::optional<Outcome> ran;
@@ -88,7 +91,7 @@ int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, 
         ctx.last_algorithm[std::size_t(kind)].store("native", std::memory_order_relaxed);
         outcome.result = native();
     }
-    const std::uint64_t exit = clock::ticks();
+    const std::uint64_t exit = planner || traced ? clock::ticks() : 0;
     if (planner && shape) planner->leave(exit);
     if (traced && outcome.result == MPI_SUCCESS && (shape || (shape = describe(ctx)))) {
         trace::Record r;
@@ -293,21 +296,23 @@ bool fits_slot(const ReductionBuffers& b) {
     return predefined(b.type) && std::uint64_t(b.count) * type_extent(b.type) <= runtime::state().config.shm_slot;
 }
 
-// `auto` for Reduce/Allreduce, identical on every rank (the guard and the plan come from the
-// exchanged vectors): native on balanced arrivals, where papshim's point-to-point baselines
+// `auto` for Reduce/Allreduce once its guard shows imbalance (run_reduction checks it),
+// identical on every rank (the guard comes from the exchanged vectors): native on balanced
+// arrivals, where papshim's point-to-point baselines
 // lose to a tuned MPI (1.3-2.8x, docs/benchmarks.md); under the imbalance the communicator's
-// sampled exchanges show, an algorithm that follows the real arrivals on each node and needs
-// no prediction: the dynamic leader for an Allreduce that fits a slot (spec §5), else the
-// arrival-ordered chain (spec §6.5). Clairvoyant is not picked: measured, it loses to the
-// chain even under predictable imbalance (docs/benchmarks.md). Both learn the arrival order
-// through a node's shared memory, so with one rank per node they are only a binomial tree
-// among the leaders, which loses to native under imbalance too: native there. Null: native.
-const ReductionAlgorithm* auto_reduction(CommContext& ctx, Collective kind, const ReductionBuffers& b,
-                                         const Planning& planning) {
-    if (!planning.guard || !planning.guard->imbalanced()) return nullptr;
+// sampled exchanges show (Guard::kImbalanceFactor), an algorithm that follows the real
+// arrivals on each node and needs no prediction, where it was measured to win
+// (auto_reduction_candidate: the dynamic leader, spec §5, or the arrival-ordered chain,
+// §6.5). Clairvoyant is not picked: measured, it loses to the chain even under predictable
+// imbalance (docs/benchmarks.md). Both learn the arrival order through a node's shared
+// memory, so with one rank per node they are only a binomial tree among the leaders, which
+// loses to native under imbalance too: native there. Null: native.
+const ReductionAlgorithm* auto_reduction(CommContext& ctx, Collective kind, const ReductionBuffers& b) {
     if (runtime::node_view(ctx).node_count == ctx.size) return nullptr;  // identical everywhere
-    const bool leader = kind == Collective::allreduce && fits_slot(b);
-    const ReductionAlgorithm* algorithm = find_reduction_algorithm(kind, leader ? "dynamic_leader" : "arrival_chain");
+    const std::string_view name = auto_reduction_candidate(kind, std::uint64_t(b.count) * type_size(b.type),
+                                                           runtime::state().config.shm_slot);
+    if (name.empty() || (name == "dynamic_leader" && !fits_slot(b))) return nullptr;
+    const ReductionAlgorithm* algorithm = find_reduction_algorithm(kind, name);
     return algorithm && applicable(*algorithm, b) ? algorithm : nullptr;
 }
 
@@ -318,6 +323,8 @@ const ReductionAlgorithm* auto_reduction(CommContext& ctx, Collective kind, cons
 std::optional<Outcome> run_reduction(CommContext& ctx, Collective kind, ReductionBuffers b, const Planning& planning) {
     const std::string_view choice = runtime::algorithm_for(ctx, kind);
     if (choice == "native" || ctx.inter || ctx.size == 1) return std::nullopt;
+    // auto on balanced arrivals (or a call it does not follow): native, before any checks.
+    if (choice == "auto" && (!planning.guard || !planning.guard->imbalanced())) return std::nullopt;
     if (b.count <= 0 || b.type == MPI_DATATYPE_NULL || b.op == MPI_OP_NULL) return std::nullopt;
     if (kind == Collective::reduce && (b.root < 0 || b.root >= ctx.size)) return std::nullopt;
     const bool holds_result = kind == Collective::allreduce || ctx.rank == b.root;
@@ -330,7 +337,7 @@ std::optional<Outcome> run_reduction(CommContext& ctx, Collective kind, Reductio
 
     const ReductionAlgorithm* algorithm = nullptr;
     if (choice == "auto") {
-        algorithm = auto_reduction(ctx, kind, b, planning);
+        algorithm = auto_reduction(ctx, kind, b);
     } else {
         algorithm = find_reduction_algorithm(kind, choice);
         if (algorithm && !applicable(*algorithm, b)) algorithm = nullptr;

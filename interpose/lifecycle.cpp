@@ -25,7 +25,8 @@ bool wants_helper_thread() {
         const char* choice = std::getenv(variable);
         if (!choice) continue;
         const std::string_view name(choice);
-        if (name == "auto" || papshim::uses_plans(papshim::Collective::allgather, name) ||
+        // `auto` runs no planned algorithm: its exchanges complete at its next call.
+        if (papshim::uses_plans(papshim::Collective::allgather, name) ||
             papshim::uses_plans(papshim::Collective::reduce, name))
             return true;
     }

@@ -50,7 +50,7 @@ void Guard::observe(std::span<const Contribution> vector, std::int64_t tau_ns) {
     const auto [low, high] = std::minmax_element(vector.begin(), vector.end(), [](const auto& a, const auto& b) {
         return a.arrival_ns < b.arrival_ns;
     });
-    imbalanced_.push_back(high->arrival_ns - low->arrival_ns >= tau_ns);
+    imbalanced_.push_back(high->arrival_ns - low->arrival_ns >= kImbalanceFactor * std::max<std::int64_t>(tau_ns, 1));
     if (imbalanced_.size() > kWindow) imbalanced_.pop_front();
 }
 

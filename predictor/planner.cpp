@@ -68,8 +68,8 @@ void Planner::enter(std::uint64_t seq, const void* site, const predict::Signatur
         case Exchange::off: break;
         case Exchange::always: exchange = true; break;
         case Exchange::sampled:
-            exchange =
-                signature.bytes >= policy.min_bytes && (now_.armed || seq % std::uint64_t(policy.sample_every) == 0);
+            if (policy.follows(signature.collective, signature.bytes))
+                exchange = eligible_calls_++ % std::uint64_t(policy.sample_every) == 0 || now_.armed;
             break;
     }
     if (!exchange) return;

@@ -54,6 +54,11 @@ class Guard {
 public:
     static constexpr int kWindow = 4;       // calls whose quality decides
     static constexpr double kMaxError = 1;  // spec §1.5: relative error above 1 disables
+    // Arrival spread, in units of τ, from which a call counts as imbalanced. The arrival-aware
+    // Reduce/Allreduce win from a maximum imbalance factor of about 10 (spec
+    // pap-aware-allreduce-and-reduce.md §10.5), ω/τ ≈ 6 at p = 4 (§1.6); measured here, the
+    // spread of barrier-synchronised calls on shared memory reaches ω/τ ≈ 1 from noise alone.
+    static constexpr std::int64_t kImbalanceFactor = 6;
 
     // What every exchanged vector shows: the call's actual arrival spread.
     void observe(std::span<const Contribution> vector, std::int64_t tau_ns);
@@ -61,7 +66,8 @@ public:
     void record(const Quality& q);
     // Predictions were good on the last kWindow assessed calls (and there were that many).
     bool trusted() const;
-    // Most recent calls showed omega >= tau (imbalance a PAP-aware algorithm could use).
+    // Most recent calls showed omega >= kImbalanceFactor·tau (imbalance a PAP-aware
+    // algorithm can use).
     bool imbalanced() const;
     // At least one recent call did: reason enough to exchange on every call until the window
     // says which way it goes (sampling alone would take ~3 samples of 16 calls to decide).

@@ -28,8 +28,20 @@ enum class Exchange : std::uint8_t {
 
 struct Policy {
     Exchange exchange = Exchange::off;
-    std::uint64_t min_bytes = 0;  // sampled: calls below this size never exchange (nothing there wins)
+    // sampled: the collectives (bit c: collective c) whose calls may exchange, and of those,
+    // the sizes that do (null: every size): only calls whose algorithm can change with the
+    // arrivals.
+    std::uint8_t sampled_collectives = 0;
+    bool (*sampled_size)(std::uint8_t collective, std::uint64_t bytes) = nullptr;
     int sample_every = 16;
+
+    // Whether calls of this collective and size go through the planner at all (the others
+    // cost nothing beyond the native call: nothing on them can use a plan or the guard).
+    bool follows(std::uint8_t collective, std::uint64_t bytes) const {
+        if (exchange == Exchange::always) return true;
+        return exchange == Exchange::sampled && (sampled_collectives >> collective & 1) != 0 &&
+               (!sampled_size || sampled_size(collective, bytes));
+    }
 };
 
 // Converts this rank's clock ticks to global-clock nanoseconds (identical meaning on every rank).
@@ -114,6 +126,10 @@ private:
     predict::CommHistory history_;
     Learned now_, next_;
     std::uint64_t seq_ = 0;
+    // Calls the sampled policy found eligible so far (the same on every rank): sampling
+    // counts these, not sequence numbers, which eligible calls could all miss (a Reduce and
+    // an Allreduce alternating, only one of them eligible).
+    std::uint64_t eligible_calls_ = 0;
     std::int64_t tau_ns_ = 1;
     std::optional<std::uint64_t> expected_;
 

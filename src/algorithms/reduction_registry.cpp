@@ -24,4 +24,15 @@ const ReductionAlgorithm* find_reduction_algorithm(Collective collective, std::s
     return nullptr;
 }
 
+std::string_view auto_reduction_candidate(Collective collective, std::uint64_t bytes, std::uint64_t shm_slot) {
+    // Measured on one node (p = 4, 10-20τ; docs/benchmarks.md): the dynamic leader's
+    // Allreduce beats native wherever it fits a slot (0.71-0.79x its time at 64 KiB); the
+    // chain's Reduce loses to native at 64 KiB (up to 1.35x) and wins from 1 MiB
+    // (0.59-0.91x); its Allreduce is native's time within ±7% from 1 MiB, so native.
+    constexpr std::uint64_t chain_min_bytes = 256 * 1024;
+    if (collective == Collective::allreduce && bytes <= shm_slot) return "dynamic_leader";
+    if (collective == Collective::reduce && bytes >= chain_min_bytes) return "arrival_chain";
+    return {};
+}
+
 }  // namespace papshim

@@ -132,8 +132,9 @@ std::vector<VariableInfo> describe_variables(const AlgorithmNames& names) {
                     "the imbalance factor ω/τ; measured: α + β·segment bytes from the link model of MPI_Init"});
     vars.push_back({"PAPSHIM_HELPER_THREAD", "1", "0, 1",
                     "1: a helper thread drives prediction exchanges and background receives while ranks compute "
-                    "(MPI_Init is upgraded to MPI_THREAD_MULTIPLE when a PAP-aware algorithm or auto is "
-                    "configured); 0: no thread, no upgrade, progress only inside MPI calls"});
+                    "(MPI_Init is upgraded to MPI_THREAD_MULTIPLE when an algorithm that plans from predicted "
+                    "arrivals, bdr, bslb, clairvoyant or clairvoyant_rs, is configured; auto needs neither); 0: no "
+                    "thread, no upgrade, progress only inside MPI calls"});
     vars.push_back({"PAPSHIM_REPRODUCIBLE", "0", "0, 1",
                     "1: floating-point Reduce/Allreduce only by algorithms whose reduction order does not depend "
                     "on arrival order, so results repeat bit for bit from run to run (arrival-ordered ones "

@@ -12,6 +12,13 @@ namespace {
 // collective on shared memory; docs/benchmarks.md).
 constexpr std::uint64_t kSampledMinBytes = 16 * 1024;
 
+// Under `auto`, the calls whose algorithm can change with the arrivals: Reduce/Allreduce of
+// the sizes auto_reduction_candidate names (Allgather's auto follows no arrivals).
+bool auto_can_switch(std::uint8_t collective, std::uint64_t bytes) {
+    return bytes >= kSampledMinBytes &&
+           !auto_reduction_candidate(Collective(collective), bytes, state().config.shm_slot).empty();
+}
+
 }  // namespace
 
 void update_policy(CommContext& ctx) {
@@ -20,10 +27,12 @@ void update_policy(CommContext& ctx) {
         for (int c = 0; c < collective_count; ++c) {
             const std::string_view choice = algorithm_for(ctx, Collective(c));
             if (uses_plans(Collective(c), choice)) policy.exchange = plan::Exchange::always;
-            else if (choice == "auto" && policy.exchange == plan::Exchange::off) policy.exchange = plan::Exchange::sampled;
+            else if (choice == "auto") policy.sampled_collectives |= std::uint8_t(1u << c);
         }
+        if (policy.exchange == plan::Exchange::off && policy.sampled_collectives != 0)
+            policy.exchange = plan::Exchange::sampled;
     }
-    policy.min_bytes = kSampledMinBytes;
+    policy.sampled_size = auto_can_switch;
     ctx.policy = policy;
 }
 

@@ -65,11 +65,11 @@ void check_configuration(State& s, const ParseResult& parsed) {
         stop_job(s.world, difference, bad == rank);
 }
 
-// The configuration chooses something that plans (or `auto`, which may) for some collective.
+// The configuration chooses an algorithm that plans from predicted arrivals for some collective.
 bool uses_any_plans(const Config& config) {
     for (int c = 0; c < collective_count; ++c) {
         const std::string& choice = config.algorithm[std::size_t(c)];
-        if (choice == "auto" || uses_plans(Collective(c), choice)) return true;
+        if (uses_plans(Collective(c), choice)) return true;  // not auto: see wants_helper_thread
     }
     return false;
 }
