@@ -1,0 +1,61 @@
+// What `auto` may run for a Reduce/Allreduce of a given size (auto_reduction_candidate), and
+// which calls the planner follows under each exchange policy (Policy::follows): only calls
+// that can switch algorithm pay for predictions and exchanges.
+#include <catch.hpp>
+
+#include "papshim/algorithms.hpp"
+#include "papshim/planner.hpp"
+
+namespace {
+
+using papshim::Collective;
+using papshim::auto_reduction_candidate;
+
+constexpr std::uint64_t slot = 64 * 1024;
+
+std::uint8_t bit(Collective c) { return std::uint8_t(1u << unsigned(c)); }
+
+// The sampled policy's size filter, as the runtime sets it (without its 16 KiB floor).
+bool any_candidate(std::uint8_t collective, std::uint64_t bytes) {
+    return !auto_reduction_candidate(Collective(collective), bytes, slot).empty();
+}
+
+}  // namespace
+
+TEST_CASE("auto's Allreduce candidate: the dynamic leader while the vector fits a slot") {
+    CHECK(auto_reduction_candidate(Collective::allreduce, 8, slot) == "dynamic_leader");
+    CHECK(auto_reduction_candidate(Collective::allreduce, slot, slot) == "dynamic_leader");
+    CHECK(auto_reduction_candidate(Collective::allreduce, slot + 1, slot).empty());
+    CHECK(auto_reduction_candidate(Collective::allreduce, 4 << 20, slot).empty());
+    CHECK(auto_reduction_candidate(Collective::allreduce, 4 << 20, 8 << 20) == "dynamic_leader");  // a larger slot
+}
+
+TEST_CASE("auto's Reduce candidate: the chain from 256 KiB") {
+    CHECK(auto_reduction_candidate(Collective::reduce, 64 * 1024, slot).empty());
+    CHECK(auto_reduction_candidate(Collective::reduce, 256 * 1024 - 1, slot).empty());
+    CHECK(auto_reduction_candidate(Collective::reduce, 256 * 1024, slot) == "arrival_chain");
+    CHECK(auto_reduction_candidate(Collective::reduce, 16 << 20, slot) == "arrival_chain");
+}
+
+TEST_CASE("Allgather has no arrival-following candidate") {
+    CHECK(auto_reduction_candidate(Collective::allgather, 1 << 20, slot).empty());
+    CHECK(auto_reduction_candidate(Collective::allgatherv, 1 << 20, slot).empty());
+}
+
+TEST_CASE("the sampled policy follows only auto's collectives at sizes with a candidate") {
+    papshim::plan::Policy policy;
+    CHECK_FALSE(policy.follows(std::uint8_t(Collective::allreduce), 1024));  // off
+
+    policy.exchange = papshim::plan::Exchange::sampled;
+    policy.sampled_collectives = bit(Collective::allreduce);
+    policy.sampled_size = any_candidate;
+    CHECK(policy.follows(std::uint8_t(Collective::allreduce), 1024));
+    CHECK_FALSE(policy.follows(std::uint8_t(Collective::allreduce), 1 << 20));  // native at any arrivals
+    CHECK_FALSE(policy.follows(std::uint8_t(Collective::reduce), 1 << 20));     // Reduce is not auto here
+
+    policy.sampled_collectives |= bit(Collective::reduce);
+    CHECK(policy.follows(std::uint8_t(Collective::reduce), 1 << 20));
+
+    policy.exchange = papshim::plan::Exchange::always;  // a planned algorithm needs every call
+    CHECK(policy.follows(std::uint8_t(Collective::allgather), 8));
+}
