@@ -3,9 +3,11 @@
 // power of two, and appending steps. Blocks are element ranges (schedule::reduction_block).
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <numeric>
+#include <span>
 #include <vector>
 
 #include "papshim/algorithms.hpp"
@@ -132,6 +134,47 @@ inline schedule::Schedule build_binomial_bcast(const schedule::BuildInput& input
         plan.steps.push_back(std::move(step));
     }
     return plan;
+}
+
+// The ranks in predicted arrival order, earliest first (ties: the lower rank first); rank
+// order without a prediction (the balanced form). A pure function of the exchanged vector.
+inline std::vector<int> predicted_order(const schedule::BuildInput& input) {
+    std::vector<int> order(static_cast<std::size_t>(input.ranks));
+    std::iota(order.begin(), order.end(), 0);
+    if (input.arrival_ns.size() == order.size())
+        std::ranges::stable_sort(order, {}, [&](int r) { return input.arrival_ns[std::size_t(r)]; });
+    return order;
+}
+
+// Blocks of the predicted chains: a builder does not know the vector's size, and 16 keeps
+// the pipeline's fill (one block per hop) small against the vector at p <= 16 while a block
+// of a 1 MiB vector (64 KiB) still travels at the link's rate.
+constexpr int kChainBlocks = 16;
+
+// A pipelined chain along chain[0] -> chain[1] -> ... from step `first_step` on: block t
+// crosses hop h at step first_step + t + h, so every hop carries one block per step and a
+// block moves on the step after it arrived. The first `combining_hops` hops reduce into the
+// receiver's partial, later ones overwrite (they carry the finished result). A single hop
+// moves all blocks in one message: it has nothing to overlap. Adds this rank's transfers (a
+// rank may appear twice) and returns the step after the chain's last.
+inline int add_chain(schedule::Schedule& plan, std::span<const int> chain, int first_step, int combining_hops) {
+    const int hops = int(chain.size()) - 1;
+    if (hops <= 0) return first_step;
+    const int blocks = plan.blocks;
+    const int end = hops == 1 ? first_step + 1 : first_step + blocks + hops - 1;
+    if (plan.steps.size() < std::size_t(end)) plan.steps.resize(std::size_t(end));
+    for (int h = 0; h < hops; ++h) {
+        const int from = chain[std::size_t(h)], to = chain[std::size_t(h) + 1];
+        if (plan.rank != from && plan.rank != to) continue;
+        const auto combine = h < combining_hops ? schedule::Combine::received_first : schedule::Combine::none;
+        for (int t = 0; t < (hops == 1 ? 1 : blocks); ++t) {
+            schedule::Step& step = plan.steps[std::size_t(first_step + t + h)];
+            const auto moved = hops == 1 ? block_range(0, blocks) : std::vector<int>{t};
+            if (plan.rank == from) add_send(step, to, moved);
+            if (plan.rank == to) add_receive(step, from, moved, combine);
+        }
+    }
+    return end;
 }
 
 inline int log2_floor(int ranks) { return ranks > 1 ? std::bit_width(unsigned(ranks)) - 1 : 0; }

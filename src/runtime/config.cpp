@@ -133,7 +133,8 @@ std::vector<VariableInfo> describe_variables(const AlgorithmNames& names) {
     vars.push_back({"PAPSHIM_HELPER_THREAD", "1", "0, 1",
                     "1: a helper thread drives prediction exchanges and background receives while ranks compute "
                     "(MPI_Init is upgraded to MPI_THREAD_MULTIPLE when an algorithm that plans from predicted "
-                    "arrivals, bdr, bslb, clairvoyant or clairvoyant_rs, is configured; auto needs neither); 0: no "
+                    "arrivals, bdr, bslb, clairvoyant, clairvoyant_rs or predicted_chain, is configured; auto needs "
+                    "neither); 0: no "
                     "thread, no upgrade, progress only inside MPI calls"});
     vars.push_back({"PAPSHIM_REPRODUCIBLE", "0", "0, 1",
                     "1: floating-point Reduce/Allreduce only by algorithms whose reduction order does not depend "

@@ -23,10 +23,12 @@
 #include "papshim/algorithms.hpp"
 #include "papshim/simulator.hpp"
 #include "src/algorithms/reduce/clairvoyant.hpp"
+#include "src/algorithms/reduction_steps.hpp"
 
 namespace clv = papshim::clairvoyant;
 using papshim::Collective;
 using papshim::schedule::BuildInput;
+using papshim::schedule::Schedule;
 using papshim::sim::ScheduleSet;
 using papshim::sim::check_reduction_flow;
 
@@ -393,9 +395,12 @@ TEST_CASE("every Clairvoyant schedule reduces each contribution once, for many p
         const std::int64_t d = 1 + std::int64_t(rng() % 100);
         for (int pattern = 0; pattern < 4; ++pattern) {
             const auto a = p == 1 ? std::vector<std::int64_t>{0} : random_arrivals(rng, p, d);
-            for (int root = 0; root < p; root += (p <= 12 ? 1 : p / 5)) check_flow(Collective::reduce, "clairvoyant", a, d, root);
-            check_flow(Collective::allreduce, "clairvoyant", a, d, -1);
-            check_flow(Collective::allreduce, "clairvoyant_rs", a, d, -1);
+            for (int root = 0; root < p; root += (p <= 12 ? 1 : p / 5)) {
+                check_flow(Collective::reduce, "clairvoyant", a, d, root);
+                check_flow(Collective::reduce, "predicted_chain", a, d, root);
+            }
+            for (const char* name : {"clairvoyant", "clairvoyant_rs", "predicted_chain"})
+                check_flow(Collective::allreduce, name, a, d, -1);
         }
     }
     for (int p : {64, 100, 129, 256, 1000}) {
@@ -403,8 +408,72 @@ TEST_CASE("every Clairvoyant schedule reduces each contribution once, for many p
         const std::int64_t d = 1000;
         const auto a = random_arrivals(rng, p, d);
         check_flow(Collective::reduce, "clairvoyant", a, d, p / 3);
-        check_flow(Collective::allreduce, "clairvoyant", a, d, -1);
-        check_flow(Collective::allreduce, "clairvoyant_rs", a, d, -1);
+        check_flow(Collective::reduce, "predicted_chain", a, d, p / 3);
+        for (const char* name : {"clairvoyant", "clairvoyant_rs", "predicted_chain"})
+            check_flow(Collective::allreduce, name, a, d, -1);
+    }
+}
+
+namespace {
+
+// Blocks rank `rank` sends and receives in steps [from, to) of its schedule.
+struct Traffic {
+    std::size_t sent = 0, received = 0;
+    int first_step = -1;  // the first step that moves anything; -1 for none
+};
+Traffic traffic(const Schedule& plan, std::size_t from = 0) {
+    Traffic t;
+    for (std::size_t s = from; s < plan.steps.size(); ++s) {
+        for (const auto& x : plan.steps[s].sends) t.sent += x.blocks.size();
+        for (const auto& x : plan.steps[s].recvs) t.received += x.blocks.size();
+        if (t.first_step < 0 && (!plan.steps[s].sends.empty() || !plan.steps[s].recvs.empty())) t.first_step = int(s);
+    }
+    return t;
+}
+
+}  // namespace
+
+TEST_CASE("predicted chain: the predicted-last rank moves one vector each way, after the others have reduced") {
+    const std::vector<std::int64_t> a{0, 50, 10, 50, 5, 20};  // ranks 1 and 3 tie last: rank 3 (order by rank)
+    BuildInput in = input_with(a, 10, -1);
+    const int blocks = papshim::reduction::kChainBlocks;
+    const int early_chain_steps = blocks + 5 - 2;  // 5 early ranks: 4 hops
+    for (int r = 0; r < 6; ++r) {
+        in.rank = r;
+        const Schedule plan = algorithm(Collective::allreduce, "predicted_chain").build(in);
+        const Traffic all = traffic(plan), after = traffic(plan, std::size_t(early_chain_steps));
+        INFO("rank " << r);
+        if (r == 3) {
+            CHECK(all.first_step == early_chain_steps);  // nothing to wait for before the others are done
+            CHECK(all.sent == std::size_t(blocks));
+            CHECK(all.received == std::size_t(blocks));
+        } else {
+            // After the last arrives, each early rank takes in one vector and passes on at most one.
+            CHECK(after.received == std::size_t(blocks));
+            CHECK(after.sent <= std::size_t(blocks));
+        }
+    }
+    SECTION("Reduce: the predicted-last rank's data goes straight to the root, whole") {
+        for (int root : {0, 3, 4}) {
+            in.root = root;
+            const int last = root == 3 ? 1 : 3;  // the latest rank other than the root
+            for (int r = 0; r < 6; ++r) {
+                in.rank = r;
+                const Schedule plan = algorithm(Collective::reduce, "predicted_chain").build(in);
+                INFO("root " << root << " rank " << r);
+                if (r != last) continue;
+                const Traffic t = traffic(plan);
+                if (root != 3) CHECK(t.received == 0);  // else it ends the others' chain
+                CHECK(t.sent == std::size_t(blocks));
+                REQUIRE(plan.steps.back().sends.size() == 1);
+                CHECK(plan.steps.back().sends[0].peer == root);
+            }
+        }
+    }
+    SECTION("without a prediction: rank order, the highest rank last") {
+        in.arrival_ns = {};
+        in.rank = 5;
+        CHECK(traffic(algorithm(Collective::allreduce, "predicted_chain").build(in)).first_step == early_chain_steps);
     }
 }
 

@@ -244,10 +244,11 @@ void define_reduce_options(CLI::App& app, ReduceOptions& options) {
     add_parsed(app, "--reduce", options.algorithms, names_of(Collective::reduce, {"clairvoyant", "chain"}),
                "simulate these Reduce algorithms instead of the Allgather ones:\n"
                "clairvoyant (planned from the pattern's arrivals), chain (in\n"
-               "arrival order to the root, in N pieces), binomial, rabenseifner",
+               "arrival order to the root, in N pieces), predicted_chain, binomial,\n"
+               "rabenseifner",
                "A[,A...]");
     add_parsed(app, "--allreduce", options.algorithms, names_of(Collective::allreduce, {}),
-               "the same for Allreduce: clairvoyant, clairvoyant_rs,\n"
+               "the same for Allreduce: clairvoyant, clairvoyant_rs, predicted_chain,\n"
                "recursive_doubling, rabenseifner, ring",
                "A[,A...]");
     add_parsed(

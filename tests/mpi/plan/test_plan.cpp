@@ -253,7 +253,7 @@ int main(int argc, char** argv) {
     }
     for (char pattern : {'l', 'x', 'u', '-'}) gather_pattern("auto", pattern, 20, false);
     mixed_sites("auto");
-    for (const char* algorithm : {"clairvoyant", "clairvoyant_rs", "auto"})
+    for (const char* algorithm : {"clairvoyant", "clairvoyant_rs", "predicted_chain", "auto"})
         for (char pattern : {'l', 's', 'x'}) reductions(algorithm, pattern);
     free_while_armed();
 
