@@ -181,7 +181,7 @@ void prepare_background(CommContext& ctx, plan::Planner& planner, const plan::Pl
     if (kind != Collective::allgather || next.bytes == 0 || next.bytes % std::uint64_t(ctx.size) != 0) return;
     Planning planning{&plan, &guard, runtime::tau_ns(kind, next.bytes, ctx.size), plan.seq};
     const std::string_view choice = runtime::algorithm_for(ctx, kind);
-    if (choice == "auto") return;  // auto runs no planned algorithm
+    if (choice == "auto") return;  // auto runs no planned Allgather
     const AllgatherAlgorithm* algorithm = find_allgather_algorithm(choice);
     if (!algorithm || !uses_plans(kind, algorithm->name)) return;
     plan::Planner::Background& background = planner.background(plan.seq);
@@ -300,17 +300,17 @@ bool fits_slot(const ReductionBuffers& b) {
 // identical on every rank (the guard comes from the exchanged vectors): native on balanced
 // arrivals, where papshim's point-to-point baselines
 // lose to a tuned MPI (1.3-2.8x, docs/benchmarks.md); under the imbalance the communicator's
-// sampled exchanges show (Guard::kImbalanceFactor), an algorithm that follows the real
-// arrivals on each node and needs no prediction, where it was measured to win
-// (auto_reduction_candidate: the dynamic leader, spec §5, or the arrival-ordered chain,
-// §6.5). Clairvoyant is not picked: measured, it loses to the chain even under predictable
-// imbalance (docs/benchmarks.md). Both learn the arrival order through a node's shared
-// memory, so with one rank per node they are only a binomial tree among the leaders, which
-// loses to native under imbalance too: native there. Null: native.
+// sampled exchanges show (Guard::kImbalanceFactor), the algorithm measured to win at this
+// size and node layout (auto_reduction_candidate): on nodes shared by several ranks, one that
+// follows the real arrivals through shared memory and needs no prediction (the dynamic
+// leader, spec §5, or the arrival-ordered chain, §6.5); with one rank per node, the
+// predicted chain for large Allreduces (it plans from the exchanged prediction, or runs its
+// balanced form, which also won there). Clairvoyant is not picked: measured, it loses to the
+// chain even under predictable imbalance (docs/benchmarks.md). Null: native.
 const ReductionAlgorithm* auto_reduction(CommContext& ctx, Collective kind, const ReductionBuffers& b) {
-    if (runtime::node_view(ctx).node_count == ctx.size) return nullptr;  // identical everywhere
+    const bool one_rank_per_node = runtime::node_view(ctx).node_count == ctx.size;  // identical everywhere
     const std::string_view name = auto_reduction_candidate(kind, std::uint64_t(b.count) * type_size(b.type),
-                                                           runtime::state().config.shm_slot);
+                                                           runtime::state().config.shm_slot, one_rank_per_node);
     if (name.empty() || (name == "dynamic_leader" && !fits_slot(b))) return nullptr;
     const ReductionAlgorithm* algorithm = find_reduction_algorithm(kind, name);
     return algorithm && applicable(*algorithm, b) ? algorithm : nullptr;

@@ -25,7 +25,8 @@ bool wants_helper_thread() {
         const char* choice = std::getenv(variable);
         if (!choice) continue;
         const std::string_view name(choice);
-        // `auto` runs no planned algorithm: its exchanges complete at its next call.
+        // `auto` needs no helper: its exchanges complete at its next call, and the only planned
+        // algorithm it runs (the predicted chain, one rank per node) has no background part.
         if (papshim::uses_plans(papshim::Collective::allgather, name) ||
             papshim::uses_plans(papshim::Collective::reduce, name))
             return true;

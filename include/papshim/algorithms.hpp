@@ -111,9 +111,11 @@ std::span<const ReductionAlgorithm> reduction_algorithms(Collective collective);
 const ReductionAlgorithm* find_reduction_algorithm(Collective collective, std::string_view name);
 
 // The algorithm `auto` runs for a Reduce/Allreduce of `bytes` once the arrivals are
-// imbalanced, before the per-call checks (op, datatype, node layout); empty: native at this
-// size whatever the arrivals, so such calls need no prediction exchange either.
-std::string_view auto_reduction_candidate(Collective collective, std::uint64_t bytes, std::uint64_t shm_slot);
+// imbalanced, before the per-call checks (op, datatype); `one_rank_per_node`: the
+// communicator's ranks all sit on different nodes, so nothing can go through shared memory.
+// Empty: native at this size and layout whatever the arrivals.
+std::string_view auto_reduction_candidate(Collective collective, std::uint64_t bytes, std::uint64_t shm_slot,
+                                          bool one_rank_per_node);
 
 // Runs `plan` (built for this rank of `comm`, the private duplicate) on `buffers`: the
 // executor of every Reduce/Allreduce schedule, reducing with PMPI_Reduce_local. Returns an

@@ -17,29 +17,38 @@ std::uint8_t bit(Collective c) { return std::uint8_t(1u << unsigned(c)); }
 
 // The sampled policy's size filter, as the runtime sets it (without its 16 KiB floor).
 bool any_candidate(std::uint8_t collective, std::uint64_t bytes) {
-    return !auto_reduction_candidate(Collective(collective), bytes, slot).empty();
+    return !auto_reduction_candidate(Collective(collective), bytes, slot, false).empty() ||
+           !auto_reduction_candidate(Collective(collective), bytes, slot, true).empty();
 }
 
 }  // namespace
 
 TEST_CASE("auto's Allreduce candidate: the dynamic leader while the vector fits a slot") {
-    CHECK(auto_reduction_candidate(Collective::allreduce, 8, slot) == "dynamic_leader");
-    CHECK(auto_reduction_candidate(Collective::allreduce, slot, slot) == "dynamic_leader");
-    CHECK(auto_reduction_candidate(Collective::allreduce, slot + 1, slot).empty());
-    CHECK(auto_reduction_candidate(Collective::allreduce, 4 << 20, slot).empty());
-    CHECK(auto_reduction_candidate(Collective::allreduce, 4 << 20, 8 << 20) == "dynamic_leader");  // a larger slot
+    CHECK(auto_reduction_candidate(Collective::allreduce, 8, slot, false) == "dynamic_leader");
+    CHECK(auto_reduction_candidate(Collective::allreduce, slot, slot, false) == "dynamic_leader");
+    CHECK(auto_reduction_candidate(Collective::allreduce, slot + 1, slot, false).empty());
+    CHECK(auto_reduction_candidate(Collective::allreduce, 4 << 20, slot, false).empty());
+    CHECK(auto_reduction_candidate(Collective::allreduce, 4 << 20, 8 << 20, false) == "dynamic_leader");  // a larger slot
 }
 
 TEST_CASE("auto's Reduce candidate: the chain from 256 KiB") {
-    CHECK(auto_reduction_candidate(Collective::reduce, 64 * 1024, slot).empty());
-    CHECK(auto_reduction_candidate(Collective::reduce, 256 * 1024 - 1, slot).empty());
-    CHECK(auto_reduction_candidate(Collective::reduce, 256 * 1024, slot) == "arrival_chain");
-    CHECK(auto_reduction_candidate(Collective::reduce, 16 << 20, slot) == "arrival_chain");
+    CHECK(auto_reduction_candidate(Collective::reduce, 64 * 1024, slot, false).empty());
+    CHECK(auto_reduction_candidate(Collective::reduce, 256 * 1024 - 1, slot, false).empty());
+    CHECK(auto_reduction_candidate(Collective::reduce, 256 * 1024, slot, false) == "arrival_chain");
+    CHECK(auto_reduction_candidate(Collective::reduce, 16 << 20, slot, false) == "arrival_chain");
+}
+
+TEST_CASE("one rank per node: the predicted chain for an Allreduce from 4 MiB, else native") {
+    CHECK(auto_reduction_candidate(Collective::allreduce, 8, slot, true).empty());  // no shared memory
+    CHECK(auto_reduction_candidate(Collective::allreduce, (4 << 20) - 1, slot, true).empty());
+    CHECK(auto_reduction_candidate(Collective::allreduce, 4 << 20, slot, true) == "predicted_chain");
+    CHECK(auto_reduction_candidate(Collective::allreduce, 64 << 20, 128 << 20, true) == "predicted_chain");
+    CHECK(auto_reduction_candidate(Collective::reduce, 16 << 20, slot, true).empty());
 }
 
 TEST_CASE("Allgather has no arrival-following candidate") {
-    CHECK(auto_reduction_candidate(Collective::allgather, 1 << 20, slot).empty());
-    CHECK(auto_reduction_candidate(Collective::allgatherv, 1 << 20, slot).empty());
+    CHECK(auto_reduction_candidate(Collective::allgather, 1 << 20, slot, false).empty());
+    CHECK(auto_reduction_candidate(Collective::allgatherv, 1 << 20, slot, false).empty());
 }
 
 TEST_CASE("the sampled policy follows only auto's collectives at sizes with a candidate") {
@@ -51,6 +60,7 @@ TEST_CASE("the sampled policy follows only auto's collectives at sizes with a ca
     policy.sampled_size = any_candidate;
     CHECK(policy.follows(std::uint8_t(Collective::allreduce), 1024));
     CHECK_FALSE(policy.follows(std::uint8_t(Collective::allreduce), 1 << 20));  // native at any arrivals
+    CHECK(policy.follows(std::uint8_t(Collective::allreduce), 4 << 20));        // the chain across nodes
     CHECK_FALSE(policy.follows(std::uint8_t(Collective::reduce), 1 << 20));     // Reduce is not auto here
 
     policy.sampled_collectives |= bit(Collective::reduce);
