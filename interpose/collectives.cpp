@@ -61,7 +61,8 @@ int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, 
     trace::PlanUse plan_use = trace::PlanUse::none;
     std::optional<Shape> shape;
     plan::Planner* planner = mode == Mode::dispatch ? runtime::planner(ctx) : nullptr;
-    if (planner && (shape = describe(ctx)) && ctx.policy.follows(std::uint8_t(kind), shape->bytes)) {
+    const auto one_rank_per_node = [&ctx] { return runtime::node_view(ctx).node_count == ctx.size; };
+    if (planner && (shape = describe(ctx)) && ctx.policy.follows(std::uint8_t(kind), shape->bytes, one_rank_per_node)) {
         if (!planner->has_plan_hook())
             planner->set_plan_hook([&ctx](plan::Planner& p, const plan::Plan& next, const plan::Guard& guard) {
                 prepare_background(ctx, p, next, guard);

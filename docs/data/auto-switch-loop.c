@@ -4,7 +4,7 @@
  *   mpicc.openmpi -Iinclude docs/data/auto-switch-loop.c -o loop -Lbuild/openmpi/lib -lpapshim
  *   PAPSHIM_ALLREDUCE=auto build/openmpi/bin/papshim-run --emulate-network 1gbit -- \
  *     mpiexec.openmpi --allow-run-as-root --oversubscribe -x PAPSHIM_ALLREDUCE -n 8 ./loop 4194304 30
- * Output at 4f2e6fe: native for calls 0-17 (390-560 ms), predicted_chain from call 18 on
+ * Output at 4f2e6fe: native for calls 0-17 (385-558 ms), predicted_chain from call 18 on
  * (318-360 ms; 300 ms of each call is the wait for the late rank). */
 #include <mpi.h>
 #include <stdio.h>

@@ -29,18 +29,29 @@ enum class Exchange : std::uint8_t {
 struct Policy {
     Exchange exchange = Exchange::off;
     // sampled: the collectives (bit c: collective c) whose calls may exchange, and of those,
-    // the sizes that do (null: every size): only calls whose algorithm can change with the
-    // arrivals.
+    // the sizes that do on a communicator of the given layout (its ranks all on different
+    // nodes, or not; null: every size): only calls whose algorithm can change with the arrivals.
     std::uint8_t sampled_collectives = 0;
-    bool (*sampled_size)(std::uint8_t collective, std::uint64_t bytes) = nullptr;
+    bool (*sampled_size)(std::uint8_t collective, std::uint64_t bytes, bool one_rank_per_node) = nullptr;
     int sample_every = 16;
 
     // Whether calls of this collective and size go through the planner at all (the others
     // cost nothing beyond the native call: nothing on them can use a plan or the guard).
-    bool follows(std::uint8_t collective, std::uint64_t bytes) const {
+    // `one_rank_per_node()` gives the communicator's layout; it is asked only when the answer
+    // depends on it (a first ask may split the communicator by node: every rank asks at the
+    // same call, as the sizes of a collective agree).
+    template <class Layout>
+    bool follows(std::uint8_t collective, std::uint64_t bytes, Layout&& one_rank_per_node) const {
         if (exchange == Exchange::always) return true;
-        return exchange == Exchange::sampled && (sampled_collectives >> collective & 1) != 0 &&
-               (!sampled_size || sampled_size(collective, bytes));
+        if (exchange != Exchange::sampled || (sampled_collectives >> collective & 1) == 0) return false;
+        if (!sampled_size) return true;
+        const bool shared = sampled_size(collective, bytes, false), spread = sampled_size(collective, bytes, true);
+        if (shared == spread) return shared;
+        return one_rank_per_node() ? spread : shared;
+    }
+    // The same on some layout (for a caller that has filtered by its own already).
+    bool follows(std::uint8_t collective, std::uint64_t bytes) const {
+        return follows(collective, bytes, [] { return false; }) || follows(collective, bytes, [] { return true; });
     }
 };
 

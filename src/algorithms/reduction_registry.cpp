@@ -28,7 +28,7 @@ std::string_view auto_reduction_candidate(Collective collective, std::uint64_t b
                                           bool one_rank_per_node) {
     // Measured on the emulated 1 Gbit/s network, p = 8, one rank per node (docs/benchmarks.md):
     // the predicted chain's Allreduce is the fastest from 4 MiB under every pattern (ē
-    // 0.73-0.90x native's, excess 0.45-0.62x under one late rank or a staircase) and loses
+    // 0.73-0.99x native's, excess 0.45-0.61x under one late rank or a staircase) and loses
     // below 2 MiB (its 2(N + p) pipeline steps); nothing else of papshim's beats native there.
     constexpr std::uint64_t network_chain_min_bytes = 4 << 20;
     if (one_rank_per_node)

@@ -13,13 +13,11 @@ namespace {
 constexpr std::uint64_t kSampledMinBytes = 16 * 1024;
 
 // Under `auto`, the calls whose algorithm can change with the arrivals: Reduce/Allreduce of
-// the sizes auto_reduction_candidate names for either node layout (Allgather's auto follows
-// no arrivals).
-bool auto_can_switch(std::uint8_t collective, std::uint64_t bytes) {
-    const auto kind = Collective(collective);
-    const std::uint64_t slot = state().config.shm_slot;
-    return bytes >= kSampledMinBytes && (!auto_reduction_candidate(kind, bytes, slot, false).empty() ||
-                                         !auto_reduction_candidate(kind, bytes, slot, true).empty());
+// the sizes auto_reduction_candidate names for the communicator's node layout (Allgather's
+// auto follows no arrivals).
+bool auto_can_switch(std::uint8_t collective, std::uint64_t bytes, bool one_rank_per_node) {
+    return bytes >= kSampledMinBytes &&
+           !auto_reduction_candidate(Collective(collective), bytes, state().config.shm_slot, one_rank_per_node).empty();
 }
 
 }  // namespace

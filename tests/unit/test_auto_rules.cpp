@@ -16,9 +16,8 @@ constexpr std::uint64_t slot = 64 * 1024;
 std::uint8_t bit(Collective c) { return std::uint8_t(1u << unsigned(c)); }
 
 // The sampled policy's size filter, as the runtime sets it (without its 16 KiB floor).
-bool any_candidate(std::uint8_t collective, std::uint64_t bytes) {
-    return !auto_reduction_candidate(Collective(collective), bytes, slot, false).empty() ||
-           !auto_reduction_candidate(Collective(collective), bytes, slot, true).empty();
+bool has_candidate(std::uint8_t collective, std::uint64_t bytes, bool one_rank_per_node) {
+    return !auto_reduction_candidate(Collective(collective), bytes, slot, one_rank_per_node).empty();
 }
 
 }  // namespace
@@ -57,10 +56,21 @@ TEST_CASE("the sampled policy follows only auto's collectives at sizes with a ca
 
     policy.exchange = papshim::plan::Exchange::sampled;
     policy.sampled_collectives = bit(Collective::allreduce);
-    policy.sampled_size = any_candidate;
+    policy.sampled_size = has_candidate;
     CHECK(policy.follows(std::uint8_t(Collective::allreduce), 1024));
     CHECK_FALSE(policy.follows(std::uint8_t(Collective::allreduce), 1 << 20));  // native at any arrivals
     CHECK(policy.follows(std::uint8_t(Collective::allreduce), 4 << 20));        // the chain across nodes
+    // The communicator's layout decides where only one layout has a candidate.
+    int asked = 0;
+    const auto spread = [&asked] { ++asked; return true; };
+    const auto shared = [&asked] { ++asked; return false; };
+    CHECK(policy.follows(std::uint8_t(Collective::allreduce), 4 << 20, spread));
+    CHECK_FALSE(policy.follows(std::uint8_t(Collective::allreduce), 4 << 20, shared));
+    CHECK(policy.follows(std::uint8_t(Collective::allreduce), 32 * 1024, shared));
+    CHECK_FALSE(policy.follows(std::uint8_t(Collective::allreduce), 32 * 1024, spread));  // no shared memory
+    CHECK(asked == 4);
+    CHECK_FALSE(policy.follows(std::uint8_t(Collective::allreduce), 1 << 20, spread));  // no candidate anywhere:
+    CHECK(asked == 4);                                                                  // layout not asked
     CHECK_FALSE(policy.follows(std::uint8_t(Collective::reduce), 1 << 20));     // Reduce is not auto here
 
     policy.sampled_collectives |= bit(Collective::reduce);
