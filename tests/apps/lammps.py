@@ -42,8 +42,8 @@ ALGORITHMS = {
     "allgatherv": ["auto", "sparbit", "ring", "bruck", "recursive_doubling", "neighbor_exchange", "gather_bcast",
                    "bdr", "bslb"],
     "allreduce": ["auto", "recursive_doubling", "rabenseifner", "ring", "dynamic_leader", "arrival_chain",
-                  "hierarchical", "clairvoyant", "clairvoyant_rs"],
-    "reduce": ["auto", "binomial", "rabenseifner", "arrival_chain", "clairvoyant"],
+                  "hierarchical", "clairvoyant", "clairvoyant_rs", "predicted_chain"],
+    "reduce": ["auto", "binomial", "rabenseifner", "arrival_chain", "clairvoyant", "predicted_chain"],
 }
 
 # What an algorithm hands a call to by its own documented rule, besides native:
