@@ -3,13 +3,13 @@
 // power of two, and appending steps. Blocks are element ranges (schedule::reduction_block).
 #pragma once
 
-#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <numeric>
 #include <span>
 #include <vector>
 
+#include "arrival_order.hpp"
 #include "papshim/algorithms.hpp"
 #include "papshim/schedule.hpp"
 
@@ -134,16 +134,6 @@ inline schedule::Schedule build_binomial_bcast(const schedule::BuildInput& input
         plan.steps.push_back(std::move(step));
     }
     return plan;
-}
-
-// The ranks in predicted arrival order, earliest first (ties: the lower rank first); rank
-// order without a prediction (the balanced form). A pure function of the exchanged vector.
-inline std::vector<int> predicted_order(const schedule::BuildInput& input) {
-    std::vector<int> order(static_cast<std::size_t>(input.ranks));
-    std::iota(order.begin(), order.end(), 0);
-    if (input.arrival_ns.size() == order.size())
-        std::ranges::stable_sort(order, {}, [&](int r) { return input.arrival_ns[std::size_t(r)]; });
-    return order;
 }
 
 // Blocks of the predicted chains: a builder does not know the vector's size, and 16 keeps

@@ -32,9 +32,9 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <numeric>
 #include <vector>
 
+#include "../arrival_order.hpp"
 #include "builders.hpp"
 
 namespace papshim::allgather {
@@ -53,9 +53,7 @@ GatherOrder gather_order(const schedule::BuildInput& input) {
     const bool predicted = arrival.size() == static_cast<std::size_t>(p);
     auto at = [&](int rank) { return predicted ? arrival[static_cast<std::size_t>(rank)] : std::int64_t{0}; };
 
-    std::vector<int> ranks(static_cast<std::size_t>(p));
-    std::iota(ranks.begin(), ranks.end(), 0);
-    std::sort(ranks.begin(), ranks.end(), [&](int x, int y) { return at(x) != at(y) ? at(x) < at(y) : x < y; });
+    std::vector<int> ranks = predicted_order(input);
     // Latest arrival, lowest rank among equals: the first of the last run of equal arrivals.
     std::size_t root_at = ranks.size() - 1;
     while (root_at > 0 && at(ranks[root_at - 1]) == at(ranks.back())) --root_at;

@@ -15,7 +15,7 @@ namespace papshim::allreduce {
 schedule::Schedule build_predicted_chain(const schedule::BuildInput& input) {
     schedule::Schedule plan = reduction::empty_schedule(input, reduction::kChainBlocks);
     if (input.ranks <= 1) return plan;
-    std::vector<int> early = reduction::predicted_order(input);
+    std::vector<int> early = predicted_order(input);
     const int last = early.back();
     early.pop_back();
     const int reduced = reduction::add_chain(plan, early, 0, int(early.size()));

@@ -16,7 +16,7 @@ schedule::Schedule build_predicted_chain(const schedule::BuildInput& input) {
     schedule::Schedule plan = reduction::empty_schedule(input, reduction::kChainBlocks);
     if (input.ranks <= 1) return plan;
     const int root = input.root < 0 ? 0 : input.root;
-    std::vector<int> chain = reduction::predicted_order(input);
+    std::vector<int> chain = predicted_order(input);
     const bool root_last = chain.back() == root;
     std::erase(chain, root);
     const int handing = chain.back();  // sends to the root last: L, or the chain's end
