@@ -21,6 +21,7 @@ bool wants_helper_thread() {
     if (mode && std::string_view(mode) != "dispatch") return false;
     const char* thread = std::getenv("PAPSHIM_HELPER_THREAD");
     if (thread && std::string_view(thread) == "0") return false;
+    if (thread && std::string_view(thread) == "always") return true;
     for (const char* variable : {"PAPSHIM_ALLGATHER", "PAPSHIM_ALLGATHERV", "PAPSHIM_REDUCE", "PAPSHIM_ALLREDUCE"}) {
         const char* choice = std::getenv(variable);
         if (!choice) continue;

@@ -52,6 +52,9 @@ struct Config {
     // so MPI_Init is upgraded when a configuration can use it); 0: progress only inside
     // MPI calls, no upgrade, no background receives.
     bool helper_thread = true;
+    // `always`: start it (and upgrade MPI_Init) whatever the variables select, for programs
+    // that choose BDR or BSLB per communicator with papshim_set_algorithm.
+    bool helper_thread_always = false;
     // Floating-point reductions only by algorithms whose reduction order does not depend on
     // arrival order, so results repeat bit for bit from run to run.
     bool reproducible = false;

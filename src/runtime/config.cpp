@@ -88,7 +88,7 @@ std::vector<std::string> Config::canonical() const {
     lines.push_back(fmt::format("PAPSHIM_EMA_ALPHA={}", ema_alpha));
     lines.push_back(fmt::format("PAPSHIM_SMA_WINDOW={}", sma_window));
     lines.push_back(fmt::format("PAPSHIM_TAU_US={}", tau_us));
-    lines.push_back(fmt::format("PAPSHIM_HELPER_THREAD={}", helper_thread ? 1 : 0));
+    lines.push_back(fmt::format("PAPSHIM_HELPER_THREAD={}", helper_thread_always ? "always" : helper_thread ? "1" : "0"));
     lines.push_back(fmt::format("PAPSHIM_REPRODUCIBLE={}", reproducible ? 1 : 0));
     lines.push_back(fmt::format("PAPSHIM_NETWORK={}", network));
     return lines;
@@ -130,12 +130,13 @@ std::vector<VariableInfo> describe_variables(const AlgorithmNames& names) {
     vars.push_back({"PAPSHIM_TAU_US", "measured", "a number of microseconds > 0",
                     "τ, the time of one segment over one link, for the PAP-aware planners (BDR, Clairvoyant) and "
                     "the imbalance factor ω/τ; measured: α + β·segment bytes from the link model of MPI_Init"});
-    vars.push_back({"PAPSHIM_HELPER_THREAD", "1", "0, 1",
+    vars.push_back({"PAPSHIM_HELPER_THREAD", "1", "0, 1, always",
                     "1: a helper thread drives prediction exchanges and background receives while ranks compute "
                     "(MPI_Init is upgraded to MPI_THREAD_MULTIPLE when an algorithm that plans from predicted "
                     "arrivals, bdr, bslb, clairvoyant, clairvoyant_rs or predicted_chain, is configured; auto needs "
-                    "neither); 0: no "
-                    "thread, no upgrade, progress only inside MPI calls"});
+                    "neither); always: start it and upgrade whatever is configured, for programs that choose bdr or "
+                    "bslb per communicator with papshim_set_algorithm (without it they run with no background "
+                    "receives); 0: no thread, no upgrade, progress only inside MPI calls"});
     vars.push_back({"PAPSHIM_REPRODUCIBLE", "0", "0, 1",
                     "1: floating-point Reduce/Allreduce only by algorithms whose reduction order does not depend "
                     "on arrival order, so results repeat bit for bit from run to run (arrival-ordered ones "
@@ -215,9 +216,14 @@ ParseResult parse_config(const Lookup& lookup, const std::vector<std::string>& e
     if (auto e = number("PAPSHIM_EMA_ALPHA", 0.0, 1.0, cfg.ema_alpha)) return *e;
     if (auto e = integer("PAPSHIM_SMA_WINDOW", 1, 1024, cfg.sma_window)) return *e;
     if (auto e = number("PAPSHIM_TAU_US", 0.0, 1e9, cfg.tau_us)) return *e;
-    int helper_thread = 1;
-    if (auto e = integer("PAPSHIM_HELPER_THREAD", 0, 1, helper_thread)) return *e;
-    cfg.helper_thread = helper_thread != 0;
+    if (const char* v = lookup("PAPSHIM_HELPER_THREAD"); v && std::string_view(v) == "always") {
+        cfg.helper_thread = cfg.helper_thread_always = true;
+    } else {
+        int helper_thread = 1;
+        if (auto e = integer("PAPSHIM_HELPER_THREAD", 0, 1, helper_thread))
+            return invalid("PAPSHIM_HELPER_THREAD", lookup("PAPSHIM_HELPER_THREAD"), "one of 0, 1, always");
+        cfg.helper_thread = helper_thread != 0;
+    }
     int reproducible = 0;
     if (auto e = integer("PAPSHIM_REPRODUCIBLE", 0, 1, reproducible)) return *e;
     cfg.reproducible = reproducible != 0;

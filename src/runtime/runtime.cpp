@@ -163,7 +163,8 @@ void initialise(const AlgorithmNames& names, bool thread_multiple) {
         s.link = sync.link;
     }
     if (s.config.tracing()) detail::open_trace(s);
-    if (s.config.mode == Mode::dispatch && s.config.helper_thread && uses_any_plans(s.config))
+    if (s.config.mode == Mode::dispatch && s.config.helper_thread &&
+        (s.config.helper_thread_always || uses_any_plans(s.config)))
         plan::Progress::instance().start(s.thread_multiple);
     s.initialised = true;
     if (s.world_rank == 0)

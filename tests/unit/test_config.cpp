@@ -124,3 +124,26 @@ TEST_CASE("node size and network label") {
     REQUIRE(bad.error);
     CHECK(bad.error->message.find("PAPSHIM_NODE_SIZE") != std::string::npos);
 }
+
+TEST_CASE("the helper thread: 1 when a variable needs it, always, or never") {
+    auto by_default = parse({});
+    REQUIRE(by_default.config);
+    CHECK(by_default.config->helper_thread);
+    CHECK_FALSE(by_default.config->helper_thread_always);
+    auto always = parse({{"PAPSHIM_HELPER_THREAD", "always"}});
+    REQUIRE(always.config);
+    CHECK(always.config->helper_thread);
+    CHECK(always.config->helper_thread_always);
+    auto off = parse({{"PAPSHIM_HELPER_THREAD", "0"}});
+    REQUIRE(off.config);
+    CHECK_FALSE(off.config->helper_thread);
+    CHECK_FALSE(off.config->helper_thread_always);
+    // The three spellings differ in the canonical form, so ranks that disagree are caught.
+    CHECK(always.config->canonical() != by_default.config->canonical());
+    for (const char* bad : {"2", "yes", "Always", ""}) {
+        auto r = parse({{"PAPSHIM_HELPER_THREAD", bad}});
+        REQUIRE(r.error);
+        CHECK(r.error->message ==
+              "invalid PAPSHIM_HELPER_THREAD='" + std::string(bad) + "': expected one of 0, 1, always");
+    }
+}

@@ -47,7 +47,7 @@ Json run_allgather_suite(const Options& options, const World& world) {
         const std::size_t bytes = options.bytes[size_index];
         CollectiveCall call(options.collective, bytes, options.root, world, size_index);
         call.check(algorithms);
-        Timing timing{options.warmup, calls, {}, {}};
+        Timing timing{options.warmup, calls, {}, {}, {}};
         timing.delay = [&](int iteration) {
             return arrival_delay(options.pattern, options.seed,
                                  (size_index << 32) | static_cast<std::size_t>(iteration),

@@ -155,10 +155,18 @@ Json cell_json(const std::string& name, const Cell& cell, const Cell& baseline) 
             {"mean_imbalance_s", mean(cell.imbalance)},
             {"elapsed_s", cell.elapsed},
             {"run_time_s", cell.run_time},
-            {"imbalance_s", cell.imbalance}};
+            {"imbalance_s", cell.imbalance},
+            {"plans", {{"planned", cell.planned}, {"unplanned", cell.unplanned},
+                       {"assessed", cell.assessed}, {"good", cell.good}}}};
 }
 
 namespace {
+
+// The algorithm's plan counters so far (zero for native, which papshim never sees).
+void plan_stats(const Algorithm& algorithm, papshim_plan_stats& stats) {
+    stats = papshim_plan_stats{};
+    if (!algorithm.native) papshim_get_plan_stats(algorithm.comm, &stats);
+}
 
 // arrivals and exits: [rank * calls + call], on the global clock.
 Cell summarise(const std::vector<double>& arrivals, const std::vector<double>& exits, int ranks,
@@ -199,12 +207,19 @@ std::vector<Cell> measure(CollectiveCall& call, const AlgorithmSet& algorithms,
     const std::size_t count = algorithms.size();
     const int calls = timing.iterations;
     for (int iteration = 0; iteration < timing.warmup; ++iteration) {
+        const double delay = timing.warmup_delay ? timing.warmup_delay(iteration) : 0.0;
         for (std::size_t slot = 0; slot < count; ++slot) {
             PMPI_Barrier(MPI_COMM_WORLD);
+            if (timing.warmup_delay) {
+                PMPI_Barrier(MPI_COMM_WORLD);
+                wait_for(delay);
+            }
             call.run(algorithms[(slot + static_cast<std::size_t>(iteration)) % count]);
         }
     }
 
+    std::vector<papshim_plan_stats> before(count), after(count);
+    for (std::size_t index = 0; index < count; ++index) plan_stats(algorithms[index], before[index]);
     std::vector<std::vector<double>> arrivals(count,
                                               std::vector<double>(static_cast<std::size_t>(calls)));
     std::vector<std::vector<double>> exits = arrivals;
@@ -235,8 +250,15 @@ std::vector<Cell> measure(CollectiveCall& call, const AlgorithmSet& algorithms,
                     MPI_DOUBLE, 0, MPI_COMM_WORLD);
         PMPI_Gather(exits[index].data(), calls, MPI_DOUBLE, all_exits.data(), calls, MPI_DOUBLE,
                     0, MPI_COMM_WORLD);
-        if (world.rank == 0)
+        if (world.rank == 0) {
             cells.push_back(summarise(all_arrivals, all_exits, world.ranks, calls));
+            plan_stats(algorithms[index], after[index]);
+            Cell& cell = cells.back();
+            cell.planned = after[index].planned - before[index].planned;
+            cell.unplanned = after[index].unplanned - before[index].unplanned;
+            cell.assessed = after[index].assessed - before[index].assessed;
+            cell.good = after[index].good - before[index].good;
+        }
     }
     return cells;
 }

@@ -79,6 +79,11 @@ struct Cell {
     std::vector<double> imbalance;          // w = max a - min a, what the pattern produced
     std::vector<double> unavoidable_wait;   // LB = mean_i (max a - a_i): e of a perfect algorithm
     std::vector<double> rank_mean_elapsed;  // per rank: mean over calls of f_i - a_i (OSU)
+    // What papshim's arrival prediction did over the measured calls (papshim_get_plan_stats,
+    // differences across them): calls that ran a plan made for them, calls without one, and
+    // of the plans checked, those within the guard's bound.
+    long planned = 0, unplanned = 0, assessed = 0, good = 0;
+    bool uses_plans() const { return planned + unplanned > 0; }
 };
 
 // What both suites report of a cell: name, means, medians and the raw per-call series, and
@@ -86,12 +91,16 @@ struct Cell {
 Json cell_json(const std::string& name, const Cell& cell, const Cell& baseline);
 
 struct Timing {
-    int warmup = 0;      // untimed calls per algorithm first (barrier, no delay)
+    int warmup = 0;      // untimed calls per algorithm first
     int iterations = 0;  // measured
     // Seconds this rank waits before its call in measured iteration `iteration`: the same
     // for every algorithm of that iteration, so the comparison is paired.
     std::function<double(int iteration)> delay;
     std::function<void(int iteration)> after_iteration;  // progress; may be empty
+    // The same for warm-up call `iteration` (0 ≤ iteration < warmup). Empty: warm-up calls
+    // follow a barrier with no delay. The sweep sets it, so that a persistent pattern is
+    // already there when the predictor learns, as it is in the application it stands for.
+    std::function<double(int iteration)> warmup_delay;
 };
 
 // The warm-up calls, then the measured iterations, each running every algorithm once in an

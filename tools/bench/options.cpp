@@ -394,8 +394,9 @@ void define_options(CLI::App& app, Options& options) {
                     "N");
     cli::add_parsed(app, "--warmup", options.warmup, count(0),
                     "untimed calls per variant before measuring\n"
-                    "(default: 200 overhead, 5 allgather per size, 2 sweep per\n"
-                    "point)",
+                    "(default: 200 overhead, 5 allgather per size, 6 sweep per\n"
+                    "point; the sweep's run under the point's pattern, so the\n"
+                    "predictor has seen it before the measured calls)",
                     "N");
     cli::add_parsed(app, "--rounds", options.rounds, count(1),
                     "overhead suite: rounds (default: 30)", "N");
@@ -453,7 +454,7 @@ ParseResult parse_options(int argc, char** argv) {
         return suite == Suite::overhead ? overhead : suite == Suite::allgather ? allgather : sweep;
     };
     if (options.iterations == 0) options.iterations = by_suite(2000, 50, 20);
-    if (options.warmup < 0) options.warmup = by_suite(200, 5, 2);
+    if (options.warmup < 0) options.warmup = by_suite(200, 5, 6);
     if (options.rounds == 0) options.rounds = suite == Suite::overhead ? 30 : 1;
     if (options.bytes.empty())
         options.bytes = parse_byte_list(suite == Suite::sweep ? "64K,1M" : "1K:1M");

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <cstdlib>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "common.hpp"
+#include "papshim/algorithms.hpp"
 
 namespace fs = std::filesystem;
 using namespace papshim::bench;
@@ -80,6 +82,36 @@ std::string network_name() {
     return network && *network ? network : "unspecified";
 }
 
+// BDR and BSLB receive in the background on papshim's helper thread (MPI_THREAD_MULTIPLE),
+// which papshim starts only when a PAPSHIM_* variable selects such an algorithm. The bench
+// selects per communicator, so it asks for the thread itself whenever one of its algorithms
+// plans from predicted arrivals; a user's PAPSHIM_HELPER_THREAD still wins. Every algorithm
+// of the run, native included, then runs at MPI_THREAD_MULTIPLE.
+void request_helper_thread(const Options& options) {
+    if (options.suite == Suite::overhead) return;
+    const papshim::Collective collective = options.collective == Collective::allgather  ? papshim::Collective::allgather
+                                           : options.collective == Collective::allgatherv ? papshim::Collective::allgatherv
+                                           : options.collective == Collective::reduce     ? papshim::Collective::reduce
+                                                                                          : papshim::Collective::allreduce;
+    const bool plans = std::any_of(options.algorithms.begin(), options.algorithms.end(),
+                                   [&](const std::string& name) { return papshim::uses_plans(collective, name); });
+    if (plans) setenv("PAPSHIM_HELPER_THREAD", "always", 0);
+}
+
+// The thread level MPI really provides (papshim answers MPI_Query_thread with the level the
+// program asked for).
+const char* real_thread_level() {
+    int level = MPI_THREAD_SINGLE;
+    PMPI_Query_thread(&level);
+    return level == MPI_THREAD_MULTIPLE ? "multiple" : level == MPI_THREAD_SERIALIZED ? "serialized"
+           : level == MPI_THREAD_FUNNELED ? "funneled" : "single";
+}
+
+const char* helper_thread_setting() {
+    const char* value = std::getenv("PAPSHIM_HELPER_THREAD");
+    return value ? value : "1 (default)";
+}
+
 Json metadata(const Options& options, const World& world, int argc, char** argv,
               const std::string& trace_dir) {
     const char* initial_mode = std::getenv("PAPSHIM_MODE");
@@ -115,6 +147,8 @@ Json metadata(const Options& options, const World& world, int argc, char** argv,
             {"load_average_at_start", load_average()},
             {"trace_dir", trace_dir},
             {"papshim_mode_at_init", initial_mode ? initial_mode : "dispatch (default)"},
+            {"papshim_helper_thread", helper_thread_setting()},
+            {"mpi_thread_level", real_thread_level()},
             {"command_line", std::vector<std::string>(argv, argv + argc)},
             {"options", std::move(chosen)}};
 }
@@ -185,6 +219,7 @@ int main(int argc, char** argv) {
         setenv("PAPSHIM_TRACE_DIR", trace_dir.c_str(), 1);
     }
 
+    if (parsed.error.empty() && !asked_help) request_helper_thread(options);
     MPI_Init(&argc, &argv);
     World world;
     PMPI_Comm_rank(MPI_COMM_WORLD, &world.rank);
@@ -207,7 +242,9 @@ int main(int argc, char** argv) {
     } else {
         try {
             check_writable(json_path, options.plot_dir, world);
-            if (world.rank == 0) fmt::print("papshim-bench: network {}\n", network_name());
+            if (world.rank == 0)
+                fmt::print("papshim-bench: network {}; MPI thread level {}, PAPSHIM_HELPER_THREAD={}\n",
+                           network_name(), real_thread_level(), helper_thread_setting());
             // Taken before the suite runs, so the date and load are the start's.
             Json json = world.rank == 0 ? metadata(options, world, argc, argv, trace_dir) : Json();
             json["results"] = options.suite == Suite::overhead    ? run_overhead_suite(options, world)

@@ -185,6 +185,16 @@ void print_table(const Options& options, const World& world, const std::vector<S
                     cell_excess / mean(excess(baseline)), format_seconds(mean(cell.imbalance)),
                     mean(cell.imbalance) / size.tau);
             }
+            // How many measured calls ran a plan: a PAP-aware algorithm without one runs its
+            // balanced form, so its row says little about the pattern.
+            std::string plans;
+            for (std::size_t index = 0; index < point.cells.size(); ++index) {
+                const Cell& cell = point.cells[index];
+                if (cell.uses_plans())
+                    plans += fmt::format("{}{} {}/{}", plans.empty() ? "" : ", ", algorithms[index].name,
+                                         cell.planned, cell.planned + cell.unplanned);
+            }
+            if (!plans.empty()) fmt::print("{:<12} {:>8} calls that ran a plan: {}\n", "", "", plans);
             previous = point.kind;
         }
     }
@@ -224,16 +234,19 @@ Json run_sweep_suite(const Options& options, const World& world) {
                 point.pattern = sweep_point(kind, point.max_delay, world.ranks);
                 const std::size_t point_index = size.points.size();
                 const std::size_t done = size_index * points_per_size + point_index;
-                Timing timing{options.warmup, options.iterations, {}, {}};
-                timing.delay = [&](int iteration) {
-                    // Distinct draws for every size, point and iteration; the same for every
-                    // algorithm of one iteration.
+                Timing timing{options.warmup, options.iterations, {}, {}, {}};
+                // Distinct draws for every size, point and (warm-up or measured) iteration;
+                // the same for every algorithm of one iteration.
+                const auto draw = [&](bool warmup, int iteration) {
                     const std::uint64_t call_id = (std::uint64_t{size_index} << 48) |
                                                   (std::uint64_t{point_index} << 24) |
+                                                  (std::uint64_t{warmup} << 23) |
                                                   static_cast<std::uint64_t>(iteration);
                     return arrival_delay(point.pattern, options.seed, call_id, world.rank,
                                          world.ranks);
                 };
+                timing.delay = [&](int iteration) { return draw(false, iteration); };
+                timing.warmup_delay = [&](int iteration) { return draw(true, iteration); };
                 timing.after_iteration = [&](int iteration) {
                     progress.update("sweep {} {} ({}/{}): {} at D = {} ({}/{}), {:.0f}% done",
                                     collective_name(options.collective), format_bytes(size.bytes),
