@@ -19,6 +19,13 @@
 // with a send starts the foreground. Nothing in the schedule marks them: "the steps before
 // the first send" is the definition.
 //
+// Tail (papshim's, not the spec's): when the pre-steps leave exactly one block unfinished —
+// the latest rank L's, as with one persistently late rank — the spec's ring carries it over
+// p − 1 hops, so the rank before L waits p − 1 steps for it. A binomial tree rooted at L
+// delivers it in ceil(log2 p) steps instead; it is used when its mean exit in the step
+// model (each rank leaves after its last transfer) is lower than the ring's, which is p ≥ 4.
+// build_bdr_spec keeps the ring always: the spec's schedules, for the reference tests.
+//
 // Balanced form: with no prediction (empty or wrongly sized arrival_ns), step_ns <= 0, p < 2,
 // or S = 0 (ω < τ), the schedule is exactly build_ring's.
 //
@@ -75,9 +82,40 @@ struct Scratch {
     std::vector<Message> mine;          // p − 1 receives, at most p − 1 pre-step and p − 1 ring sends
 };
 
+// Steps, in the step model, until rank v of a binomial broadcast from v = 0 over p ranks has
+// made its last transfer: it receives in step floor(log2 v) and sends to v + 2^k in every
+// later step k with v + 2^k < p.
+int tree_exit(int v, int p) {
+    int k = 0;
+    if (v > 0)
+        while ((2 << k) <= v) ++k;  // the step v receives in
+    int last = v > 0 ? k : -1;
+    for (int step = v > 0 ? k + 1 : 0; v + (1 << step) < p; ++step) last = step;
+    return last + 1;
+}
+
+// Whether the tree delivers one block to p − 1 ranks with a lower mean exit than the ring's
+// p − 1 hops (the source leaves after step 1, hop j's sender after step j + 1, the last
+// receiver after step p − 1). Depends on p only, so every rank decides alike.
+bool tree_beats_ring(int p) {
+    long long tree = 0, ring = 1 + (p - 1);
+    for (int v = 0; v < p; ++v) tree += tree_exit(v, p);
+    for (int j = 1; j + 1 < p; ++j) ring += j + 1;
+    return tree < ring;
+}
+
+enum class Tail { ring, best };
+
+schedule::Schedule build(const schedule::BuildInput& input, Tail tail);
+
 }  // namespace
 
-schedule::Schedule build_bdr(const schedule::BuildInput& input) {
+schedule::Schedule build_bdr(const schedule::BuildInput& input) { return build(input, Tail::best); }
+schedule::Schedule build_bdr_spec(const schedule::BuildInput& input) { return build(input, Tail::ring); }
+
+namespace {
+
+schedule::Schedule build(const schedule::BuildInput& input, Tail tail) {
     const int p = input.ranks;
     const int me = input.rank;
     const auto arrival = input.arrival_ns;
@@ -143,6 +181,22 @@ schedule::Schedule build_bdr(const schedule::BuildInput& input) {
         ++step;
     }
 
+    // One block left (L's: the latest rank never sends in a pre-step, so it is always left):
+    // the binomial tree from L where it beats the ring.
+    const auto unfinished = std::count_if(sent.begin(), sent.end(), [p](int n) { return n < p - 1; });
+    if (tail == Tail::best && unfinished == 1 && tree_beats_ring(p)) {
+        const int late = static_cast<int>(std::find_if(sent.begin(), sent.end(), [p](int n) { return n < p - 1; }) - sent.begin());
+        const int v = wrap_rank(me - late, p);
+        for (int k = 0; (1 << k) < p; ++k) {
+            const int span = 1 << k;
+            if (v < span && v + span < p) mine.push_back({step + static_cast<std::size_t>(k), wrap_rank(me + span, p), late, true});
+            if (v >= span && v < 2 * span) mine.push_back({step + static_cast<std::size_t>(k), wrap_rank(me - span, p), late, false});
+        }
+        schedule::Schedule plan = empty_schedule(input);
+        add_messages(plan, mine);
+        return plan;
+    }
+
     // Ring: hop j carries block i − j from i to i + 1 while that block still has ranks ahead
     // of it that its pre-steps missed. Every hop moves the latest rank's block (it sent
     // nothing before), so none of these p − 1 steps is empty.
@@ -157,5 +211,7 @@ schedule::Schedule build_bdr(const schedule::BuildInput& input) {
     add_messages(plan, mine);
     return plan;
 }
+
+}  // namespace
 
 }  // namespace papshim::allgather

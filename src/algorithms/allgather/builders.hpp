@@ -19,6 +19,9 @@ schedule::Schedule build_recursive_doubling(const schedule::BuildInput& input);
 schedule::Schedule build_bruck(const schedule::BuildInput& input);
 schedule::Schedule build_gather_bcast(const schedule::BuildInput& input);
 schedule::Schedule build_bdr(const schedule::BuildInput& input);  // PAP-aware: arrival_ns, step_ns
+// BDR exactly as spec §2 builds it (the ring after the pre-steps whatever they leave): the
+// reference model's schedules, for the tests that compare with it.
+schedule::Schedule build_bdr_spec(const schedule::BuildInput& input);
 schedule::Schedule build_bslb(const schedule::BuildInput& input);  // PAP-aware: the order of arrival_ns
 
 // Predicted time of one call with every rank contributing `bytes_per_rank` bytes (one block)

@@ -336,6 +336,11 @@ void run_case(const CommUnderTest& comm, const Case& c, Outcome& outcome) {
     if (c.seed % 2 == 1) {
         std::mt19937 rng(c.seed);
         for (int i = 0; i < p; ++i) arrivals.push_back(static_cast<std::int64_t>(rng() % 1000) * 1000);
+        // Every other such case: one rank 2000τ behind the rest, which gives BDR its tree tail.
+        if (c.seed % 4 == 3) {
+            arrivals.assign(static_cast<std::size_t>(p), 0);
+            arrivals[c.seed / 4 % static_cast<unsigned>(p)] = 100'000'000;
+        }
     }
     BuildInput input;
     input.ranks = p;
