@@ -184,7 +184,7 @@ std::filesystem::path fixture_path() {
 TEST_CASE("BDR reproduces the spec's Fig. 4 example step by step (§2.6)", "[bdr][oracle]") {
     const std::int64_t tau = 1000;
     const Arrivals a{2 * tau, 0, 0, 0};
-    const auto plans = bdr_plans(a, tau);
+    const auto plans = bdr_plans(a, tau, build_bdr_spec);  // the spec's ring tail; build_bdr's below
     // step 0 (pre) 1→0:1, 2→1:2, 3→2:3; step 1 (pre) 1→3:1, 2→0:2, 3→1:3;
     // step 2 (ring) 0→1:0, 1→2:1, 2→3:2, 3→0:3; step 3 1→2:0; step 4 2→3:0.
     CHECK(canonical(plans) == "1>0:1;2>1:2;3>2:3|1>3:1;2>0:2;3>1:3|0>1:0;1>2:1;2>3:2;3>0:3|1>2:0|2>3:0");
@@ -199,7 +199,7 @@ TEST_CASE("BDR reproduces the spec's Fig. 4 example step by step (§2.6)", "[bdr
 
     // §2.6/§2.7: f = (3, 4, 5, 5)τ, e = (1, 4, 5, 5)τ, ē = 3.75τ; ring e = (3, 5, 5, 5)τ, ē = 4.5τ.
     const auto arrival = as_doubles(a);
-    const auto bdr = step_model(bdr_set(a, tau), arrival, tau);
+    const auto bdr = step_model(bdr_set(a, tau, build_bdr_spec), arrival, tau);
     CHECK(bdr.exit == times_tau({3, 4, 5, 5}, tau));
     CHECK(elapsed(bdr, arrival) == times_tau({1, 4, 5, 5}, tau));
     CHECK(bdr.mean_elapsed == 3.75 * tau);
@@ -207,6 +207,17 @@ TEST_CASE("BDR reproduces the spec's Fig. 4 example step by step (§2.6)", "[bdr
     CHECK(elapsed(ring, arrival) == times_tau({3, 5, 5, 5}, tau));
     CHECK(ring.mean_elapsed == 4.5 * tau);
     CHECK(bdr.run_time == ring.run_time);  // §2.4: BDR improves ē, not r
+
+    // build_bdr: the same pre-steps, then the greedy tail in two steps instead of the ring's
+    // three: 0→1:0, 1→2:1, 2→3:2, 3→0:3 | 0→2:0, 1→3:0. e = (1, 3, 4, 4)τ, ē = 3.5τ.
+    const auto ours = bdr_plans(a, tau);
+    CHECK(pre_step_sends(ours, 2) == std::vector<std::int64_t>{0, 2, 2, 2});
+    const auto greedy = step_model(ScheduleSet::from(ours), arrival, tau);
+    CHECK(greedy.mean_elapsed < bdr.mean_elapsed);
+    CHECK(greedy.run_time < bdr.run_time);
+    INFO(canonical(ours));
+    CHECK(canonical(ours) == "1>0:1;2>1:2;3>2:3|1>3:1;2>0:2;3>1:3|0>1:0;1>2:1;2>3:2;3>0:3|0>2:0;1>3:0");
+    CHECK(greedy.mean_elapsed == 3.5 * tau);
 }
 
 TEST_CASE("BDR equals the reference model on thousands of PAPs (fixture)", "[bdr][reference]") {
@@ -349,6 +360,8 @@ TEST_CASE("BDR's balanced form is exactly the ring", "[bdr][balanced]") {
 TEST_CASE("with correct predictions BDR's ē is never worse than the ring's (§2.5, §2.7)", "[bdr][timing]") {
     std::mt19937_64 rng(5);
     int better = 0, cases = 0;
+    int tail_better = 0, tail_worse = 0;  // build_bdr against the spec's ring tail
+    double tail_ratio_sum = 0;
     for (int p = 2; p <= 40; ++p) {
         for (int trial = 0; trial < 60; trial += papshim::test::sample_stride) {
             const std::int64_t tau = trial % 2 == 0 ? 1000 : 997;
@@ -361,10 +374,21 @@ TEST_CASE("with correct predictions BDR's ē is never worse than the ring's (§2
                 CHECK(bdr.mean_elapsed <= ring.mean_elapsed);
                 better += bdr.mean_elapsed < ring.mean_elapsed ? 1 : 0;
                 ++cases;
+                const auto spec = step_model(bdr_set(a, tau, build_bdr_spec), arrival, static_cast<double>(tau));
+                tail_better += bdr.mean_elapsed < spec.mean_elapsed ? 1 : 0;
+                tail_worse += bdr.mean_elapsed > spec.mean_elapsed ? 1 : 0;
+                tail_ratio_sum += bdr.mean_elapsed / spec.mean_elapsed;
             }
         }
     }
     CHECK(better > cases / 2);  // and usually strictly better
+    // The greedy tail decides on a model where everyone starts the tail together; with real
+    // (predicted) arrivals it is still better than the spec's ring tail in most cases
+    // (measured: 6,597 better, none worse of 7,020; mean ē 0.89× the spec's).
+    INFO("greedy tail: better " << tail_better << ", worse " << tail_worse << " of " << cases
+                                << ", mean ē ratio " << tail_ratio_sum / cases);
+    CHECK(tail_better > cases / 2);
+    CHECK(tail_worse * 20 < cases);
 }
 
 TEST_CASE("mispredicted arrivals cost BDR more than the ring (§2.8: why the guard)", "[bdr][timing][mispredicted]") {
@@ -388,9 +412,12 @@ TEST_CASE("mispredicted arrivals cost BDR more than the ring (§2.8: why the gua
                 plan[static_cast<std::size_t>(late)] = 0;
                 std::vector<double> actual(static_cast<std::size_t>(p), 0.0);
                 actual[static_cast<std::size_t>(late)] = 2 * p * tau;
-                const auto bdr = step_model(bdr_set(plan, 1000), actual, tau);
+                const auto bdr = step_model(bdr_set(plan, 1000, build_bdr_spec), actual, tau);
                 const auto ring = step_model(ring_set(p), actual, tau);
                 CHECK(bdr.mean_elapsed - ring.mean_elapsed == (p - 1) * tau);
+                // build_bdr's greedy tail loses as much or a little less.
+                const auto ours = step_model(bdr_set(plan, 1000), actual, tau);
+                CHECK(ours.mean_elapsed - ring.mean_elapsed <= (p - 1) * tau);
             }
         }
     }

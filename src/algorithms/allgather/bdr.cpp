@@ -35,8 +35,10 @@
 // ring (up to 2x the ring's ē in the simulator); docs/algorithms/bdr.md has the numbers.
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <numeric>
+#include <span>
 #include <vector>
 
 #include "builders.hpp"
@@ -102,6 +104,85 @@ bool tree_beats_ring(int p) {
     for (int v = 0; v < p; ++v) tree += tree_exit(v, p);
     for (int j = 1; j + 1 < p; ++j) ring += j + 1;
     return tree < ring;
+}
+
+// Up to this many ranks the tail is planned greedily (bit masks of one word per block).
+constexpr int kGreedyTailMaxRanks = 64;
+
+// The tail as a greedy dissemination of what the pre-steps left, for p ≤ 64: in each step,
+// blocks with the most ranks still missing them first (ties: later predicted arrival, then
+// lower rank), every holder not yet sending in the step sends the block to the nearest rank
+// after it that misses it and receives nothing else in the step. Appends this rank's
+// messages from step `first` on and returns true when that lowers the step model's sum of
+// exits (each rank leaves after its last transfer, all starting together) below the spec's
+// ring; otherwise appends nothing. Depends only on p, `sent` and the arrivals.
+bool add_greedy_tail(int p, int me, std::size_t first, const std::vector<int>& sent,
+                     std::span<const std::int64_t> arrival, std::vector<Message>& mine) {
+    using Mask = std::uint64_t;
+    const auto bit = [](int rank) { return Mask{1} << rank; };
+    const Mask all = p == 64 ? ~Mask{0} : bit(p) - 1;
+    const auto at = [](int rank) { return static_cast<std::size_t>(rank); };
+    Mask holders[kGreedyTailMaxRanks];
+    for (int b = 0; b < p; ++b) {
+        holders[b] = bit(b);  // the pre-steps gave block b to b − 1, …, b − sent_b
+        for (int k = 1; k <= sent[at(b)]; ++k) holders[b] |= bit(wrap_rank(b - k, p));
+    }
+
+    int ring_last[kGreedyTailMaxRanks] = {};
+    for (int j = 0; j + 1 < p; ++j)
+        for (int i = 0; i < p; ++i)
+            if (sent[at(wrap_rank(i - j, p))] + j < p - 1) ring_last[i] = ring_last[wrap_rank(i + 1, p)] = j + 1;
+
+    struct Move {
+        std::size_t step;
+        int from, to, block;
+    };
+    thread_local std::vector<Move> moves;
+    moves.clear();
+    int last[kGreedyTailMaxRanks] = {};
+    int blocks[kGreedyTailMaxRanks];
+    for (std::size_t step = 0;; ++step) {
+        int count = 0;
+        for (int b = 0; b < p; ++b)
+            if (holders[b] != all) blocks[count++] = b;
+        if (count == 0) break;
+        std::sort(blocks, blocks + count, [&](int x, int y) {
+            const int mx = std::popcount(all & ~holders[x]), my = std::popcount(all & ~holders[y]);
+            if (mx != my) return mx > my;
+            const auto ax = arrival[at(x)], ay = arrival[at(y)];
+            return ax != ay ? ax > ay : x < y;
+        });
+        Mask sending = 0, receiving = 0;
+        const std::size_t start = moves.size();
+        for (int index = 0; index < count; ++index) {
+            const int b = blocks[index];
+            for (Mask free = holders[b] & ~sending; free != 0; free &= free - 1) {
+                const Mask needers = all & ~holders[b] & ~receiving;
+                if (needers == 0) break;
+                const int h = std::countr_zero(free);
+                const Mask after = h + 1 < 64 ? needers >> (h + 1) : 0;
+                const int n = after != 0 ? h + 1 + std::countr_zero(after) : std::countr_zero(needers);
+                sending |= bit(h);
+                receiving |= bit(n);
+                moves.push_back({step, h, n, b});
+            }
+        }
+        for (std::size_t m = start; m < moves.size(); ++m) {  // sends read the step's start
+            holders[moves[m].block] |= bit(moves[m].to);
+            last[moves[m].from] = last[moves[m].to] = static_cast<int>(step) + 1;
+        }
+    }
+    long long greedy_sum = 0, ring_sum = 0;
+    for (int r = 0; r < p; ++r) {
+        greedy_sum += last[r];
+        ring_sum += ring_last[r];
+    }
+    if (greedy_sum >= ring_sum) return false;
+    for (const Move& m : moves) {
+        if (m.from == me) mine.push_back({first + m.step, m.to, m.block, true});
+        if (m.to == me) mine.push_back({first + m.step, m.from, m.block, false});
+    }
+    return true;
 }
 
 enum class Tail { ring, best };
@@ -181,10 +262,16 @@ schedule::Schedule build(const schedule::BuildInput& input, Tail tail) {
         ++step;
     }
 
-    // One block left (L's: the latest rank never sends in a pre-step, so it is always left):
-    // the binomial tree from L where it beats the ring.
+    // Up to 64 ranks, the greedy tail where it beats the ring.
+    if (tail == Tail::best && p <= kGreedyTailMaxRanks && add_greedy_tail(p, me, step, sent, arrival, mine)) {
+        schedule::Schedule plan = empty_schedule(input);
+        add_messages(plan, mine);
+        return plan;
+    }
+    // Above, with one block left (L's: the latest rank never sends in a pre-step, so it is
+    // always left), the binomial tree from L where it beats the ring.
     const auto unfinished = std::count_if(sent.begin(), sent.end(), [p](int n) { return n < p - 1; });
-    if (tail == Tail::best && unfinished == 1 && tree_beats_ring(p)) {
+    if (tail == Tail::best && p > kGreedyTailMaxRanks && unfinished == 1 && tree_beats_ring(p)) {
         const int late = static_cast<int>(std::find_if(sent.begin(), sent.end(), [p](int n) { return n < p - 1; }) - sent.begin());
         const int v = wrap_rank(me - late, p);
         for (int k = 0; (1 << k) < p; ++k) {
