@@ -74,7 +74,10 @@ int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, 
         planner->enter(seq, caller, signature, arrival, planning.tau_ns, ctx.policy);
         planning.guard = &planner->guard();
         if (const plan::Plan* p = planner->plan()) {
-            if (p->signature == signature.hash()) planning.plan = p;
+            // The guard (spec §1.5, §2.8): a plan from predictions that were recently wrong
+            // costs more than the balanced form, so it is used only while they were right.
+            // Its state comes from exchanged data, so every rank decides alike.
+            if (p->signature == signature.hash() && planner->guard().trusted()) planning.plan = p;
             plan_use = planning.plan ? trace::PlanUse::hit : trace::PlanUse::miss;
         }
     }
@@ -183,6 +186,7 @@ void prepare_background(CommContext& ctx, plan::Planner& planner, const plan::Pl
     Planning planning{&plan, &guard, runtime::tau_ns(kind, next.bytes, ctx.size), plan.seq};
     const std::string_view choice = runtime::algorithm_for(ctx, kind);
     if (choice == "auto") return;  // auto runs no planned Allgather
+    if (!guard.trusted()) return;  // the call will not use the plan (handle())
     const AllgatherAlgorithm* algorithm = find_allgather_algorithm(choice);
     if (!algorithm || !uses_plans(kind, algorithm->name)) return;
     plan::Planner::Background& background = planner.background(plan.seq);
@@ -344,6 +348,9 @@ std::optional<Outcome> run_reduction(CommContext& ctx, Collective kind, Reductio
         if (algorithm && !applicable(*algorithm, b)) algorithm = nullptr;
     }
     if (!algorithm) return std::nullopt;
+    // auto takes a planned algorithm for what its plan is worth: without one (the guard does
+    // not trust the predictions, or the call differs from the predicted one), native.
+    if (choice == "auto" && uses_plans(kind, algorithm->name) && !planning.plan) return std::nullopt;
     if (algorithm->build) {
         const schedule::Schedule& schedule = uses_plans(kind, algorithm->name)
                                                  ? planned_schedule(ctx, algorithm->build, planning, b.root)

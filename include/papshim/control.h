@@ -29,11 +29,14 @@ typedef struct papshim_plan_stats {
     long calls;          /* calls papshim saw on the communicator */
     long exchanges;      /* prediction exchanges completed */
     long planned;        /* calls that ran a plan made for them (hit) */
-    long unplanned;      /* calls with a plan-using algorithm but no matching plan (miss) */
+    long unplanned;      /* calls with a plan-using algorithm but no plan they could use (miss):
+                          * none yet, the call differed from the predicted one, or the guard
+                          * did not trust the recent predictions (they ran the balanced form) */
     long assessed;       /* plans whose predictions were checked against the real arrivals */
     long good;           /* ... of which the prediction error was within the guard's bound */
     long last_right;     /* ... of which the predicted last arriver was the real one */
-    int trusted;         /* the guard allows PAP-aware plans now */
+    int trusted;         /* the guard allows PAP-aware plans now: the last 4 plans' predictions
+                          * were within max(actual spread, tau) of the real arrivals */
     int armed;           /* the per-call exchange is armed */
 } papshim_plan_stats;
 int papshim_get_plan_stats(MPI_Comm comm, papshim_plan_stats* stats);
