@@ -162,9 +162,11 @@ constexpr double kAutoMinBlockBytes = 256 * 1024;
 
 // The algorithm for an Allgather(v) of `bytes` under `choice`, or null for native. `auto`:
 // native on one node and for blocks below kAutoMinBlockBytes, else the lowest modelled
-// cost. It takes no PAP-aware algorithm: measured, BDR and BSLB lose to native and the ring
-// even under the imbalance they are built for (docs/benchmarks.md), so they run only when
-// named. Collective (the node split) on first use under `auto`: call on the calling thread.
+// cost. It takes no PAP-aware algorithm: BDR wins only with its background receives, which
+// need the helper thread and MPI_THREAD_MULTIPLE that `auto` does not ask for, and only under
+// a persistently late rank at 1 MiB per rank or more; BSLB loses everywhere measured
+// (docs/benchmarks.md). They run when named. Collective (the node split) on first use under
+// `auto`: call on the calling thread.
 const AllgatherAlgorithm* choose_allgather(std::string_view choice, CommContext& ctx, std::uint64_t bytes) {
     if (choice != "auto") return find_allgather_algorithm(choice);
     const double block = double(bytes) / ctx.size;
