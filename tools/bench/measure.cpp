@@ -162,6 +162,14 @@ Json cell_json(const std::string& name, const Cell& cell, const Cell& baseline) 
 
 namespace {
 
+// Lines the ranks up and waits `delay` seconds: two barriers, as in IMB and [AG] (the second
+// starts everyone closer together), then this rank's delay of the pattern.
+void align_and_wait(double delay) {
+    PMPI_Barrier(MPI_COMM_WORLD);
+    PMPI_Barrier(MPI_COMM_WORLD);
+    wait_for(delay);
+}
+
 // The algorithm's plan counters so far (zero for native, which papshim never sees).
 void plan_stats(const Algorithm& algorithm, papshim_plan_stats& stats) {
     stats = papshim_plan_stats{};
@@ -207,18 +215,16 @@ std::vector<Cell> measure(CollectiveCall& call, const AlgorithmSet& algorithms,
     const std::size_t count = algorithms.size();
     const int calls = timing.iterations;
     for (int iteration = 0; iteration < timing.warmup; ++iteration) {
-        const double delay = timing.warmup_delay ? timing.warmup_delay(iteration) : 0.0;
         for (std::size_t slot = 0; slot < count; ++slot) {
-            PMPI_Barrier(MPI_COMM_WORLD);
-            if (timing.warmup_delay) {
+            if (timing.warmup_delay)
+                align_and_wait(timing.warmup_delay(iteration));
+            else
                 PMPI_Barrier(MPI_COMM_WORLD);
-                wait_for(delay);
-            }
             call.run(algorithms[(slot + static_cast<std::size_t>(iteration)) % count]);
         }
     }
 
-    std::vector<papshim_plan_stats> before(count), after(count);
+    std::vector<papshim_plan_stats> before(count);
     for (std::size_t index = 0; index < count; ++index) plan_stats(algorithms[index], before[index]);
     std::vector<std::vector<double>> arrivals(count,
                                               std::vector<double>(static_cast<std::size_t>(calls)));
@@ -228,10 +234,7 @@ std::vector<Cell> measure(CollectiveCall& call, const AlgorithmSet& algorithms,
         const auto at = static_cast<std::size_t>(iteration);
         for (std::size_t slot = 0; slot < count; ++slot) {
             const std::size_t index = (slot + at) % count;
-            // Two barriers, as in IMB and [AG]: the second starts everyone closer together.
-            PMPI_Barrier(MPI_COMM_WORLD);
-            PMPI_Barrier(MPI_COMM_WORLD);
-            wait_for(delay);
+            align_and_wait(delay);
             arrivals[index][at] = papshim_wtime();
             call.run(algorithms[index]);
             exits[index][at] = papshim_wtime();
@@ -252,12 +255,13 @@ std::vector<Cell> measure(CollectiveCall& call, const AlgorithmSet& algorithms,
                     0, MPI_COMM_WORLD);
         if (world.rank == 0) {
             cells.push_back(summarise(all_arrivals, all_exits, world.ranks, calls));
-            plan_stats(algorithms[index], after[index]);
+            papshim_plan_stats after{};
+            plan_stats(algorithms[index], after);
             Cell& cell = cells.back();
-            cell.planned = after[index].planned - before[index].planned;
-            cell.unplanned = after[index].unplanned - before[index].unplanned;
-            cell.assessed = after[index].assessed - before[index].assessed;
-            cell.good = after[index].good - before[index].good;
+            cell.planned = after.planned - before[index].planned;
+            cell.unplanned = after.unplanned - before[index].unplanned;
+            cell.assessed = after.assessed - before[index].assessed;
+            cell.good = after.good - before[index].good;
         }
     }
     return cells;

@@ -89,10 +89,8 @@ std::string network_name() {
 // of the run, native included, then runs at MPI_THREAD_MULTIPLE.
 void request_helper_thread(const Options& options) {
     if (options.suite == Suite::overhead) return;
-    const papshim::Collective collective = options.collective == Collective::allgather  ? papshim::Collective::allgather
-                                           : options.collective == Collective::allgatherv ? papshim::Collective::allgatherv
-                                           : options.collective == Collective::reduce     ? papshim::Collective::reduce
-                                                                                          : papshim::Collective::allreduce;
+    // The two enums list the collectives in the same order (static_assert in options.cpp).
+    const auto collective = static_cast<papshim::Collective>(options.collective);
     const bool plans = std::any_of(options.algorithms.begin(), options.algorithms.end(),
                                    [&](const std::string& name) { return papshim::uses_plans(collective, name); });
     if (plans) setenv("PAPSHIM_HELPER_THREAD", "always", 0);

@@ -19,11 +19,12 @@
 // with a send starts the foreground. Nothing in the schedule marks them: "the steps before
 // the first send" is the definition.
 //
-// Tail (papshim's, not the spec's): when the pre-steps leave exactly one block unfinished —
-// the latest rank L's, as with one persistently late rank — the spec's ring carries it over
-// p − 1 hops, so the rank before L waits p − 1 steps for it. A binomial tree rooted at L
-// delivers it in ceil(log2 p) steps instead; it is used when its mean exit in the step
-// model (each rank leaves after its last transfer) is lower than the ring's, which is p ≥ 4.
+// Tail (papshim's, not the spec's): the spec's ring walks every block the pre-steps left
+// around one hop at a time; with one persistently late rank L, only L's block is left and
+// the rank before L waits p − 1 steps for it. Up to 64 ranks, a greedy dissemination
+// (add_greedy_tail) replaces the ring wherever its sum of exits in the step model is lower;
+// with one block left it is a doubling tree of ceil(log2 p) steps. Above 64 ranks only that
+// one-block case changes, to a binomial tree from L where it beats the ring (p ≥ 4).
 // build_bdr_spec keeps the ring always: the spec's schedules, for the reference tests.
 //
 // Balanced form: with no prediction (empty or wrongly sized arrival_ns), step_ns <= 0, p < 2,
