@@ -43,15 +43,32 @@ struct Planning {
 
 void prepare_background(CommContext& ctx, plan::Planner& planner, const plan::Plan& plan, const plan::Guard& guard);
 
+// Total bytes of a call whose size needs no context (a reduction's vector); none for
+// arguments MPI would reject, which go through the handler to the native error.
+constexpr std::uint64_t kSizeUnknown = ~std::uint64_t(0);
+std::uint64_t vector_bytes(int count, MPI_Datatype type) {
+    return type == MPI_DATATYPE_NULL || count < 0 ? kSizeUnknown : std::uint64_t(count) * type_size(type);
+}
+
 // The common path of every handler. `native` forwards to PMPI; `own` runs papshim's
 // algorithm and returns nullopt when the call must go native (decided before any message);
-// `describe` gives the call's shape, or nullopt for arguments MPI would reject.
-template <class Native, class Own, class Describe>
-int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, Own&& own, Describe&& describe) {
+// `describe` gives the call's shape, or nullopt for arguments MPI would reject; `quick_bytes`
+// the call's total bytes where that needs no context, else kSizeUnknown.
+template <class Native, class Own, class Describe, class QuickBytes>
+int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, Own&& own, Describe&& describe,
+           QuickBytes&& quick_bytes) {
     const Mode mode = runtime::mode();
     if (mode == Mode::off || comm == MPI_COMM_NULL) return native();
     const bool traced = runtime::records_in(mode);
-    if (!traced && mode == Mode::dispatch && runtime::always_native(kind, comm)) return native();
+    if (!traced && mode == Mode::dispatch) {
+        // Calls whose algorithm is native whatever the arrivals: no context, no clock.
+        const runtime::NativeBelow fast = runtime::native_below(kind, comm);
+        if (fast.bytes == runtime::kAllCalls || (fast.bytes != 0 && quick_bytes() < fast.bytes)) {
+            // Skipping the handler skips its bookkeeping; papshim_get_last_algorithm stays true.
+            if (fast.ctx) fast.ctx->last_algorithm[std::size_t(kind)].store("native", std::memory_order_relaxed);
+            return native();
+        }
+    }
 
     // The clock is read only where something uses it: the trace, or the planner below.
     std::uint64_t arrival = traced ? clock::ticks() : 0;
@@ -382,7 +399,8 @@ int allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* r
         [&](CommContext& ctx) -> std::optional<Shape> {
             if (recvtype == MPI_DATATYPE_NULL || recvcount < 0) return std::nullopt;
             return Shape{std::uint64_t(recvcount) * std::uint64_t(ctx.size) * type_size(recvtype)};
-        });
+        },
+        [] { return kSizeUnknown; });
 }
 
 int allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int* recvcounts,
@@ -399,7 +417,8 @@ int allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* 
             std::uint64_t elements = 0;
             for (int i = 0; i < (ctx.inter ? 0 : ctx.size); ++i) elements += std::uint64_t(std::max(recvcounts[i], 0));
             return Shape{elements * type_size(recvtype)};
-        });
+        },
+        [] { return kSizeUnknown; });
 }
 
 int reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
@@ -411,9 +430,11 @@ int reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
             return run_reduction(ctx, Collective::reduce, {sendbuf, recvbuf, count, datatype, op, root, true}, planning);
         },
         [&](CommContext&) -> std::optional<Shape> {
-            if (datatype == MPI_DATATYPE_NULL || count < 0) return std::nullopt;
-            return Shape{std::uint64_t(count) * type_size(datatype), root, runtime::op_index(op)};
-        });
+            const std::uint64_t bytes = vector_bytes(count, datatype);
+            if (bytes == kSizeUnknown) return std::nullopt;
+            return Shape{bytes, root, runtime::op_index(op)};
+        },
+        [&] { return vector_bytes(count, datatype); });
 }
 
 int allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
@@ -425,9 +446,11 @@ int allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dataty
             return run_reduction(ctx, Collective::allreduce, {sendbuf, recvbuf, count, datatype, op, -1, true}, planning);
         },
         [&](CommContext&) -> std::optional<Shape> {
-            if (datatype == MPI_DATATYPE_NULL || count < 0) return std::nullopt;
-            return Shape{std::uint64_t(count) * type_size(datatype), -1, runtime::op_index(op)};
-        });
+            const std::uint64_t bytes = vector_bytes(count, datatype);
+            if (bytes == kSizeUnknown) return std::nullopt;
+            return Shape{bytes, -1, runtime::op_index(op)};
+        },
+        [&] { return vector_bytes(count, datatype); });
 }
 
 }  // namespace papshim::interpose

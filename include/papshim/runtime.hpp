@@ -52,8 +52,9 @@ struct CommContext {
     std::array<std::atomic<const char*>, collective_count> last_algorithm{};
     // Per-collective algorithm chosen with papshim_set_algorithm; empty: the configured one.
     std::array<std::string, collective_count> algorithm;
-    // Whether that choice is `native`, readable without the lock: such calls take the fast path.
-    std::array<std::atomic<bool>, collective_count> chose_native{};
+    // Calls of fewer bytes than this run native without the handler (the fast path; kAllCalls:
+    // every call), from the algorithm chosen here and the policy (update_policy).
+    std::array<std::atomic<std::uint64_t>, collective_count> native_below{};
     // Schedules without predicted arrivals are pure functions of (algorithm, p, rank, root,
     // op commutativity), so each is built once per communicator.
     struct ScheduleKey {
@@ -138,9 +139,18 @@ std::string_view algorithm_for(CommContext& ctx, Collective collective);
 // Whether calls made in `mode` are recorded: always in profile mode (if the trace is
 // open); in dispatch mode only when the job was configured as dispatch with a trace dir.
 bool records_in(Mode mode);
-// True when this collective on `comm` forwards to native without a context (the fast path):
-// configured native and no papshim_set_algorithm choice on `comm`. Identical on every member.
-bool always_native(Collective collective, MPI_Comm comm);
+// The fast path: calls of `collective` on `comm` of fewer than `bytes` bytes forward to native
+// without the handler (kAllCalls: every call; 0: none). From the algorithm chosen for `comm`
+// (configured, or papshim_set_algorithm's), so identical on every member. `ctx`: the
+// context holding a papshim_set_algorithm choice, if that is what decided.
+inline constexpr std::uint64_t kAllCalls = ~std::uint64_t(0);
+struct NativeBelow {
+    std::uint64_t bytes = 0;
+    CommContext* ctx = nullptr;
+};
+NativeBelow native_below(Collective collective, MPI_Comm comm);
+// The same for an algorithm name on a communicator of `policy` (configuration, update_policy).
+std::uint64_t native_below(Collective collective, std::string_view choice, const plan::Policy& policy);
 // Rank 0's `value` on every rank of `comm` (collective).
 std::string broadcast_from_rank0(MPI_Comm comm, const std::string& value);
 

@@ -22,7 +22,7 @@ struct LastContext {
     CommContext* ctx = nullptr;
     std::uint64_t generation = ~std::uint64_t{0};
 };
-thread_local LastContext last_context;
+PAPSHIM_STARTUP_TLS thread_local LastContext last_context;
 
 void free_context(CommContext* ctx) {
     {
@@ -173,6 +173,8 @@ node::NodeView& node_view(CommContext& ctx) {
 }
 
 CommContext* existing_context(MPI_Comm comm) {
+    const LastContext& last = last_context;  // the fast path's lookup, on every call of a chosen communicator
+    if (last.comm == comm && last.generation == generation.load(std::memory_order_acquire)) return last.ctx;
     void* value = nullptr;
     int found = 0;
     PMPI_Comm_get_attr(comm, state().keyval, &value, &found);
@@ -191,7 +193,6 @@ void set_algorithm(CommContext& ctx, Collective collective, std::string name) {
     state().any_override.store(true);
     {
         std::lock_guard guard(ctx.lock);
-        ctx.chose_native[std::size_t(collective)].store(name == "native", std::memory_order_release);
         ctx.algorithm[std::size_t(collective)] = std::move(name);
     }
     update_policy(ctx);

@@ -22,6 +22,16 @@ bool auto_can_switch(std::uint8_t collective, std::uint64_t bytes, bool one_rank
 
 }  // namespace
 
+std::uint64_t native_below(Collective collective, std::string_view choice, const plan::Policy& policy) {
+    if (choice == "native") return kAllCalls;
+    // auto's Reduce/Allreduce below the sampled sizes is native whatever the arrivals, as long
+    // as nothing else on the communicator exchanges on every call (then every call carries
+    // the guard, and the candidate of its size may run).
+    const bool reduction = collective == Collective::reduce || collective == Collective::allreduce;
+    if (choice == "auto" && reduction && policy.exchange != plan::Exchange::always) return kSampledMinBytes;
+    return 0;
+}
+
 void update_policy(CommContext& ctx) {
     plan::Policy policy;
     if (!ctx.inter && ctx.size > 1) {
@@ -35,6 +45,9 @@ void update_policy(CommContext& ctx) {
     }
     policy.sampled_size = auto_can_switch;
     ctx.policy = policy;
+    for (int c = 0; c < collective_count; ++c)
+        ctx.native_below[std::size_t(c)].store(native_below(Collective(c), algorithm_for(ctx, Collective(c)), policy),
+                                               std::memory_order_release);
 }
 
 predict::Settings predictor_settings(const Config& config) {

@@ -19,7 +19,7 @@ namespace papshim::runtime {
 namespace {
 
 AlgorithmNames known_names;
-std::array<bool, collective_count> configured_native{};
+std::array<std::uint64_t, collective_count> configured_native_below{};
 
 std::vector<std::string> environment_names() {
     std::vector<std::string> names;
@@ -107,22 +107,16 @@ std::string broadcast_from_rank0(MPI_Comm comm, const std::string& value) {
     return reference;
 }
 
-bool always_native(Collective collective, MPI_Comm comm) {
+NativeBelow native_below(Collective collective, MPI_Comm comm) {
     const std::size_t c = std::size_t(collective);
-    if (!state().any_override.load(std::memory_order_relaxed)) return configured_native[c];
+    if (!state().any_override.load(std::memory_order_relaxed)) return {configured_native_below[c], nullptr};
     // Some communicator has a papshim_set_algorithm choice: it is this one's only if its
     // context holds one. That context exists on every member or on none (created collectively),
     // so every rank decides alike; a process-wide flag alone would differ between the members
     // of `comm` that did and did not take part in the choice, and they would deadlock.
     CommContext* ctx = existing_context(comm);
-    if (!ctx) return configured_native[c];
-    if (ctx->chose_native[c].load(std::memory_order_acquire)) {
-        // Skipping the handler skips its bookkeeping; papshim_get_last_algorithm stays true.
-        ctx->last_algorithm[c].store("native", std::memory_order_relaxed);
-        return true;
-    }
-    std::lock_guard guard(ctx->lock);
-    return ctx->algorithm[c].empty() && configured_native[c];
+    if (!ctx) return {configured_native_below[c], nullptr};
+    return {ctx->native_below[c].load(std::memory_order_acquire), ctx};
 }
 
 bool valid_algorithm_name(Collective collective, std::string_view name) {
@@ -143,9 +137,12 @@ void initialise(const AlgorithmNames& names, bool thread_multiple) {
     s.config = *parsed.config;
     detail::register_names(names);
     known_names = names;
+    // The policy every communicator of more than one rank gets without a per-communicator choice.
+    plan::Policy configured_policy;
+    if (uses_any_plans(s.config)) configured_policy.exchange = plan::Exchange::always;
     for (int c = 0; c < collective_count; ++c) {
         const std::string& chosen = s.config.algorithm[std::size_t(c)];
-        configured_native[std::size_t(c)] = chosen == "native" || (chosen == "auto" && names[std::size_t(c)].empty());
+        configured_native_below[std::size_t(c)] = native_below(Collective(c), chosen, configured_policy);
     }
     detail::create_context_keyval(s);
 

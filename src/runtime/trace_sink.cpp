@@ -48,7 +48,7 @@ struct ThreadRecords {
     trace::Writer::Producer producer{writer};
     std::array<CachedSite, 16> sites{};
 };
-thread_local ThreadRecords thread_records;
+PAPSHIM_STARTUP_TLS thread_local ThreadRecords thread_records;
 
 std::vector<std::string> op_names;
 std::vector<MPI_Op> op_handles;

@@ -1,10 +1,12 @@
 // What `auto` may run for a Reduce/Allreduce of a given size (auto_reduction_candidate), and
 // which calls the planner follows under each exchange policy (Policy::follows): only calls
-// that can switch algorithm pay for predictions and exchanges.
+// that can switch algorithm pay for predictions and exchanges; the others skip the handler
+// altogether (runtime::native_below).
 #include <catch.hpp>
 
 #include "papshim/algorithms.hpp"
 #include "papshim/planner.hpp"
+#include "papshim/runtime.hpp"
 
 namespace {
 
@@ -78,4 +80,25 @@ TEST_CASE("the sampled policy follows only auto's collectives at sizes with a ca
 
     policy.exchange = papshim::plan::Exchange::always;  // a planned algorithm needs every call
     CHECK(policy.follows(std::uint8_t(Collective::allgather), 8));
+}
+
+TEST_CASE("the fast path: native always, auto's reductions below the sampled sizes") {
+    using papshim::runtime::kAllCalls;
+    using papshim::runtime::native_below;
+    papshim::plan::Policy sampled;
+    sampled.exchange = papshim::plan::Exchange::sampled;
+    papshim::plan::Policy always;
+    always.exchange = papshim::plan::Exchange::always;
+    for (Collective c : {Collective::allgather, Collective::allgatherv, Collective::reduce, Collective::allreduce}) {
+        CHECK(native_below(c, "native", sampled) == kAllCalls);
+        CHECK(native_below(c, "native", always) == kAllCalls);
+        CHECK(native_below(c, "ring", sampled) == 0);
+    }
+    // Below 16 KiB no sampled exchange follows auto's reductions, so they stay native...
+    CHECK(native_below(Collective::allreduce, "auto", sampled) == 16 * 1024);
+    CHECK(native_below(Collective::reduce, "auto", papshim::plan::Policy{}) == 16 * 1024);
+    // ...unless every call exchanges for another collective's plans: then the guard sees them.
+    CHECK(native_below(Collective::allreduce, "auto", always) == 0);
+    // Allgather's auto picks by cost at every size.
+    CHECK(native_below(Collective::allgather, "auto", sampled) == 0);
 }

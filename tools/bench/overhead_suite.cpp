@@ -16,18 +16,35 @@ namespace {
 
 struct Variant {
     const char* name;
-    const char* mode;   // shim mode while the variant runs
-    bool through_shim;  // MPI_* (through papshim) or PMPI_* (the native call)
+    const char* mode;       // shim mode while the variant runs
+    bool through_shim;      // MPI_* (through papshim) or PMPI_* (the native call)
+    const char* algorithm;  // chosen on MPI_COMM_WORLD for both collectives (dispatch mode)
 };
 
 // Native runs with the shim switched off, so no background work of the shim competes with it.
+// dispatch+native measures the dispatch path alone; dispatch+auto what `auto` costs on
+// balanced arrivals (at these sizes it should choose native and skip the handler).
 constexpr Variant variants[] = {
-    {"native", "off", false},
-    {"off", "off", true},
-    {"profile", "profile", true},
-    {"dispatch+native", "dispatch", true},
+    {"native", "off", false, "native"},
+    {"off", "off", true, "native"},
+    {"profile", "profile", true, "native"},
+    {"dispatch+native", "dispatch", true, "native"},
+    {"dispatch+auto", "dispatch", true, "auto"},
 };
 constexpr std::size_t variant_count = std::size(variants);
+
+// The variant's mode, and its algorithm on MPI_COMM_WORLD (collective: every rank switches
+// at the same point, outside the timed loops).
+void switch_to(const Variant& variant) {
+    static std::string_view current;
+    if (current != variant.algorithm)
+        for (const char* collective : {"allreduce", "allgather"})
+            if (papshim_set_algorithm(MPI_COMM_WORLD, collective, variant.algorithm) != MPI_SUCCESS)
+                throw UsageError(fmt::format("papshim_set_algorithm(\"{}\", \"{}\") failed", collective,
+                                             variant.algorithm));
+    current = variant.algorithm;
+    switch_mode(variant.mode);
+}
 
 constexpr std::size_t allgather_bytes = 64 * 1024;
 
@@ -128,7 +145,7 @@ FreshResult run_fresh(Loops& loops, const World& world) {
         std::vector<double> seconds(variant_count);
         for (std::size_t slot = 0; slot < variant_count; ++slot) {
             const std::size_t index = (slot + static_cast<std::size_t>(slice)) % variant_count;
-            switch_mode(variants[index].mode);
+            switch_to(variants[index]);
             PMPI_Barrier(MPI_COMM_WORLD);
             seconds[index] = loops.time(0, variants[index], fresh_slice) * fresh_slice;
         }
@@ -187,17 +204,11 @@ Json run_overhead_suite(const Options& options, const World& world) {
         {"allreduce", sizeof(double), "MPI_Allreduce 8 B"},
         {"allgather", allgather_bytes, "MPI_Allgather 64 KiB"},
     };
-    // Dispatch mode must run the native algorithm: the variant measures the dispatch path alone.
-    for (const char* collective : {"allreduce", "allgather"})
-        if (papshim_set_algorithm(MPI_COMM_WORLD, collective, "native") != MPI_SUCCESS)
-            throw UsageError(
-                fmt::format("papshim_set_algorithm(\"{}\", \"native\") failed", collective));
-
     Loops loops(world);
     const FreshResult fresh = run_fresh(loops, world);
     for (std::size_t which = 0; which < benchmarks.size(); ++which) {
         for (const Variant& variant : variants) {
-            switch_mode(variant.mode);
+            switch_to(variant);
             loops.time(static_cast<int>(which), variant, options.warmup);
             loops.check(static_cast<int>(which), variant);
         }
@@ -211,7 +222,7 @@ Json run_overhead_suite(const Options& options, const World& world) {
             std::vector<double> seconds(variant_count);
             for (std::size_t slot = 0; slot < variant_count; ++slot) {
                 const std::size_t index = (slot + static_cast<std::size_t>(round)) % variant_count;
-                switch_mode(variants[index].mode);
+                switch_to(variants[index]);
                 PMPI_Barrier(MPI_COMM_WORLD);
                 seconds[index] =
                     loops.time(static_cast<int>(which), variants[index], options.iterations);

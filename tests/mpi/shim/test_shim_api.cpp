@@ -102,6 +102,32 @@ void invalid_arguments() {
     MPI_Comm_free(&comm);
 }
 
+// auto's Reduce/Allreduce below the sampled sizes takes the fast path (native without the
+// handler) and still reports what ran; larger calls, and small ones on a communicator whose
+// exchanges follow every call, go through the handler. Results equal native's throughout.
+void auto_fast_path() {
+    MPI_Comm comm;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    expect(papshim_set_algorithm(comm, "allreduce", "auto") == MPI_SUCCESS, "set auto");
+    char ran[64] = "";
+    for (std::size_t count : {std::size_t(1), std::size_t(4096)}) {  // 8 B and 32 KiB of doubles
+        std::vector<double> in(count, world_rank + 0.5), got(count), want(count);
+        MPI_Allreduce(in.data(), got.data(), int(count), MPI_DOUBLE, MPI_SUM, comm);
+        PMPI_Allreduce(in.data(), want.data(), int(count), MPI_DOUBLE, MPI_SUM, comm);
+        expect(got == want, "auto allreduce of " + std::to_string(count) + " doubles");
+        papshim_get_last_algorithm(comm, "allreduce", ran, sizeof ran);
+        expect(std::strcmp(ran, "native") == 0, "auto on balanced arrivals reports native, not '" + std::string(ran) + "'");
+    }
+    papshim_set_algorithm(comm, "allgather", "bdr");  // every call on comm now exchanges
+    for (int round = 0; round < 3; ++round) {
+        long in = world_rank + round, got = 0, want = 0;
+        MPI_Allreduce(&in, &got, 1, MPI_LONG, MPI_SUM, comm);
+        PMPI_Allreduce(&in, &want, 1, MPI_LONG, MPI_SUM, comm);
+        expect(got == want, "auto allreduce beside a planned allgather, round " + std::to_string(round));
+    }
+    MPI_Comm_free(&comm);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -110,6 +136,7 @@ int main(int argc, char** argv) {
     MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
     control_api();
     invalid_arguments();
+    auto_fast_path();
 
     const char* algorithms[] = {"native", "auto", "sparbit", "ring", "neighbor_exchange", "recursive_doubling", "bruck",
                                 "gather_bcast", "bdr", "bslb"};
