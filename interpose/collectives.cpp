@@ -70,8 +70,11 @@ int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, 
         }
     }
 
-    // The clock is read only where something uses it: the trace, or the planner below.
-    std::uint64_t arrival = traced ? clock::ticks() : 0;
+    // Read before anything that may synchronise the ranks: a communicator's first call creates
+    // its context (a duplicate) and may split it by node, and an arrival read after that
+    // would show the first call balanced whatever it was. That first call is also `auto`'s
+    // first sampled exchange; read late, it hid the imbalance until the 16th eligible call.
+    const std::uint64_t arrival = clock::ticks();
     CommContext& ctx = runtime::context(comm);
     const std::uint64_t seq = ctx.next_seq++;
     Planning planning;
@@ -84,7 +87,6 @@ int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, 
             planner->set_plan_hook([&ctx](plan::Planner& p, const plan::Plan& next, const plan::Guard& guard) {
                 prepare_background(ctx, p, next, guard);
             });
-        if (!traced) arrival = clock::ticks();
         const predict::Signature signature{std::uint8_t(kind), shape->op, shape->root, shape->bytes};
         planning.seq = seq;
         planning.tau_ns = runtime::tau_ns(kind, shape->bytes, ctx.size);

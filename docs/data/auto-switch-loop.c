@@ -6,7 +6,10 @@
  *     mpiexec.openmpi --allow-run-as-root --oversubscribe -x PAPSHIM_ALLREDUCE -n 8 ./loop 4194304 30
  * Output at 4f2e6fe: native for calls 0-17 (385-558 ms), predicted_chain from call 18 on
  * (318-360 ms; 300 ms of each call is the wait for the late rank). At 3fd4bda (plans only
- * once the guard trusts the predictions): native for calls 0-20, predicted_chain from 21 on. */
+ * once the guard trusts the predictions): native for calls 0-20, predicted_chain from 21 on.
+ * Since the commit after 2efa580 (the arrival is read before the first call creates the
+ * communicator's context): native for calls 0-6 (412-532 ms), predicted_chain from 7 on
+ * (336-364 ms). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>

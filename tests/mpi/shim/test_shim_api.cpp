@@ -2,6 +2,7 @@
 // from two threads on two communicators at once, across communicator free and handle reuse.
 #include <mpi.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -128,12 +129,46 @@ void auto_fast_path() {
     MPI_Comm_free(&comm);
 }
 
+// auto follows arrivals from a communicator's first call: with the last rank 20 ms late at
+// every 32 KiB Allreduce (ω ≫ 6τ on one node), the first sampled exchange already shows the
+// imbalance and auto leaves native within a few calls (the dynamic leader on shared memory).
+// The arrival used to be read after the first call had created the communicator's context (a
+// duplicate, which lines the ranks up), so with auto configured by PAPSHIM_ALLREDUCE that
+// exchange looked balanced and auto waited for the 16th eligible call.
+void auto_switches_early() {
+    int size = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size < 2) return;
+    MPI_Comm comm;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);  // no papshim call on it before the first Allreduce
+    constexpr int calls = 10, count = 4096;
+    std::vector<double> in(count, world_rank + 0.25), got(count), want(count);
+    int first_switch = -1;
+    for (int call = 0; call < calls; ++call) {
+        if (world_rank == size - 1) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        MPI_Allreduce(in.data(), got.data(), count, MPI_DOUBLE, MPI_SUM, comm);
+        char ran[64] = "";
+        papshim_get_last_algorithm(comm, "allreduce", ran, sizeof ran);
+        PMPI_Allreduce(in.data(), want.data(), count, MPI_DOUBLE, MPI_SUM, comm);
+        expect(got == want, "auto allreduce under a late rank, call " + std::to_string(call));
+        if (first_switch < 0 && std::strcmp(ran, "native") != 0) first_switch = call;
+    }
+    expect(first_switch >= 0 && first_switch <= 6,
+           "auto left native by call 6 under a late rank (first switch: " + std::to_string(first_switch) + ")");
+    MPI_Comm_free(&comm);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     int provided = 0;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    if (argc > 1 && std::strcmp(argv[1], "auto-switch") == 0) {  // its own test: PAPSHIM_ALLREDUCE=auto
+        auto_switches_early();
+        MPI_Finalize();
+        return failures == 0 ? 0 : 1;
+    }
     control_api();
     invalid_arguments();
     auto_fast_path();
