@@ -63,9 +63,14 @@ int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, 
     if (!traced && mode == Mode::dispatch) {
         // Calls whose algorithm is native whatever the arrivals: no context, no clock.
         const runtime::NativeBelow fast = runtime::native_below(kind, comm);
-        if (fast.bytes == runtime::kAllCalls || (fast.bytes != 0 && quick_bytes() < fast.bytes)) {
+        const bool below = fast.bytes != runtime::kAllCalls && fast.bytes != 0 && quick_bytes() < fast.bytes;
+        if (fast.bytes == runtime::kAllCalls || below) {
             // Skipping the handler skips its bookkeeping; papshim_get_last_algorithm stays true.
-            if (fast.ctx) fast.ctx->last_algorithm[std::size_t(kind)].store("native", std::memory_order_relaxed);
+            // Below a threshold (auto) the communicator's larger calls may have run papshim's
+            // own algorithm, so its context says what ran even without a choice on it (every
+            // rank takes this path at the same call: a collective's size agrees everywhere).
+            CommContext* ctx = below && !fast.ctx ? &runtime::context(comm) : fast.ctx;
+            if (ctx) ctx->last_algorithm[std::size_t(kind)].store("native", std::memory_order_relaxed);
             return native();
         }
     }

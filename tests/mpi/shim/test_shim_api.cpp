@@ -155,6 +155,12 @@ void auto_switches_early() {
     }
     expect(first_switch >= 0 && first_switch <= 6,
            "auto left native by call 6 under a late rank (first switch: " + std::to_string(first_switch) + ")");
+    // A small call after those takes the fast path, and is still reported as what ran.
+    long small = world_rank, sum = 0;
+    MPI_Allreduce(&small, &sum, 1, MPI_LONG, MPI_SUM, comm);
+    char ran[64] = "";
+    papshim_get_last_algorithm(comm, "allreduce", ran, sizeof ran);
+    expect(std::strcmp(ran, "native") == 0, "a small call after the switch reports native, not '" + std::string(ran) + "'");
     MPI_Comm_free(&comm);
 }
 
