@@ -54,7 +54,10 @@ public:
     CollectiveCall(Collective collective, std::size_t bytes, int root, const World& world,
                    std::size_t salt);
 
-    int run(const Algorithm& algorithm);
+    // One call site for every call of a collective: papshim keys its arrival history by the
+    // return address, and the check, the warm-up and the measured calls must share it as an
+    // application's loop does. Hence never inlined, and no tail call (the fence in run()).
+    [[gnu::noinline]] int run(const Algorithm& algorithm);
     // Compares every algorithm's result with the PMPI call's (Reduce: at the root); a
     // difference or an error aborts the job with status 3 (abort_unless_everywhere).
     void check(const AlgorithmSet& algorithms);

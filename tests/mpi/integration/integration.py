@@ -251,6 +251,38 @@ def case_profile(options, launcher):
     check_locations(rows, "imbalance.c", str(directory))
 
 
+def case_bench(options, launcher):
+    """papshim-bench's sweep: a valid JSON, and every call of a collective from one call site.
+
+    papshim keys its arrival history by call site, so the check, warm-up and measured calls
+    must share one, as an application's loop does; when they did not, the warm-up never
+    warmed the measured calls' predictions."""
+    np = 3
+    directory = trace_dir(options, "bench-sweep")
+    output = Path(options.work) / "bench-sweep.json"
+    bench = [str(Path(options.bin) / "papshim-bench"), "--suite", "sweep", "--collective", "allreduce",
+             "--bytes", "64K", "--algorithms", "native,predicted_chain,auto", "--patterns", "one-late",
+             "--delays", "10tau", "--iterations", "3", "--warmup", "2", "--json", str(output)]
+    run = execute(launcher.command(np, bench, {"PAPSHIM_TRACE_DIR": str(directory)}))
+    if run.returncode != 0:
+        raise CheckFailed(f"papshim-bench failed\n{run.describe()}")
+    with open(output) as handle:
+        results = json.load(handle)["results"]
+    names = [cell["name"] for cell in results["sizes"][0]["points"][0]["algorithms"]]
+    if names != ["native", "predicted_chain", "auto"]:
+        raise CheckFailed(f"{output}: algorithms {names}")
+    rows = read_trace(directory, options.docs, expect_files=("calls.csv",))
+    sites = defaultdict(set)
+    for row in rows:
+        if row["collective"] == "allreduce":
+            sites[(row["rank"], row["comm"])].add(row["callsite"])
+    # Two papshim communicators (predicted_chain's and auto's), each with 1 + 2 + 3 calls.
+    if len(sites) != 2 * np or any(len(found) != 1 for found in sites.values()):
+        raise CheckFailed(f"expected one Allreduce call site per rank and communicator, got "
+                          f"{ {key: sorted(found) for key, found in sites.items()} }")
+    print(f"papshim-bench: {len(rows)} traced calls, one call site per communicator")
+
+
 def expect_init_failure(run, *words):
     if run.returncode == 0:
         raise CheckFailed(f"expected the job to fail at MPI_Init\n{run.describe()}")
@@ -403,7 +435,7 @@ def case_abort(options, launcher):
 
 CASES = {"equivalence": case_equivalence, "abort": case_abort, "profile": case_profile, "invalid": case_invalid,
          "unwritable-trace": case_unwritable_trace, "fortran": case_fortran, "python": case_python,
-         "papshim-run": case_launcher}
+         "papshim-run": case_launcher, "bench": case_bench}
 
 
 def main():
