@@ -13,19 +13,21 @@ namespace papshim::bench {
 AlgorithmSet::AlgorithmSet(const std::vector<std::string>& names, Collective collective) {
     const char* collective_text = collective_name(collective);
     for (const std::string& name : names) {
-        Algorithm algorithm{name, name == "native", MPI_COMM_NULL};
-        PMPI_Comm_dup(MPI_COMM_WORLD, &algorithm.comm);
-        algorithms_.push_back(algorithm);
-        if (algorithm.native) continue;
-        PMPI_Comm_set_errhandler(algorithm.comm, MPI_ERRORS_RETURN);
-        const int status = papshim_set_algorithm(algorithm.comm, collective_text, name.c_str());
-        PMPI_Comm_set_errhandler(algorithm.comm, MPI_ERRORS_ARE_FATAL);
-        if (status != MPI_SUCCESS) {
-            free_all();  // a throwing constructor gets no destructor call
-            throw UsageError(fmt::format(
-                "--algorithms: papshim does not accept '{}' for {} (papshim-info --algorithms "
-                "lists the names)",
-                name, collective_text));
+        algorithms_.push_back({name, name == "native", MPI_COMM_NULL, MPI_COMM_NULL});
+        Algorithm& algorithm = algorithms_.back();
+        for (MPI_Comm* comm : {&algorithm.comm, &algorithm.check_comm}) {
+            PMPI_Comm_dup(MPI_COMM_WORLD, comm);
+            if (algorithm.native) continue;
+            PMPI_Comm_set_errhandler(*comm, MPI_ERRORS_RETURN);
+            const int status = papshim_set_algorithm(*comm, collective_text, name.c_str());
+            PMPI_Comm_set_errhandler(*comm, MPI_ERRORS_ARE_FATAL);
+            if (status != MPI_SUCCESS) {
+                free_all();  // a throwing constructor gets no destructor call
+                throw UsageError(fmt::format(
+                    "--algorithms: papshim does not accept '{}' for {} (papshim-info "
+                    "--algorithms lists the names)",
+                    name, collective_text));
+            }
         }
     }
     const auto native = std::ranges::find(names, "native");
@@ -35,7 +37,9 @@ AlgorithmSet::AlgorithmSet(const std::vector<std::string>& names, Collective col
 AlgorithmSet::~AlgorithmSet() { free_all(); }
 
 void AlgorithmSet::free_all() {
-    for (Algorithm& algorithm : algorithms_) PMPI_Comm_free(&algorithm.comm);
+    for (Algorithm& algorithm : algorithms_)
+        for (MPI_Comm* comm : {&algorithm.comm, &algorithm.check_comm})
+            if (*comm != MPI_COMM_NULL) PMPI_Comm_free(comm);
     algorithms_.clear();
 }
 
@@ -132,14 +136,14 @@ bool CollectiveCall::result_is_checked() const {
 }
 
 void CollectiveCall::check(const AlgorithmSet& algorithms) {
-    const Algorithm reference{"native", true, MPI_COMM_WORLD};
+    const Algorithm reference{"native", true, MPI_COMM_WORLD, MPI_COMM_WORLD};
     run(reference);
     const std::vector<unsigned char> expected = recv_;
     const bool per_rank = !counts_.empty();
     for (std::size_t index = 0; index < algorithms.size(); ++index) {
         const Algorithm& algorithm = algorithms[index];
         std::ranges::fill(recv_, static_cast<unsigned char>(0xA5));
-        const int status = run(algorithm);
+        const int status = run({algorithm.name, algorithm.native, algorithm.check_comm, {}});
         const auto mismatch = std::ranges::mismatch(recv_, expected);
         const bool same =
             status == MPI_SUCCESS && (!result_is_checked() || mismatch.in1 == recv_.end());

@@ -19,12 +19,15 @@ namespace papshim::bench {
 struct Algorithm {
     std::string name;
     bool native = false;  // PMPI_* directly instead of MPI_* through papshim
-    MPI_Comm comm = MPI_COMM_NULL;
+    MPI_Comm comm = MPI_COMM_NULL;        // the measured calls
+    MPI_Comm check_comm = MPI_COMM_NULL;  // the correctness check: same selection, own history
 };
 
-// The algorithms under test, each selected once on its own duplicate of MPI_COMM_WORLD, so
-// the shim's per-communicator state (history, plans) is the algorithm's alone. A name
-// papshim does not accept for the collective is a UsageError.
+// The algorithms under test, each selected on its own duplicates of MPI_COMM_WORLD, so the
+// shim's per-communicator state (history, plans, auto's sampling) is the algorithm's alone:
+// one for the measured calls, one for the undelayed correctness check, which would otherwise
+// be the measured communicator's first call and, for `auto`, its first sampled exchange. A
+// name papshim does not accept for the collective is a UsageError.
 class AlgorithmSet {
 public:
     AlgorithmSet(const std::vector<std::string>& names, Collective collective);

@@ -276,10 +276,15 @@ def case_bench(options, launcher):
     for row in rows:
         if row["collective"] == "allreduce":
             sites[(row["rank"], row["comm"])].add(row["callsite"])
-    # Two papshim communicators (predicted_chain's and auto's), each with 1 + 2 + 3 calls.
-    if len(sites) != 2 * np or any(len(found) != 1 for found in sites.values()):
+    # predicted_chain and auto have two communicators each: one for the correctness check,
+    # one for the 2 + 3 warm-up and measured calls.
+    if len(sites) != 4 * np or any(len(found) != 1 for found in sites.values()):
         raise CheckFailed(f"expected one Allreduce call site per rank and communicator, got "
                           f"{ {key: sorted(found) for key, found in sites.items()} }")
+    per_comm = sorted(Counter(row["comm"] for row in rows if row["rank"] == "0").values())
+    if per_comm != [1, 1, 5, 5]:
+        raise CheckFailed(f"expected 1 check call and 5 timed calls on each algorithm's "
+                          f"communicators, got {per_comm} calls per communicator at rank 0")
     print(f"papshim-bench: {len(rows)} traced calls, one call site per communicator")
 
 
