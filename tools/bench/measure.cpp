@@ -91,9 +91,7 @@ CollectiveCall::CollectiveCall(Collective collective, std::size_t bytes, int roo
     recv_.assign(std::max<std::size_t>(1, static_cast<std::size_t>(offset)), 0);
 }
 
-int CollectiveCall::run(const Algorithm& algorithm) {
-    const bool native = algorithm.native;
-    const MPI_Comm comm = algorithm.comm;
+int CollectiveCall::run(MPI_Comm comm, bool native) {
     void* send = send_.data();
     void* recv = recv_.data();
     int status = MPI_ERR_ARG;
@@ -136,14 +134,13 @@ bool CollectiveCall::result_is_checked() const {
 }
 
 void CollectiveCall::check(const AlgorithmSet& algorithms) {
-    const Algorithm reference{"native", true, MPI_COMM_WORLD, MPI_COMM_WORLD};
-    run(reference);
+    run(MPI_COMM_WORLD, true);
     const std::vector<unsigned char> expected = recv_;
     const bool per_rank = !counts_.empty();
     for (std::size_t index = 0; index < algorithms.size(); ++index) {
         const Algorithm& algorithm = algorithms[index];
         std::ranges::fill(recv_, static_cast<unsigned char>(0xA5));
-        const int status = run({algorithm.name, algorithm.native, algorithm.check_comm, {}});
+        const int status = run(algorithm.check_comm, algorithm.native);
         const auto mismatch = std::ranges::mismatch(recv_, expected);
         const bool same =
             status == MPI_SUCCESS && (!result_is_checked() || mismatch.in1 == recv_.end());
@@ -233,7 +230,9 @@ std::vector<Cell> measure(CollectiveCall& call, const AlgorithmSet& algorithms,
                 align_and_wait(timing.warmup_delay(iteration));
             else
                 PMPI_Barrier(MPI_COMM_WORLD);
-            call.run(algorithms[(slot + static_cast<std::size_t>(iteration)) % count]);
+            const Algorithm& algorithm =
+                algorithms[(slot + static_cast<std::size_t>(iteration)) % count];
+            call.run(algorithm.comm, algorithm.native);
         }
     }
 
@@ -249,7 +248,7 @@ std::vector<Cell> measure(CollectiveCall& call, const AlgorithmSet& algorithms,
             const std::size_t index = (slot + at) % count;
             align_and_wait(delay);
             arrivals[index][at] = papshim_wtime();
-            call.run(algorithms[index]);
+            call.run(algorithms[index].comm, algorithms[index].native);
             exits[index][at] = papshim_wtime();
         }
         if (timing.after_iteration) timing.after_iteration(iteration);

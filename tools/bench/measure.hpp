@@ -60,7 +60,8 @@ public:
     // One call site for every call of a collective: papshim keys its arrival history by the
     // return address, and the check, the warm-up and the measured calls must share it as an
     // application's loop does. Hence never inlined, and no tail call (the fence in run()).
-    [[gnu::noinline]] int run(const Algorithm& algorithm);
+    // `native`: PMPI_* directly (papshim never sees the call); else MPI_* through papshim.
+    [[gnu::noinline]] int run(MPI_Comm comm, bool native);
     // Compares every algorithm's result with the PMPI call's (Reduce: at the root); a
     // difference or an error aborts the job with status 3 (abort_unless_everywhere).
     void check(const AlgorithmSet& algorithms);
