@@ -31,7 +31,8 @@ struct Transfer {
 };
 
 // All sends and receives of a step are posted together and completed together before the
-// next step starts; sends read the blocks as they were when the step started.
+// next step starts; sends read the blocks as they were when the step started. Several
+// combining receives may bring one block in a step: they are reduced in, in the order listed.
 struct Step {
     std::vector<Transfer> sends;
     std::vector<Transfer> recvs;

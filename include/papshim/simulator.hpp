@@ -87,7 +87,8 @@ std::string check_data_flow(const ScheduleSet& set);
 // current partial result of its blocks; a receive with Combine::none replaces the local
 // partial, the others reduce it in. Empty when correct, otherwise the first problem:
 // - the pairing rule is broken, or a message lists no blocks, or blocks that are not
-//   consecutive ascending, or a block twice in one step's receives;
+//   consecutive ascending, or a block twice in one step's receives unless every one of them
+//   combines (they reduce in one after another, in the order listed, as the executor does);
 // - a combine reduces a contribution in twice (each is reduced exactly once);
 // - `commutative` false: a combine joins partials that are not adjacent ranges of ranks in
 //   the order its Combine says (rank order must be kept for non-commutative ops);

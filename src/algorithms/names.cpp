@@ -16,7 +16,7 @@ AlgorithmNames algorithm_names() {
 bool uses_plans(Collective collective, std::string_view name) {
     (void)collective;
     // The algorithms whose schedule is built from the exchanged predicted-arrival vector.
-    for (std::string_view planned : {"bdr", "bslb", "clairvoyant", "clairvoyant_rs", "predicted_chain"})
+    for (std::string_view planned : {"bdr", "bslb", "clairvoyant", "clairvoyant_rs", "predicted_chain", "predicted_scatter"})
         if (name == planned) return true;
     return false;
 }

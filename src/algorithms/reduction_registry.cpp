@@ -26,13 +26,18 @@ const ReductionAlgorithm* find_reduction_algorithm(Collective collective, std::s
 
 std::string_view auto_reduction_candidate(Collective collective, std::uint64_t bytes, std::uint64_t shm_slot,
                                           bool one_rank_per_node) {
-    // Measured on the emulated 1 Gbit/s network, p = 8, one rank per node (docs/benchmarks.md):
-    // the predicted chain's Allreduce is the fastest from 4 MiB under every pattern (ē
-    // 0.73-0.99x native's, excess 0.45-0.61x under one late rank or a staircase) and loses
-    // below 2 MiB (its 2(N + p) pipeline steps); nothing else of papshim's beats native there.
-    constexpr std::uint64_t network_chain_min_bytes = 4 << 20;
-    if (one_rank_per_node)
-        return collective == Collective::allreduce && bytes >= network_chain_min_bytes ? "predicted_chain" : "";
+    // Measured on the emulated 1 Gbit/s network, p = 8, one rank per node (docs/benchmarks.md,
+    // "predicted_scatter"): under one late rank or a staircase the predicted scatter's
+    // Allreduce has the least excess from 512 KiB to 1 MiB (0.51-0.86x native's; at 256 KiB
+    // native is within 1.3 vector times of the bound and nothing of papshim's beats it), the
+    // predicted chain from 2 MiB (0.40-0.67x), where the scatter's many parallel messages
+    // lose to the chain's one stream per link. Planned only where the guard sees a
+    // predictable imbalance; native otherwise.
+    constexpr std::uint64_t network_scatter_min_bytes = 512 * 1024, network_chain_min_bytes = 2 << 20;
+    if (one_rank_per_node) {
+        if (collective != Collective::allreduce || bytes < network_scatter_min_bytes) return {};
+        return bytes >= network_chain_min_bytes ? "predicted_chain" : "predicted_scatter";
+    }
     // Measured on one node (p = 4, 10-20τ; docs/benchmarks.md): the dynamic leader's
     // Allreduce beats native wherever it fits a slot (0.71-0.79x its time at 64 KiB); the
     // chain's Reduce loses to native at 64 KiB (up to 1.35x) and wins from 1 MiB

@@ -308,7 +308,11 @@ std::string check_reduction_flow(const ScheduleSet& set, int root, bool commutat
 
     // Lockstep over steps: sends carry what the sender held when the step started.
     std::vector<std::size_t> next_recv(static_cast<std::size_t>(p), 0);
-    std::vector<int> received_in_step(static_cast<std::size_t>(blocks), -1);
+    // Per block, how this rank's receives of the step bring it: several combining receives of
+    // one block reduce in one after another (the executor does the same, in list order), but
+    // an overwrite must be its block's only receive in the step.
+    enum class Brought : std::uint8_t { nothing, combined, overwritten };
+    std::vector<Brought> received_in_step(static_cast<std::size_t>(blocks), Brought::nothing);
     for (int step = 0; step < set.max_step_count(); ++step) {
         struct Delivery {
             int rank, block, from;
@@ -318,13 +322,15 @@ std::string check_reduction_flow(const ScheduleSet& set, int root, bool commutat
         std::vector<Delivery> deliveries;
         for (int rank = 0; rank < p; ++rank) {
             const auto recvs = set.recvs(rank);
-            std::fill(received_in_step.begin(), received_in_step.end(), -1);
+            std::fill(received_in_step.begin(), received_in_step.end(), Brought::nothing);
             for (auto& k = next_recv[static_cast<std::size_t>(rank)]; k < recvs.size() && recvs[k].step == step; ++k) {
                 const auto& m = recvs[k];
                 for (int b : set.blocks_of(m)) {
-                    if (received_in_step[static_cast<std::size_t>(b)] >= 0)
+                    Brought& brought = received_in_step[static_cast<std::size_t>(b)];
+                    const bool overwrite = m.combine == schedule::Combine::none;
+                    if (brought == Brought::overwritten || (brought == Brought::combined && overwrite))
                         return fmt::format("rank {} receives block {} twice in step {}", rank, b, step);
-                    received_in_step[static_cast<std::size_t>(b)] = m.peer;
+                    brought = overwrite ? Brought::overwritten : Brought::combined;
                     deliveries.push_back({rank, b, m.peer, m.combine, at(m.peer, b)});
                 }
             }

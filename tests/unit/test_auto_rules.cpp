@@ -39,9 +39,12 @@ TEST_CASE("auto's Reduce candidate: the chain from 256 KiB") {
     CHECK(auto_reduction_candidate(Collective::reduce, 16 << 20, slot, false) == "arrival_chain");
 }
 
-TEST_CASE("one rank per node: the predicted chain for an Allreduce from 4 MiB, else native") {
+TEST_CASE("one rank per node: the predicted scatter for an Allreduce from 512 KiB, the chain from 2 MiB") {
     CHECK(auto_reduction_candidate(Collective::allreduce, 8, slot, true).empty());  // no shared memory
-    CHECK(auto_reduction_candidate(Collective::allreduce, (4 << 20) - 1, slot, true).empty());
+    CHECK(auto_reduction_candidate(Collective::allreduce, 512 * 1024 - 1, slot, true).empty());
+    CHECK(auto_reduction_candidate(Collective::allreduce, 512 * 1024, slot, true) == "predicted_scatter");
+    CHECK(auto_reduction_candidate(Collective::allreduce, (2 << 20) - 1, slot, true) == "predicted_scatter");
+    CHECK(auto_reduction_candidate(Collective::allreduce, 2 << 20, slot, true) == "predicted_chain");
     CHECK(auto_reduction_candidate(Collective::allreduce, 4 << 20, slot, true) == "predicted_chain");
     CHECK(auto_reduction_candidate(Collective::allreduce, 64 << 20, 128 << 20, true) == "predicted_chain");
     CHECK(auto_reduction_candidate(Collective::reduce, 16 << 20, slot, true).empty());
@@ -60,7 +63,7 @@ TEST_CASE("the sampled policy follows only auto's collectives at sizes with a ca
     policy.sampled_collectives = bit(Collective::allreduce);
     policy.sampled_size = has_candidate;
     CHECK(policy.follows(std::uint8_t(Collective::allreduce), 1024));
-    CHECK_FALSE(policy.follows(std::uint8_t(Collective::allreduce), 1 << 20));  // native at any arrivals
+    CHECK_FALSE(policy.follows(std::uint8_t(Collective::allreduce), 256 * 1024));  // native at any arrivals
     CHECK(policy.follows(std::uint8_t(Collective::allreduce), 4 << 20));        // the chain across nodes
     // The communicator's layout decides where only one layout has a candidate.
     int asked = 0;
@@ -71,7 +74,7 @@ TEST_CASE("the sampled policy follows only auto's collectives at sizes with a ca
     CHECK(policy.follows(std::uint8_t(Collective::allreduce), 32 * 1024, shared));
     CHECK_FALSE(policy.follows(std::uint8_t(Collective::allreduce), 32 * 1024, spread));  // no shared memory
     CHECK(asked == 4);
-    CHECK_FALSE(policy.follows(std::uint8_t(Collective::allreduce), 1 << 20, spread));  // no candidate anywhere:
+    CHECK_FALSE(policy.follows(std::uint8_t(Collective::allreduce), 256 * 1024, spread));  // no candidate anywhere:
     CHECK(asked == 4);                                                                  // layout not asked
     CHECK_FALSE(policy.follows(std::uint8_t(Collective::reduce), 1 << 20));     // Reduce is not auto here
 

@@ -399,7 +399,7 @@ TEST_CASE("every Clairvoyant schedule reduces each contribution once, for many p
                 check_flow(Collective::reduce, "clairvoyant", a, d, root);
                 check_flow(Collective::reduce, "predicted_chain", a, d, root);
             }
-            for (const char* name : {"clairvoyant", "clairvoyant_rs", "predicted_chain"})
+            for (const char* name : {"clairvoyant", "clairvoyant_rs", "predicted_chain", "predicted_scatter"})
                 check_flow(Collective::allreduce, name, a, d, -1);
         }
     }
@@ -409,7 +409,7 @@ TEST_CASE("every Clairvoyant schedule reduces each contribution once, for many p
         const auto a = random_arrivals(rng, p, d);
         check_flow(Collective::reduce, "clairvoyant", a, d, p / 3);
         check_flow(Collective::reduce, "predicted_chain", a, d, p / 3);
-        for (const char* name : {"clairvoyant", "clairvoyant_rs", "predicted_chain"})
+        for (const char* name : {"clairvoyant", "clairvoyant_rs", "predicted_chain", "predicted_scatter"})
             check_flow(Collective::allreduce, name, a, d, -1);
     }
 }
@@ -474,6 +474,40 @@ TEST_CASE("predicted chain: the predicted-last rank moves one vector each way, a
         in.arrival_ns = {};
         in.rank = 5;
         CHECK(traffic(algorithm(Collective::allreduce, "predicted_chain").build(in)).first_step == early_chain_steps);
+    }
+}
+
+TEST_CASE("predicted scatter: after the predicted-last rank arrives, it moves one vector each way in K steps") {
+    const std::vector<std::int64_t> a{0, 50, 10, 50, 5, 20};  // ranks 1 and 3 tie last: rank 3 (order by rank)
+    BuildInput in = input_with(a, 10, -1);
+    const int early = 5;
+    for (int r = 0; r < 6; ++r) {
+        in.rank = r;
+        const Schedule plan = algorithm(Collective::allreduce, "predicted_scatter").build(in);
+        const int blocks = plan.blocks, chunks = blocks / early;  // K chunks of each early rank's piece
+        REQUIRE(blocks == early * chunks);
+        REQUIRE(plan.steps.size() == std::size_t(chunks + 2));
+        const Traffic after = traffic(plan, 1);
+        INFO("rank " << r);
+        if (r == 3) {
+            CHECK(traffic(plan).first_step == 1);  // nothing before it arrives
+            CHECK(after.sent == std::size_t(blocks));
+            CHECK(after.received == std::size_t(blocks));
+            CHECK(plan.steps.back().sends.empty());  // it has the result after the K swaps
+        } else {
+            // Its piece from L, and every other early rank's finished piece.
+            CHECK(after.received == std::size_t(blocks));
+            CHECK(after.sent == std::size_t(chunks * early));  // its piece to L and to the 4 others
+        }
+    }
+    SECTION("two ranks: one swap") {
+        const std::vector<std::int64_t> two{30, 0};
+        BuildInput pair = input_with(two, 10, -1);
+        pair.rank = 0;
+        const Schedule plan = algorithm(Collective::allreduce, "predicted_scatter").build(pair);
+        CHECK(plan.blocks == 1);
+        CHECK(traffic(plan).sent == 1);
+        CHECK(traffic(plan).received == 1);
     }
 }
 

@@ -13,6 +13,7 @@ schedule::Schedule build_rabenseifner(const schedule::BuildInput& input);
 schedule::Schedule build_clairvoyant(const schedule::BuildInput& input);
 schedule::Schedule build_clairvoyant_rs(const schedule::BuildInput& input);
 schedule::Schedule build_predicted_chain(const schedule::BuildInput& input);
+schedule::Schedule build_predicted_scatter(const schedule::BuildInput& input);
 
 // Node-level state machines (src/algorithms/node_steps.hpp).
 int run_dynamic_leader(node::NodeView& view, const ReductionBuffers& buffers, MPI_Comm comm);
@@ -25,6 +26,7 @@ double rabenseifner_cost(int ranks, double bytes, const LinkModel& link);
 double clairvoyant_cost(int ranks, double bytes, const LinkModel& link);
 double clairvoyant_rs_cost(int ranks, double bytes, const LinkModel& link);
 double predicted_chain_cost(int ranks, double bytes, const LinkModel& link);
+double predicted_scatter_cost(int ranks, double bytes, const LinkModel& link);
 
 }  // namespace papshim::allreduce
 

@@ -10,7 +10,7 @@ namespace papshim::allreduce {
 // name, schedule builder or node state machine, keeps rank order, arrival-ordered, slot-sized, cost
 namespace {
 
-constexpr std::array<ReductionAlgorithm, 9> kAlgorithms{{
+constexpr std::array<ReductionAlgorithm, 10> kAlgorithms{{
     {"recursive_doubling", build_recursive_doubling, nullptr, true, false, false, recursive_doubling_cost},
     {"rabenseifner", build_rabenseifner, nullptr, false, false, false, rabenseifner_cost},
     {"ring", build_ring, nullptr, false, false, false, ring_cost},
@@ -20,6 +20,7 @@ constexpr std::array<ReductionAlgorithm, 9> kAlgorithms{{
     {"clairvoyant", build_clairvoyant, nullptr, false, true, false, clairvoyant_cost},
     {"clairvoyant_rs", build_clairvoyant_rs, nullptr, false, true, false, clairvoyant_rs_cost},
     {"predicted_chain", build_predicted_chain, nullptr, false, true, false, predicted_chain_cost},
+    {"predicted_scatter", build_predicted_scatter, nullptr, false, true, false, predicted_scatter_cost},
 }};
 
 }  // namespace

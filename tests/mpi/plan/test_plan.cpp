@@ -217,8 +217,8 @@ void reductions(const char* algorithm, char pattern) {
                    s.exchanges, s.armed);
     }
     // With one rank per node the chain has no arrivals to order on a node, so `auto` stays
-    // native whatever the arrivals for these 5000-int vectors, below the predicted chain's
-    // 4 MiB (no timing involved).
+    // native whatever the arrivals for these 5000-int vectors, below the predicted scatter's
+    // 512 KiB (no timing involved).
     const char* node_size = std::getenv("PAPSHIM_NODE_SIZE");
     if (std::string(algorithm) == "auto" && node_size && std::string(node_size) == "1" && own_calls > 0)
         fail(fmt::format("{}: {} Allreduce calls left native with one rank per node", label, own_calls));
@@ -266,7 +266,7 @@ int main(int argc, char** argv) {
     }
     for (char pattern : {'l', 'x', 'u', '-'}) gather_pattern("auto", pattern, 20, false);
     mixed_sites("auto");
-    for (const char* algorithm : {"clairvoyant", "clairvoyant_rs", "predicted_chain", "auto"})
+    for (const char* algorithm : {"clairvoyant", "clairvoyant_rs", "predicted_chain", "predicted_scatter", "auto"})
         for (char pattern : {'l', 's', 'x'}) reductions(algorithm, pattern);
     free_while_armed();
 

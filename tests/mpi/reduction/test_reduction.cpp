@@ -326,7 +326,7 @@ std::vector<std::string> algorithms_of(const char* collective) {
     // The names papshim-info lists; kept here so the test fails if one disappears.
     if (std::string(collective) == "reduce") return {"binomial", "rabenseifner", "arrival_chain", "clairvoyant", "predicted_chain", "auto"};
     return {"recursive_doubling", "rabenseifner", "ring", "dynamic_leader", "arrival_chain", "hierarchical", "clairvoyant",
-            "clairvoyant_rs", "predicted_chain", "auto"};
+            "clairvoyant_rs", "predicted_chain", "predicted_scatter", "auto"};
 }
 
 Comm make(std::string name, MPI_Comm comm);
