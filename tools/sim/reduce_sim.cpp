@@ -249,7 +249,7 @@ void define_reduce_options(CLI::App& app, ReduceOptions& options) {
                "A[,A...]");
     add_parsed(app, "--allreduce", options.algorithms, names_of(Collective::allreduce, {}),
                "the same for Allreduce: clairvoyant, clairvoyant_rs, predicted_chain,\n"
-               "recursive_doubling, rabenseifner, ring",
+               "predicted_scatter, recursive_doubling, rabenseifner, ring",
                "A[,A...]");
     add_parsed(
         app, "--root", options.root,
