@@ -27,12 +27,13 @@ const ReductionAlgorithm* find_reduction_algorithm(Collective collective, std::s
 std::string_view auto_reduction_candidate(Collective collective, std::uint64_t bytes, std::uint64_t shm_slot,
                                           bool one_rank_per_node) {
     // Measured on the emulated 1 Gbit/s network, p = 8, one rank per node (docs/benchmarks.md,
-    // "predicted_scatter"): under one late rank or a staircase the predicted scatter's
-    // Allreduce has the least excess from 512 KiB to 1 MiB (0.51-0.86x native's; at 256 KiB
-    // native is within 1.3 vector times of the bound and nothing of papshim's beats it), the
-    // predicted chain from 2 MiB (0.40-0.67x), where the scatter's many parallel messages
-    // lose to the chain's one stream per link. Planned only where the guard sees a
-    // predictable imbalance; native otherwise.
+    // "predicted_scatter"; data/sweep-ar-scatter-4abea10-*): under one late rank or a
+    // staircase, auto with the predicted scatter has 0.39-0.79x native's excess from 512 KiB
+    // to 1 MiB (at 256 KiB native's excess is only 1.45 vector times, the bound being one,
+    // and nothing of papshim's beats it); the predicted chain has the least from 2 MiB
+    // (0.46-0.69x), where the scatter's many parallel messages lose to the chain's one
+    // stream per link. Planned only where the guard sees a predictable imbalance; native
+    // otherwise.
     constexpr std::uint64_t network_scatter_min_bytes = 512 * 1024, network_chain_min_bytes = 2 << 20;
     if (one_rank_per_node) {
         if (collective != Collective::allreduce || bytes < network_scatter_min_bytes) return {};

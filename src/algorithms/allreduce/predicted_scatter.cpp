@@ -19,7 +19,8 @@ namespace {
 // Chunks of each piece: L's swap with a piece's owner is pipelined with the owner's pass to
 // the others over K steps, so the early ranks finish (K + 1)/K vectors' time after L
 // arrives. Few, because every step costs a round of message start-ups: 4 measured best at
-// 1 MiB on the emulated 1 Gbit/s network (0.51-0.64x native's excess against 0.66 with 2).
+// 1 MiB on the emulated 1 Gbit/s network (0.51-0.64x native's excess against 0.66-0.96 with
+// 2, in single runs whose JSON was not kept).
 // One piece has no pass to overlap.
 int chunks_for(int pieces) { return pieces > 1 ? 4 : 1; }
 
