@@ -145,15 +145,19 @@ TimingResult simulate_timing(const ScheduleSet& set, const TimingModel& model,
 // Per-rank arrival times for the simulator and benchmarks, reproducible from a seed: rank i's
 // random draw depends only on (seed, i).
 struct ArrivalPattern {
-    enum class Kind { balanced, uniform, one_late, staircase };
+    enum class Kind { balanced, uniform, one_late, staircase, list };
+    ArrivalPattern() = default;
+    ArrivalPattern(Kind kind_, double seconds_) : kind(kind_), seconds(seconds_) {}
     Kind kind = Kind::balanced;
     double seconds = 0;  // uniform: max delay; one_late: the delay; staircase: delay per rank
+    std::vector<double> times;  // list: rank i's arrival, e.g. replayed from a trace
 };
 
-// Parses "balanced", "uniform:MAX_S", "one-late:D_S" or "staircase:STEP_S"; nullopt if bad.
+// Parses "balanced", "uniform:MAX_S", "one-late:D_S", "staircase:STEP_S" or
+// "list:A0,A1,..." (finite seconds, one per rank); nullopt if bad.
 std::optional<ArrivalPattern> parse_arrival_pattern(std::string_view text);
 // uniform: a_i ~ U[0, MAX); one_late: one rank (chosen by the seed) arrives D after the rest;
-// staircase: a_i = i * STEP.
+// staircase: a_i = i * STEP; list: the given times (the caller sizes the communicator to it).
 std::vector<double> make_arrivals(const ArrivalPattern& pattern, int ranks, std::uint64_t seed);
 
 // Human-readable dump of one schedule, for debugging and test failure messages.

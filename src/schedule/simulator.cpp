@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <bit>
 #include <charconv>
+#include <cmath>
 #include <stdexcept>
 
 namespace papshim::sim {
@@ -557,6 +558,19 @@ std::optional<ArrivalPattern> parse_arrival_pattern(std::string_view text) {
         pattern.kind = ArrivalPattern::Kind::one_late;
     } else if (name == "staircase") {
         pattern.kind = ArrivalPattern::Kind::staircase;
+    } else if (name == "list") {
+        pattern.kind = ArrivalPattern::Kind::list;
+        std::string_view rest = value;
+        for (;;) {
+            const std::string_view item = rest.substr(0, rest.find(','));
+            double time = 0;
+            const auto [item_end, item_error] = std::from_chars(item.data(), item.data() + item.size(), time);
+            if (item.empty() || item_error != std::errc{} || item_end != item.data() + item.size() || !std::isfinite(time))
+                return std::nullopt;
+            pattern.times.push_back(time);
+            if (item.size() == rest.size()) return pattern;
+            rest.remove_prefix(item.size() + 1);
+        }
     } else {
         return std::nullopt;
     }
@@ -579,6 +593,9 @@ std::vector<double> make_arrivals(const ArrivalPattern& pattern, int ranks, std:
             break;
         case ArrivalPattern::Kind::staircase:
             for (std::size_t i = 0; i < arrival.size(); ++i) arrival[i] = pattern.seconds * static_cast<double>(i);
+            break;
+        case ArrivalPattern::Kind::list:
+            for (std::size_t i = 0; i < arrival.size() && i < pattern.times.size(); ++i) arrival[i] = pattern.times[i];
             break;
     }
     return arrival;

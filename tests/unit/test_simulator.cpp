@@ -265,6 +265,14 @@ TEST_CASE("arrival patterns parse and reproduce", "[simulator][arrivals]") {
     CHECK(std::count(late.begin(), late.end(), 0.0) == 49);
     const auto stairs = papshim::sim::make_arrivals({Kind::staircase, 2.0}, 4, 0);
     CHECK(stairs == std::vector<double>{0, 2, 4, 6});
+
+    // A list replays measured arrivals (e.g. a trace's arrival_s), negative and fractional too.
+    const auto listed = papshim::sim::parse_arrival_pattern("list:0.5,-1,2e-3");
+    REQUIRE(listed);
+    CHECK(listed->kind == Kind::list);
+    CHECK(papshim::sim::make_arrivals(*listed, 3, 9) == std::vector<double>{0.5, -1, 2e-3});
+    for (const char* bad : {"list:", "list:1,", "list:,1", "list:1,,2", "list:1;2", "list:nan", "list:inf", "list:1 "})
+        CHECK_FALSE(papshim::sim::parse_arrival_pattern(bad));
 }
 
 TEST_CASE("the simulator handles p = 4096", "[simulator][scale]") {

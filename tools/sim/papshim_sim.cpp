@@ -137,13 +137,16 @@ void define_options(CLI::App& app, Options& options, std::optional<double>& inte
             const auto pattern = papshim::sim::parse_arrival_pattern(text);
             if (!pattern)
                 throw std::invalid_argument(fmt::format(
-                    "'{}' is not balanced, uniform:MAX_S, one-late:D_S or staircase:STEP_S", text));
+                    "'{}' is not balanced, uniform:MAX_S, one-late:D_S, staircase:STEP_S or list:A0,A1,...",
+                    text));
             options.pattern_text = text;
             return *pattern;
         },
         "arrival times: balanced (default), uniform:MAX_S (a_i ~ U[0,MAX)),\n"
         "one-late:D_S (one rank, picked by the seed, D seconds late),\n"
-        "staircase:STEP_S (a_i = i*STEP)",
+        "staircase:STEP_S (a_i = i*STEP), list:A0,A1,... (rank i arrives at\n"
+        "A_i seconds, e.g. a call's arrival_s from a trace's calls.csv; sets\n"
+        "--ranks to the list's length)",
         "P");
     add_parsed(
         app, "--seed", options.seed,
@@ -217,6 +220,18 @@ std::optional<Options> parse_options(int argc, char** argv, std::string& error,
     define_options(app, options, inter_alpha, inter_beta);
     error = papshim::cli::parse(app, argc, argv, help);
     if (!error.empty() || !help.empty()) return std::nullopt;
+    if (const auto& times = options.pattern.times; options.pattern.kind == papshim::sim::ArrivalPattern::Kind::list) {
+        const int listed = int(times.size());
+        if (app.count("--ranks") > 0 && options.ranks != listed) {
+            error = fmt::format("--pattern list: has {} arrivals but --ranks is {}", listed, options.ranks);
+            return std::nullopt;
+        }
+        if (listed > 65536) {
+            error = fmt::format("--pattern list: has {} arrivals, more than 65536 ranks", listed);
+            return std::nullopt;
+        }
+        options.ranks = listed;
+    }
     options.model.inter_latency = inter_alpha.value_or(options.model.latency);
     options.model.inter_per_byte = inter_beta.value_or(options.model.per_byte);
     if (options.algorithms.empty()) {
