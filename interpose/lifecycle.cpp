@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <string_view>
+#include <utility>
 
 #include "entry_points.hpp"
 #include "papshim/algorithms.hpp"
@@ -22,15 +23,16 @@ bool wants_helper_thread() {
     const char* thread = std::getenv("PAPSHIM_HELPER_THREAD");
     if (thread && std::string_view(thread) == "0") return false;
     if (thread && std::string_view(thread) == "always") return true;
-    for (const char* variable : {"PAPSHIM_ALLGATHER", "PAPSHIM_ALLGATHERV", "PAPSHIM_REDUCE", "PAPSHIM_ALLREDUCE"}) {
+    using papshim::Collective;
+    constexpr std::pair<const char*, Collective> kVariables[] = {{"PAPSHIM_ALLGATHER", Collective::allgather},
+                                                                 {"PAPSHIM_ALLGATHERV", Collective::allgatherv},
+                                                                 {"PAPSHIM_REDUCE", Collective::reduce},
+                                                                 {"PAPSHIM_ALLREDUCE", Collective::allreduce}};
+    for (const auto& [variable, collective] : kVariables) {
         const char* choice = std::getenv(variable);
-        if (!choice) continue;
-        const std::string_view name(choice);
-        // `auto` needs no helper: its exchanges complete at its next call, and the only planned
-        // algorithm it runs (the predicted chain, one rank per node) has no background part.
-        if (papshim::uses_plans(papshim::Collective::allgather, name) ||
-            papshim::uses_plans(papshim::Collective::reduce, name))
-            return true;
+        // `auto` needs no helper: its exchanges complete at its next call, and the planned
+        // algorithms it runs (one rank per node) have no background part.
+        if (choice && papshim::uses_plans(collective, choice)) return true;
     }
     return false;
 }

@@ -27,6 +27,8 @@ struct AllgatherAlgorithm {
     schedule::Builder build;
     // Predicted time of one call on a balanced arrival pattern, for `auto`.
     double (*cost)(int ranks, double bytes_per_rank, const LinkModel& link);
+    // Builds its schedule from the exchanged predicted arrivals (a plan; its balanced form without one).
+    bool plans = false;
 };
 
 // Every Allgather/Allgatherv algorithm of papshim's own (not "native" nor "auto").
@@ -104,6 +106,8 @@ struct ReductionAlgorithm {
     // Predicted time of one call on a balanced arrival pattern (bytes: the whole vector);
     // null: `auto` does not pick it on cost alone.
     double (*cost)(int ranks, double bytes, const LinkModel& link);
+    // Builds its schedule from the exchanged predicted arrivals (a plan; its balanced form without one).
+    bool plans = false;
 };
 
 // Every Reduce (collective reduce) or Allreduce algorithm of papshim's own.

@@ -14,10 +14,12 @@ AlgorithmNames algorithm_names() {
 }
 
 bool uses_plans(Collective collective, std::string_view name) {
-    (void)collective;
-    // The algorithms whose schedule is built from the exchanged predicted-arrival vector.
-    for (std::string_view planned : {"bdr", "bslb", "clairvoyant", "clairvoyant_rs", "predicted_chain", "predicted_scatter"})
-        if (name == planned) return true;
+    if (collective == Collective::allgather || collective == Collective::allgatherv) {
+        const AllgatherAlgorithm* algorithm = find_allgather_algorithm(name);
+        return algorithm && algorithm->plans;
+    }
+    for (const auto& a : reduction_algorithms(collective))
+        if (a.name == name) return a.plans;
     return false;
 }
 

@@ -1,7 +1,9 @@
 #include <catch.hpp>
 
+#include <algorithm>
 #include <map>
 
+#include "papshim/algorithms.hpp"
 #include "papshim/config.hpp"
 
 using namespace papshim;
@@ -146,4 +148,32 @@ TEST_CASE("the helper thread: 1 when a variable needs it, always, or never") {
         CHECK(r.error->message ==
               "invalid PAPSHIM_HELPER_THREAD='" + std::string(bad) + "': expected one of 0, 1, always");
     }
+}
+
+TEST_CASE("planning algorithms come from the tables, and the helper-thread text names each") {
+    const auto variables = describe_variables(algorithm_names());
+    const auto helper = std::find_if(variables.begin(), variables.end(),
+                                     [](const VariableInfo& v) { return v.name == "PAPSHIM_HELPER_THREAD"; });
+    REQUIRE(helper != variables.end());
+    int planning = 0;
+    const auto check = [&](Collective c, std::string_view name, bool plans) {
+        INFO(collective_name(c) << " " << name);
+        CHECK(uses_plans(c, name) == plans);
+        if (plans) {
+            ++planning;
+            CHECK(helper->description.find(std::string(name)) != std::string::npos);
+        }
+    };
+    for (const auto& a : allgather_algorithms()) {
+        check(Collective::allgather, a.name, a.plans);
+        check(Collective::allgatherv, a.name, a.plans);
+    }
+    for (Collective c : {Collective::reduce, Collective::allreduce})
+        for (const auto& a : reduction_algorithms(c)) check(c, a.name, a.plans);
+    CHECK(planning > 0);
+    // Per collective: an Allreduce-only planner is not one for Reduce.
+    CHECK(uses_plans(Collective::allreduce, "predicted_scatter"));
+    CHECK_FALSE(uses_plans(Collective::reduce, "predicted_scatter"));
+    for (const char* other : {"native", "auto", "no_such_algorithm"})
+        for (int c = 0; c < collective_count; ++c) CHECK_FALSE(uses_plans(Collective(c), other));
 }

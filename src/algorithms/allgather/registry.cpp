@@ -17,8 +17,8 @@ constexpr std::array<AllgatherAlgorithm, 8> kAllgatherAlgorithms{{
     {"neighbor_exchange", allgather::build_neighbor_exchange, allgather::neighbor_exchange_cost},
     {"ring", allgather::build_ring, allgather::ring_cost},
     {"gather_bcast", allgather::build_gather_bcast, allgather::gather_bcast_cost},
-    {"bdr", allgather::build_bdr, allgather::ring_cost},  // balanced: the ring; after it, so `auto` keeps ring
-    {"bslb", allgather::build_bslb, allgather::bslb_cost},  // balanced: never cheaper than gather_bcast
+    {"bdr", allgather::build_bdr, allgather::ring_cost, true},  // balanced: the ring; after it, so `auto` keeps ring
+    {"bslb", allgather::build_bslb, allgather::bslb_cost, true},  // balanced: never cheaper than gather_bcast
 }};
 
 }  // namespace
