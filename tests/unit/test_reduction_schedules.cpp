@@ -80,8 +80,9 @@ TEST_CASE("reduction schedules at larger p") {
         for (const auto& a : papshim::reduction_algorithms(c))
             for (int p : {65, 100, 127, 128, 129, 255, 256, 1000, 1024}) {
                 if (a.build == nullptr || papshim::test::left_to_normal_builds(p)) continue;
-                // p blocks of p-bit contribution sets: keep the p-block ring to 256 ranks.
-                if (a.name == "ring" && p > 256) continue;
+                // p blocks of p-bit contribution sets: keep the p-block ring and the scatter (p² messages)
+                // to 256 ranks, 40 s of CI otherwise; test_clairvoyant checks the planned scatter at p = 1000.
+                if ((a.name == "ring" || a.name == "predicted_scatter") && p > 256) continue;
                 const int root = c == Collective::reduce ? p / 3 : -1;
                 check(a, c, p, root, true);
                 if (a.keeps_rank_order) check(a, c, p, root, false);
