@@ -18,9 +18,8 @@ bool uses_plans(Collective collective, std::string_view name) {
         const AllgatherAlgorithm* algorithm = find_allgather_algorithm(name);
         return algorithm && algorithm->plans;
     }
-    for (const auto& a : reduction_algorithms(collective))
-        if (a.name == name) return a.plans;
-    return false;
+    const ReductionAlgorithm* algorithm = find_reduction_algorithm(collective, name);
+    return algorithm && algorithm->plans;
 }
 
 }  // namespace papshim

@@ -543,6 +543,15 @@ double unit_draw(std::uint64_t seed, std::uint64_t stream) {
     return static_cast<double>(splitmix64(splitmix64(seed) ^ stream) >> 11) * 0x1.0p-53;
 }
 
+// The number `text` spells, all of it; nullopt if it is empty or has anything else.
+std::optional<double> whole_number(std::string_view text) {
+    double value = 0;
+    const char* end = text.data() + text.size();
+    const auto [parsed_end, error] = std::from_chars(text.data(), end, value);
+    if (text.empty() || error != std::errc{} || parsed_end != end) return std::nullopt;
+    return value;
+}
+
 }  // namespace
 
 std::optional<ArrivalPattern> parse_arrival_pattern(std::string_view text) {
@@ -550,7 +559,7 @@ std::optional<ArrivalPattern> parse_arrival_pattern(std::string_view text) {
     const auto colon = text.find(':');
     if (colon == std::string_view::npos) return std::nullopt;
     const std::string_view name = text.substr(0, colon);
-    const std::string value(text.substr(colon + 1));
+    const std::string_view value = text.substr(colon + 1);
     ArrivalPattern pattern;
     if (name == "uniform") {
         pattern.kind = ArrivalPattern::Kind::uniform;
@@ -563,20 +572,18 @@ std::optional<ArrivalPattern> parse_arrival_pattern(std::string_view text) {
         std::string_view rest = value;
         for (;;) {
             const std::string_view item = rest.substr(0, rest.find(','));
-            double time = 0;
-            const auto [item_end, item_error] = std::from_chars(item.data(), item.data() + item.size(), time);
-            if (item.empty() || item_error != std::errc{} || item_end != item.data() + item.size() || !std::isfinite(time))
-                return std::nullopt;
-            pattern.times.push_back(time);
+            const auto time = whole_number(item);
+            if (!time || !std::isfinite(*time)) return std::nullopt;
+            pattern.times.push_back(*time);
             if (item.size() == rest.size()) return pattern;
             rest.remove_prefix(item.size() + 1);
         }
     } else {
         return std::nullopt;
     }
-    const char* end = value.data() + value.size();
-    const auto [parsed_end, error] = std::from_chars(value.data(), end, pattern.seconds);
-    if (error != std::errc{} || parsed_end != end || !(pattern.seconds >= 0)) return std::nullopt;
+    const auto seconds = whole_number(value);
+    if (!seconds || !(*seconds >= 0)) return std::nullopt;
+    pattern.seconds = *seconds;
     return pattern;
 }
 

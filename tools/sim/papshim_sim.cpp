@@ -99,6 +99,8 @@ std::vector<double> block_sizes(std::string_view distribution, int p, double c) 
     return sizes;
 }
 
+constexpr int kMaxRanks = 65536;
+
 constexpr std::string_view kDistributions[] = {"equal",      "broadcast",  "spike",
                                                "half-full", "decreasing", "geometric"};
 
@@ -109,8 +111,8 @@ void define_options(CLI::App& app, Options& options, std::optional<double>& inte
     using papshim::cli::add_parsed;
     add_parsed(
         app, "--ranks", options.ranks,
-        [](const std::string& text) { return papshim::cli::parse_integer<int>(text, 1, 65536); },
-        "communicator size p (default 256; 1 to 65536)", "N");
+        [](const std::string& text) { return papshim::cli::parse_integer<int>(text, 1, kMaxRanks); },
+        fmt::format("communicator size p (default 256; 1 to {})", kMaxRanks), "N");
     add_parsed(
         app, "--bytes", options.bytes,
         [](const std::string& text) {
@@ -226,8 +228,8 @@ std::optional<Options> parse_options(int argc, char** argv, std::string& error,
             error = fmt::format("--pattern list: has {} arrivals but --ranks is {}", listed, options.ranks);
             return std::nullopt;
         }
-        if (listed > 65536) {
-            error = fmt::format("--pattern list: has {} arrivals, more than 65536 ranks", listed);
+        if (listed > kMaxRanks) {
+            error = fmt::format("--pattern list: has {} arrivals, more than {} ranks", listed, kMaxRanks);
             return std::nullopt;
         }
         options.ranks = listed;
