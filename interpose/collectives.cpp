@@ -50,6 +50,40 @@ std::uint64_t vector_bytes(int count, MPI_Datatype type) {
     return type == MPI_DATATYPE_NULL || count < 0 ? kSizeUnknown : std::uint64_t(count) * type_size(type);
 }
 
+// The record of a call that ran: what every mode traces; handle() adds the prediction fields.
+trace::Record call_record(Collective kind, const CommContext& ctx, const Shape& shape, std::uint64_t seq,
+                          std::uint64_t arrival, std::uint64_t exit) {
+    trace::Record r;
+    r.arrival = arrival;
+    r.exit = exit;
+    r.bytes = shape.bytes;
+    r.seq = seq;
+    r.comm = ctx.id;
+    r.rank = ctx.rank;
+    r.world_rank = ctx.world_rank;
+    r.comm_size = ctx.size;
+    r.root = shape.root;
+    r.collective = std::uint8_t(kind);
+    r.op = shape.op;
+    return r;
+}
+
+// Profile mode: the native call between two timestamps, and its record. Every call of a
+// traced application takes this path, so it does nothing else (docs/benchmarks.md, overhead).
+template <class Native, class Describe>
+int profile(Collective kind, MPI_Comm comm, const void* caller, Native&& native, Describe&& describe) {
+    const std::uint64_t arrival = clock::ticks();  // before context(), as in handle()
+    CommContext& ctx = runtime::context(comm);
+    const std::uint64_t seq = ctx.next_seq++;
+    ctx.last_algorithm[std::size_t(kind)].store("native", std::memory_order_relaxed);
+    const int result = native();
+    const std::uint64_t exit = clock::ticks();
+    if (result != MPI_SUCCESS || !runtime::tracing()) return result;
+    if (const std::optional<Shape> shape = describe(ctx))
+        runtime::record(call_record(kind, ctx, *shape, seq, arrival, exit), caller);
+    return result;
+}
+
 // The common path of every handler. `native` forwards to PMPI; `own` runs papshim's
 // algorithm and returns nullopt when the call must go native (decided before any message);
 // `describe` gives the call's shape, or nullopt for arguments MPI would reject; `quick_bytes`
@@ -59,6 +93,7 @@ int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, 
            QuickBytes&& quick_bytes) {
     const Mode mode = runtime::mode();
     if (mode == Mode::off || comm == MPI_COMM_NULL) return native();
+    if (mode == Mode::profile) return profile(kind, comm, caller, native, describe);
     const bool traced = runtime::records_in(mode);
     if (!traced && mode == Mode::dispatch) {
         // Calls whose algorithm is native whatever the arrivals: no context, no clock.
@@ -122,20 +157,9 @@ int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, 
     const std::uint64_t exit = planner || traced ? clock::ticks() : 0;
     if (planner && shape) planner->leave(exit);
     if (traced && outcome.result == MPI_SUCCESS && (shape || (shape = describe(ctx)))) {
-        trace::Record r;
-        r.arrival = arrival;
-        r.exit = exit;
-        r.bytes = shape->bytes;
-        r.seq = seq;
-        r.comm = ctx.id;
-        r.rank = ctx.rank;
-        r.world_rank = runtime::state().world_rank;
-        r.comm_size = ctx.size;
-        r.root = shape->root;
-        r.collective = std::uint8_t(kind);
+        trace::Record r = call_record(kind, ctx, *shape, seq, arrival, exit);
         r.algorithm = runtime::algorithm_index(outcome.algorithm);
-        r.op = shape->op;
-        if (predicted_online) {  // else the merge predicts offline (profile mode: no cost here)
+        if (predicted_online) {  // else the merge predicts offline
             const auto expected = planner->expected_arrival();
             r.online = std::uint8_t(expected ? trace::Online::predicted : trace::Online::no_prediction);
             r.predicted_arrival = expected.value_or(0);

@@ -134,6 +134,16 @@ bool is_mpi_binding_module(const std::string& module_path) {
     return name.rfind("libmpi", 0) == 0 || name.rfind("libmpich", 0) == 0 || name.rfind("libpmpi", 0) == 0;
 }
 
+const std::string& executable_path() {
+    // Read once: a readlink costs tens of µs, paid on the first traced call otherwise.
+    static const std::string path = [] {
+        std::array<char, 4096> exe{};
+        const ssize_t n = readlink("/proc/self/exe", exe.data(), exe.size() - 1);
+        return n > 0 ? std::string(exe.data(), std::size_t(n)) : std::string("?");
+    }();
+    return path;
+}
+
 ResolvedAddress resolve_address(const void* address) {
     ResolvedAddress out;
     Dl_info info{};
@@ -149,9 +159,7 @@ ResolvedAddress resolve_address(const void* address) {
     out.module_path = info.dli_fname && *info.dli_fname ? info.dli_fname : "?";
     if (out.module_path == "?" || map->l_name == nullptr || map->l_name[0] == '\0') {
         // The main executable has an empty l_name; /proc/self/exe names it.
-        std::array<char, 4096> exe{};
-        ssize_t n = readlink("/proc/self/exe", exe.data(), exe.size() - 1);
-        if (n > 0) out.module_path.assign(exe.data(), std::size_t(n));
+        if (const std::string& exe = executable_path(); exe != "?") out.module_path = exe;
     }
     // The symbol only if the address lies inside it: glibc checks the size, other C
     // libraries' dladdr may return the nearest symbol below.

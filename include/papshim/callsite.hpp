@@ -30,11 +30,14 @@ struct ResolvedAddress {
     std::uintptr_t symbol_offset = 0;     // the symbol's start, module-relative
 };
 ResolvedAddress resolve_address(const void* address);
+// /proc/self/exe, read once ("?" if unreadable).
+const std::string& executable_path();
 
 // Per-process table of distinct call sites; ids are local indices (never exchanged).
 class CallSiteTable {
 public:
-    explicit CallSiteTable(int depth) : depth_(depth) {}
+    // Reads the executable's path now (MPI_Init), not in the first traced call.
+    explicit CallSiteTable(int depth) : depth_(depth) { executable_path(); }
     // Identifies the call site of the current intercepted call. `caller` is the return
     // address of the exported MPI entry point (the fast path for depth 1). `reusable` says
     // whether the same caller always means this site (so callers may cache it).

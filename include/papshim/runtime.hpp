@@ -45,6 +45,7 @@ struct CommContext {
     } planned;
     int size = 1;
     int rank = 0;
+    int world_rank = 0;              // this process's, copied here for the trace's hot path
     bool inter = false;
     std::uint64_t id = 0;            // trace::comm_id, identical on every member
     std::uint64_t next_seq = 0;
@@ -92,7 +93,12 @@ struct State {
     std::atomic<bool> any_override{false};  // some communicator has a papshim_set_algorithm choice
 };
 
-State& state();
+// Function-local, so it exists before any static initialiser asks for it; inline, because
+// every intercepted call reads it.
+[[gnu::always_inline]] inline State& state() {
+    static State s;
+    return s;
+}
 
 // The mode in force (papshim_set_mode may change it between collectives). `off` until
 // MPI_Init has finished and after MPI_Finalize has started.
@@ -161,7 +167,7 @@ bool valid_algorithm_name(Collective collective, std::string_view name);
 // Tracing: the call site of the current call and the record sink.
 bool tracing();
 // Records one call; identifies its call site from `caller` under the same lock.
-void record(trace::Record r, const void* caller);
+void record(const trace::Record& r, const void* caller);
 std::uint8_t algorithm_index(std::string_view name);
 std::int16_t op_index(MPI_Op op);
 double now();  // global clock

@@ -60,10 +60,12 @@ public:
         ~Producer();  // hands a partly filled chunk to the writer (thread exit)
         Producer(const Producer&) = delete;
         Producer& operator=(const Producer&) = delete;
-        void add(const Record& r) {
+        void add(const Record& r) { add(r, r.site); }
+        void add(const Record& r, std::uint32_t site) {
             if (!chunk_ && !(chunk_ = writer_->next_chunk(nullptr))) return;  // closed: dropped
             const std::uint32_t n = chunk_->count.load(std::memory_order_relaxed);
             chunk_->records[n] = r;
+            chunk_->records[n].site = site;
             chunk_->count.store(n + 1, std::memory_order_release);
             if (n + 1 == writer_->chunk_records_) chunk_ = writer_->next_chunk(chunk_);
         }

@@ -18,7 +18,7 @@ std::uint32_t led_communicators = 0;    // communicators this process created as
 // context is freed (a handle may be reused by a new communicator).
 std::atomic<std::uint64_t> generation{0};
 struct LastContext {
-    MPI_Comm comm = MPI_COMM_NULL;
+    MPI_Comm comm{};  // not MPI_COMM_NULL: Open MPI's is no constant expression (PAPSHIM_STARTUP_TLS)
     CommContext* ctx = nullptr;
     std::uint64_t generation = ~std::uint64_t{0};
 };
@@ -76,14 +76,10 @@ void describe_new_communicator(CommContext& ctx) {
                    ctx.size, leaders, leaders == 1 ? "" : "s");
 }
 
-}  // namespace
-
-CommContext& context(MPI_Comm comm) {
-    State& s = state();
+// Outside the hot path: its spills and calls stay out of context()'s fast case.
+[[gnu::noinline]] CommContext& find_or_create_context(MPI_Comm comm, std::uint64_t gen) {
     LastContext& last = last_context;
-    const auto gen = generation.load(std::memory_order_acquire);
-    if (last.comm == comm && last.generation == gen) return *last.ctx;
-
+    State& s = state();
     void* value = nullptr;
     int found = 0;
     PMPI_Comm_get_attr(comm, s.keyval, &value, &found);
@@ -93,6 +89,7 @@ CommContext& context(MPI_Comm comm) {
         // collectives on a communicator), so the duplicate and the broadcast match.
         ctx = new CommContext;
         ctx->user = comm;
+        ctx->world_rank = s.world_rank;
         int inter = 0;
         PMPI_Comm_test_inter(comm, &inter);
         ctx->inter = inter != 0;
@@ -111,6 +108,15 @@ CommContext& context(MPI_Comm comm) {
     }
     last = {comm, ctx, gen};
     return *ctx;
+}
+
+}  // namespace
+
+CommContext& context(MPI_Comm comm) {
+    const LastContext& last = last_context;
+    const auto gen = generation.load(std::memory_order_acquire);
+    if (last.comm == comm && last.generation == gen) return *last.ctx;
+    return find_or_create_context(comm, gen);
 }
 
 MPI_Comm node_communicator(CommContext& ctx) {

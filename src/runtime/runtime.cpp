@@ -90,11 +90,6 @@ void verbose(int level, const std::string& line) {
 
 }  // namespace detail
 
-State& state() {
-    static State s;
-    return s;
-}
-
 double now() { return clock::local_now() + state().clock_offset; }
 
 std::string broadcast_from_rank0(MPI_Comm comm, const std::string& value) {

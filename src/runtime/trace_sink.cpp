@@ -44,11 +44,21 @@ struct CachedSite {
     const void* caller = nullptr;
     std::uint32_t site = 0;
 };
+struct ThreadRecords;
+// The hot path reaches this thread's records through a plain pointer (PAPSHIM_STARTUP_TLS);
+// the records themselves have a destructor, so they live in a thread_local of their own,
+// set up by the thread's first record.
+PAPSHIM_STARTUP_TLS thread_local ThreadRecords* thread_records = nullptr;
 struct ThreadRecords {
-    trace::Writer::Producer producer{writer};
+    trace::Writer::Producer producer{writer};  // hands its chunk to the writer at thread exit
     std::array<CachedSite, 16> sites{};
+    ~ThreadRecords() { thread_records = nullptr; }
 };
-PAPSHIM_STARTUP_TLS thread_local ThreadRecords thread_records;
+ThreadRecords& attach_thread_records() {
+    thread_local ThreadRecords records;
+    thread_records = &records;
+    return records;
+}
 
 std::vector<std::string> op_names;
 std::vector<MPI_Op> op_handles;
@@ -144,19 +154,18 @@ bool records_in(Mode mode) {
     return mode == Mode::profile || (mode == Mode::dispatch && state().config.mode == Mode::dispatch);
 }
 
-void record(trace::Record r, const void* caller) {
-    ThreadRecords& local = thread_records;
+void record(const trace::Record& r, const void* caller) {
+    ThreadRecords& local = thread_records ? *thread_records : attach_thread_records();
     CachedSite& slot = local.sites[(reinterpret_cast<std::uintptr_t>(caller) >> 4) % local.sites.size()];
-    if (slot.caller == caller) {
-        r.site = slot.site;
-    } else {
+    std::uint32_t site = slot.site;
+    if (slot.caller != caller) {
         std::lock_guard guard(trace_lock);
         if (!sites) return;
         bool reusable = false;
-        r.site = sites->identify(caller, reusable);
-        if (reusable) slot = {caller, r.site};
+        site = sites->identify(caller, reusable);
+        if (reusable) slot = {caller, site};
     }
-    local.producer.add(r);
+    local.producer.add(r, site);
 }
 
 void save_trace_before_abort() { save_early(trace::Saved::abort); }
