@@ -68,8 +68,8 @@ trace::Record call_record(Collective kind, const CommContext& ctx, const Shape& 
     return r;
 }
 
-// Profile mode: the native call between two timestamps, and its record. Every call of a
-// traced application takes this path, so it does nothing else (docs/benchmarks.md, overhead).
+// Profile mode: the native call between two timestamps, and its record. Every call in
+// profile mode takes this path, so it does nothing else (docs/benchmarks.md, overhead).
 template <class Native, class Describe>
 int profile(Collective kind, MPI_Comm comm, const void* caller, Native&& native, Describe&& describe) {
     const std::uint64_t arrival = clock::ticks();  // before context(), as in handle()

@@ -94,7 +94,8 @@ struct State {
 };
 
 // Function-local, so it exists before any static initialiser asks for it; inline, because
-// every intercepted call reads it.
+// every intercepted call reads it. Only for code linked into libpapshim itself: with hidden
+// visibility, a program that links the shared library and calls this gets a State of its own.
 [[gnu::always_inline]] inline State& state() {
     static State s;
     return s;

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <set>
+#include <type_traits>
 
 #include "internal.hpp"
 
@@ -17,11 +18,13 @@ std::uint32_t led_communicators = 0;    // communicators this process created as
 // Thread-local one-entry cache of the last context; `generation` invalidates it when any
 // context is freed (a handle may be reused by a new communicator).
 std::atomic<std::uint64_t> generation{0};
+// Empty until its first lookup: `generation` starts at a value the counter never reaches.
 struct LastContext {
     MPI_Comm comm{};  // not MPI_COMM_NULL: Open MPI's is no constant expression (PAPSHIM_STARTUP_TLS)
     CommContext* ctx = nullptr;
     std::uint64_t generation = ~std::uint64_t{0};
 };
+static_assert(std::is_trivially_destructible_v<LastContext>, "PAPSHIM_STARTUP_TLS");
 PAPSHIM_STARTUP_TLS thread_local LastContext last_context;
 
 void free_context(CommContext* ctx) {

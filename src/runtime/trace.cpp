@@ -115,6 +115,7 @@ bool Writer::open(const std::string& dir, int world_rank, std::size_t capacity, 
 
 Writer::Producer::~Producer() {
     if (chunk_ && writer_->is_open()) writer_->hand_off(chunk_);
+    chunk_ = nullptr;  // the writer owns it now
 }
 
 void Writer::hand_off(Chunk* full) {

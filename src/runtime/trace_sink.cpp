@@ -49,15 +49,23 @@ struct ThreadRecords;
 // the records themselves have a destructor, so they live in a thread_local of their own,
 // set up by the thread's first record.
 PAPSHIM_STARTUP_TLS thread_local ThreadRecords* thread_records = nullptr;
+// Set once the thread's records are destroyed (thread exit): a collective called later on
+// this thread (another thread_local's destructor, an atexit handler) is not recorded.
+PAPSHIM_STARTUP_TLS thread_local bool thread_records_gone = false;
 struct ThreadRecords {
     trace::Writer::Producer producer{writer};  // hands its chunk to the writer at thread exit
     std::array<CachedSite, 16> sites{};
-    ~ThreadRecords() { thread_records = nullptr; }
+    ~ThreadRecords() {
+        thread_records = nullptr;
+        thread_records_gone = true;
+    }
 };
-ThreadRecords& attach_thread_records() {
+// Null once this thread's records are gone.
+ThreadRecords* attach_thread_records() {
+    if (thread_records_gone) return nullptr;
     thread_local ThreadRecords records;
     thread_records = &records;
-    return records;
+    return &records;
 }
 
 std::vector<std::string> op_names;
@@ -155,7 +163,9 @@ bool records_in(Mode mode) {
 }
 
 void record(const trace::Record& r, const void* caller) {
-    ThreadRecords& local = thread_records ? *thread_records : attach_thread_records();
+    ThreadRecords* const records = thread_records ? thread_records : attach_thread_records();
+    if (!records) return;
+    ThreadRecords& local = *records;
     CachedSite& slot = local.sites[(reinterpret_cast<std::uintptr_t>(caller) >> 4) % local.sites.size()];
     std::uint32_t site = slot.site;
     if (slot.caller != caller) {
