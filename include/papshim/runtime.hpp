@@ -21,6 +21,13 @@
 #include "papshim/planner.hpp"
 #include "papshim/trace.hpp"
 
+// For the thread-locals every intercepted call touches: papshim is loaded when the program
+// starts (LD_PRELOAD, or linked), never dlopen()ed, so they can sit in the static TLS block
+// and cost one %fs-relative load instead of a __tls_get_addr call. They must also be
+// constant-initialised and trivially destructible: otherwise the compiler guards them with a
+// per-thread init flag of the default TLS model, and every access calls __tls_get_addr again.
+#define PAPSHIM_STARTUP_TLS [[gnu::tls_model("initial-exec")]] constinit
+
 namespace papshim::runtime {
 
 // The communicator's private state, stored as an MPI attribute and freed with it.

@@ -438,9 +438,28 @@ def case_abort(options, launcher):
         recover_and_check(options, directory, dying, calls, saved, functions)
 
 
+def case_type_sizes(options, launcher):
+    """Predefined and derived datatypes, derived ones freed and made again: every record's size."""
+    np = 3
+    directory = trace_dir(options, "type-sizes")
+    program = [options.program]
+    run = execute(launcher.command(np, program, launcher.shim_env(mode="profile", trace_dir=directory)))
+    if run.returncode != 0:
+        raise CheckFailed(f"the run failed\n{run.describe()}")
+    expected = [int(line.split()[1]) for line in run.stdout.splitlines() if line.startswith("bytes ")]
+    rows = read_trace(directory, options.docs)
+    for rank in range(np):
+        traced = [int(row["bytes"]) for row in sorted((row for row in rows if int(row["rank"]) == rank),
+                                                      key=lambda row: int(row["seq"]))]
+        if traced != expected:
+            raise CheckFailed(f"rank {rank}: calls.csv bytes {traced}\nthe program's sizes {expected}")
+    print(f"{len(expected)} calls on {np} ranks: every record has the call's true size")
+
+
 CASES = {"equivalence": case_equivalence, "abort": case_abort, "profile": case_profile, "invalid": case_invalid,
          "unwritable-trace": case_unwritable_trace, "fortran": case_fortran, "python": case_python,
-         "papshim-run": case_launcher, "bench": case_bench}
+         "papshim-run": case_launcher, "bench": case_bench,
+         "type-sizes": case_type_sizes}
 
 
 def main():
@@ -454,7 +473,7 @@ def main():
     parser.add_argument("--docs", required=True, help="the docs folder (trace-format.md)")
     parser.add_argument("--np", type=int, default=4)
     parser.add_argument("--algorithms", default="", help="comma-separated allgather algorithms (default: all)")
-    parser.add_argument("--program", default="", help="abort case: the C program that dies")
+    parser.add_argument("--program", default="", help="abort and type-sizes cases: the C program to run")
     parser.add_argument("--fortran-program", default="", help="abort case: the Fortran program that aborts")
     options = parser.parse_args()
     try:
