@@ -26,6 +26,13 @@ struct Shape {
     std::int16_t op = -1;
 };
 
+// Whether `type` is a predefined datatype (MPI's builtin ops accept only those).
+bool predefined(MPI_Datatype type) {
+    int integers = 0, addresses = 0, types = 0, combiner = 0;
+    return PMPI_Type_get_envelope(type, &integers, &addresses, &types, &combiner) == MPI_SUCCESS &&
+           combiner == MPI_COMBINER_NAMED;
+}
+
 // The size of the last predefined datatype this thread passed. A loop passes the same type
 // call after call, and PMPI_Type_size costs 30-45 instructions (callgrind, Open MPI and
 // MPICH): an eighth to a quarter of profile mode's own cost. Only named types are kept: a user
@@ -40,10 +47,7 @@ PAPSHIM_STARTUP_TLS thread_local LastType last_type;
 [[gnu::noinline]] int look_up_type_size(MPI_Datatype type) {
     int size = 0;
     if (PMPI_Type_size(type, &size) != MPI_SUCCESS) return 0;
-    int integers = 0, addresses = 0, types = 0, combiner = MPI_UNDEFINED;
-    if (PMPI_Type_get_envelope(type, &integers, &addresses, &types, &combiner) == MPI_SUCCESS &&
-        combiner == MPI_COMBINER_NAMED && size >= 0)
-        last_type = {type, size};
+    if (size >= 0 && predefined(type)) last_type = {type, size};
     return size;
 }
 
@@ -343,13 +347,6 @@ std::uint64_t type_extent(MPI_Datatype type) {
     MPI_Aint lb = 0, extent = 0;
     PMPI_Type_get_extent(type, &lb, &extent);
     return std::uint64_t(extent);
-}
-
-// Whether `type` is a predefined datatype (MPI's builtin ops accept only those).
-bool predefined(MPI_Datatype type) {
-    int integers = 0, addresses = 0, types = 0, combiner = 0;
-    return PMPI_Type_get_envelope(type, &integers, &addresses, &types, &combiner) == MPI_SUCCESS &&
-           combiner == MPI_COMBINER_NAMED;
 }
 
 bool floating_point(MPI_Datatype type) {
