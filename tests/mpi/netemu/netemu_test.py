@@ -195,7 +195,10 @@ def case_shaped(options):
     # each of the link's two ends; everything beyond is held to the rate.
     bound = (size - 2 * 65536) * 8 / rate_bits
     job = Job(options)
-    command = job.command(["--emulate-network", "100mbit"], 2, [options.probe, str(size)])
+    # Each rank shows its node's route to the switch first: TCP there must be CUBIC, whatever
+    # the host's default (docs/emulated-network.md).
+    show_route = 'ip route show 10.99.0.0/24 | sed "s/^/route: /"; exec "$0" "$@"'
+    command = job.command(["--emulate-network", "100mbit"], 2, ["sh", "-c", show_route, options.probe, str(size)])
     before = host_network()
     done = execute(command)
     if done.returncode != 0:
@@ -203,13 +206,17 @@ def case_shaped(options):
     netns, peer, got_size, seconds, wire = probe_output(done.stdout, command, done)
     expect_nodes(netns, 1, command, done)
     expect_on_the_wire(got_size, wire, command, done)
+    routes = re.findall(r"^route: (.*)$", done.stdout, re.M)
+    if len(routes) != 2 or not all(re.search(r"\bcongctl cubic\b", route) for route in routes):
+        raise CheckFailed(f"the nodes' routes to the switch do not set congctl cubic: {routes}\n"
+                          f"{describe(command, done)}")
     if seconds < bound:
         raise CheckFailed(f"{got_size} bytes from rank 0 to {peer} took {seconds:.3f} s, less than "
                           f"the {bound:.3f} s that 100 Mbit/s allows: the link is not shaped\n"
                           f"{describe(command, done)}")
     expect_host_unchanged(before, "shaped run")
     print(f"shaped: {got_size} bytes in {seconds:.3f} s (at least {bound:.3f} s at 100 Mbit/s), "
-          f"{wire} bytes on the wire, ranks in namespaces {sorted(set(netns.values()))}")
+          f"{wire} bytes on the wire, ranks in namespaces {sorted(set(netns.values()))}, TCP cubic")
 
 
 def case_nodes(options, work):
@@ -233,7 +240,7 @@ def case_nodes(options, work):
     expect_on_the_wire(got_size, wire, command, done)
     meta = (trace / "meta.txt").read_text() if (trace / "meta.txt").is_file() else ""
     expected = ["node_size=2", "network=emulated switched network: 2 nodes x 2 ranks, "
-                "a full-duplex 1gbit link per node (tbf), TCP only, no added latency"]
+                "a full-duplex 1gbit link per node (tbf), TCP only (cubic), no added latency"]
     missing = [line for line in expected if line not in meta.splitlines()]
     if missing:
         raise CheckFailed(f"{trace}/meta.txt lacks {missing}:\n{meta}\n{describe(command, done)}")
