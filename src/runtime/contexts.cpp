@@ -1,6 +1,6 @@
 // Per-communicator contexts (DESIGN §2 step 2): created lazily on a communicator's first
-// intercepted collective, cached as an MPI attribute, freed by the attribute's delete
-// callback (MPI_Comm_free) or at MPI_Finalize.
+// intercepted collective (MPI_COMM_WORLD's at the end of MPI_Init), cached as an MPI
+// attribute, freed by the attribute's delete callback (MPI_Comm_free) or at MPI_Finalize.
 #include <fmt/format.h>
 
 #include <set>

@@ -164,6 +164,10 @@ void initialise(const AlgorithmNames& names, bool thread_multiple) {
                                        s.world_size, mode_name(s.config.mode), s.link.alpha, s.link.beta,
                                        s.clock_max_rtt, tracing() ? ", tracing to " + s.config.trace_dir : ""));
     current_mode.store(s.config.mode);
+    // MPI_COMM_WORLD's context now, inside a call that is collective and slow anyway: made
+    // at its first collective instead, its duplicate cost that call 0.06-0.85 ms
+    // (docs/benchmarks.md, "The first call's context, made in MPI_Init").
+    if (s.config.mode != Mode::off) context(MPI_COMM_WORLD);
 }
 
 void finalise() {
