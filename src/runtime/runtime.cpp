@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdlib>
 #include <sstream>
@@ -165,9 +166,13 @@ void initialise(const AlgorithmNames& names, bool thread_multiple) {
                                        s.clock_max_rtt, tracing() ? ", tracing to " + s.config.trace_dir : ""));
     current_mode.store(s.config.mode);
     // MPI_COMM_WORLD's context now, inside a call that is collective and slow anyway: made
-    // at its first collective instead, its duplicate cost that call 0.06-0.85 ms
-    // (docs/benchmarks.md, "The first call's context, made in MPI_Init").
-    if (s.config.mode != Mode::off) context(MPI_COMM_WORLD);
+    // at its first collective instead, its duplicate cost that call 0.18-0.90 ms
+    // (docs/benchmarks.md, "The first call's context, made in MPI_Init"). Only where calls
+    // would make it: untraced dispatch of native-only choices never looks at a context.
+    const bool all_native = std::all_of(configured_native_below.begin(), configured_native_below.end(),
+                                        [](std::uint64_t below) { return below == kAllCalls; });
+    if (s.config.mode == Mode::profile || (s.config.mode == Mode::dispatch && (tracing() || !all_native)))
+        context(MPI_COMM_WORLD);
 }
 
 void finalise() {
