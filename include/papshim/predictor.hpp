@@ -72,8 +72,11 @@ public:
                                     const Settings& settings);
     // The call now ending.
     void leave(std::uint64_t exit, const Settings& settings);
-    // The next call's prediction, available from enter() on (it needs this call's elapsed
-    // time predicted) and refined at leave(); nullopt while any series it needs warms up.
+    // The next call's prediction, made at enter(): this call's entry + the site's smoothed
+    // time inside + the next site's smoothed compute interval. That is the spec's f + s with
+    // the exit predicted, because the exchange leaves at entry (DESIGN §5). leave() does not
+    // refine it with the real exit, so the prediction exchanged, planned from, traced and
+    // reported is one and the same. nullopt while any series it needs warms up.
     std::optional<Prediction> next() const { return next_; }
 
 private:

@@ -157,7 +157,10 @@ struct SiteStats {
     std::uint64_t sample_stride = 1;
     // Arrival prediction, over the rows of complete calls (float: one value per row).
     std::uint64_t rows = 0;                   // rows of complete calls
-    std::vector<float> prediction_error_s;    // |predicted − actual arrival|, rows with a prediction
+    std::uint64_t predicted_rows = 0;         // ... with a prediction
+    // |predicted − actual arrival|, each from its call's earliest, over the rows of calls in
+    // which every rank had a prediction (a common shift changes no plan: the guard's error)
+    std::vector<float> prediction_error_s;
     std::vector<float> relative_error;        // the same over ω of its call (calls with ω > 0)
     std::uint64_t last_assessed = 0;          // complete calls in which every rank had a prediction
     std::uint64_t last_right = 0;             // ... whose predicted last arriver arrived last

@@ -293,20 +293,24 @@ private:
     }
 
     // How well each rank's arrival was predicted, whether the predicted last arriver was the
-    // real one, and what became of the plan.
+    // real one, and what became of the plan. The error is the guard's (plan.cpp `assess`):
+    // each side measured from its call's earliest arrival, so a shift common to every rank,
+    // which changes no plan, is no error. It needs every rank's prediction of the call.
     static void assess_prediction(SiteStats& site, const OpenCall& call, double call_omega) {
         site.rows += static_cast<std::uint64_t>(call.comm_size);
-        bool every_rank = true;
-        for (std::size_t r = 0; r < call.arrivals.size(); ++r) {
-            if (std::isnan(call.predicted[r])) {
-                every_rank = false;
-                continue;
+        const auto predicted_rows = std::count_if(call.predicted.begin(), call.predicted.end(),
+                                                  [](double p) { return !std::isnan(p); });
+        site.predicted_rows += static_cast<std::uint64_t>(predicted_rows);
+        if (predicted_rows == static_cast<std::ptrdiff_t>(call.arrivals.size()) && !call.arrivals.empty()) {
+            const double predicted_first = *std::min_element(call.predicted.begin(), call.predicted.end());
+            const double actual_first = *std::min_element(call.arrivals.begin(), call.arrivals.end());
+            for (std::size_t r = 0; r < call.arrivals.size(); ++r) {
+                const double error = std::abs((call.predicted[r] - predicted_first) - (call.arrivals[r] - actual_first));
+                site.prediction_error_s.push_back(static_cast<float>(error));
+                if (call_omega > 0) site.relative_error.push_back(static_cast<float>(error / call_omega));
             }
-            const double error = std::abs(call.predicted[r] - call.arrivals[r]);
-            site.prediction_error_s.push_back(static_cast<float>(error));
-            if (call_omega > 0) site.relative_error.push_back(static_cast<float>(error / call_omega));
         }
-        if (every_rank && call.comm_size > 1) {
+        if (predicted_rows == call.comm_size && call.comm_size > 1) {
             ++site.last_assessed;
             // Right when the predicted last (lowest rank on ties) was among the latest arrivals.
             const auto predicted_last = static_cast<std::size_t>(last_rank(call.predicted));

@@ -252,7 +252,7 @@ void append_prediction(std::string& out, const Analysis& a, std::size_t top) {
     const std::size_t shown = std::min(top, a.sites.size());
     bool any_prediction = false, any_plan = false;
     for (const SiteStats& site : a.sites) {
-        any_prediction = any_prediction || !site.prediction_error_s.empty();
+        any_prediction = any_prediction || site.predicted_rows > 0;
         for (const auto& [algorithm, plans] : site.plans) any_plan = any_plan || plans.hit + plans.miss > 0;
     }
     if (!any_prediction && !any_plan) {
@@ -261,16 +261,17 @@ void append_prediction(std::string& out, const Analysis& a, std::size_t top) {
         return;
     }
     fmt::format_to(std::back_inserter(out),
-                   "\narrival prediction per call site (predictor {}; |err| = |predicted - actual arrival|, ms)\n",
+                   "\narrival prediction per call site (predictor {}; |err| = |predicted - actual arrival|, each "
+                   "from its call's earliest, ms)\n",
                    predictor_words(a.meta));
     fmt::format_to(std::back_inserter(out), "{:>3}  {:<11}{:>15}{:>13}{:>9}{:>15}{:>9}  {}\n", "#", "collective",
                    "predicted rows", "|err| median", "p95", "/omega median", "p95", "last arriver right");
     for (std::size_t i = 0; i < shown; ++i) {
         const SiteStats& site = a.sites[i];
         fmt::format_to(std::back_inserter(out), "{:>3}  {:<11}{:>15}", i + 1, site.collective,
-                       fmt::format("{}/{}", site.prediction_error_s.size(), site.rows));
+                       fmt::format("{}/{}", site.predicted_rows, site.rows));
         if (site.prediction_error_s.empty()) {
-            out += "  (no prediction)\n";
+            out += site.predicted_rows == 0 ? "  (no prediction)\n" : "  (no call with every rank's prediction)\n";
             continue;
         }
         const auto errors = widened(site.prediction_error_s);
@@ -291,9 +292,10 @@ void append_prediction(std::string& out, const Analysis& a, std::size_t top) {
         }
     }
     out += "  predicted rows: rows of complete calls with a prediction (none before a site's 2nd call);\n"
-           "  /omega: |err| over the omega of its call; last arriver right: calls whose predicted last rank\n"
-           "  arrived last, of those where every rank had a prediction. Profile mode predicts offline, from\n"
-           "  each rank's own records, what the online predictor would have (no message, no cost per call).\n";
+           "  |err|: over the calls where every rank had one; a shift common to all ranks is no error (no\n"
+           "  plan changes with it); /omega: |err| over the omega of its call; last arriver right: calls whose\n"
+           "  predicted last rank arrived last. Profile mode predicts offline, from each rank's own\n"
+           "  records, what the online predictor would have (no message, no cost per call).\n";
     if (!any_plan) return;
     out += "plans by the algorithm that ran (hit: the call was the planned one; miss: it fell back)\n";
     for (std::size_t i = 0; i < shown; ++i) {

@@ -372,8 +372,11 @@ TEST_CASE("the prediction columns are optional and checked", "[report][csv]") {
 
 TEST_CASE("prediction error, last arriver and plans per call site", "[report][prediction]") {
     // Two ranks, 10 calls. Rank 1 arrives 4 ms after rank 0 (ω = 4 ms). Rank 0's predictions
-    // are off by 1 ms, rank 1's by (call+1) × 0.1 ms, early; call 0 has no prediction at all,
-    // call 1 only rank 0's. From call 5 on the plan was hit and BDR ran; calls 3 and 4 missed.
+    // are 1 ms late, rank 1's (call+1) × 0.1 ms early; call 0 has no prediction at all, call 1
+    // only rank 0's. From call 5 on the plan was hit and BDR ran; calls 3 and 4 missed.
+    // Errors are measured from each call's earliest predicted and actual arrival (the guard's),
+    // so only calls 2..9, with both predictions, have them: rank 0 is its call's earliest on
+    // both sides (error 0), rank 1's predicted gap is 1 ms + (call+1) × 0.1 ms short.
     std::string calls = predicted_header;
     std::vector<double> errors;
     for (int call = 0; call < 10; ++call) {
@@ -383,21 +386,27 @@ TEST_CASE("prediction error, last arriver and plans per call site", "[report][pr
         const std::string plan = call >= 5 ? "hit" : call >= 3 ? "miss" : "";
         const std::string algorithm = call >= 5 ? "bdr" : "native";
         calls += predicted_row(0, call, a0, e0, algorithm, plan) + predicted_row(1, call, a1, e1, algorithm, plan);
-        if (!std::isnan(e0)) errors.push_back(std::abs(e0));
-        if (!std::isnan(e1)) errors.push_back(std::abs(e1));
+        if (call >= 2 && call < 9) {
+            errors.push_back(0);
+            errors.push_back(0.001 + (call + 1) * 1e-4);
+        }
     }
-    // Call 9: rank 0's prediction puts it after rank 1, so the predicted last arriver is wrong.
+    // Call 9: rank 0's prediction puts it 7 ms after rank 1 (predicted 9.010 and 9.003), so the
+    // predicted last arriver is wrong. Measured from each side's earliest: rank 0 predicted
+    // 7 ms after the earliest, arrived first (7 ms off); rank 1 predicted first, arrived 4 ms
+    // after the first (4 ms off).
     calls = calls.substr(0, calls.rfind("0,0,world,2,9,")) +
             predicted_row(0, 9, 9.0, 0.010, "bdr", "hit") + predicted_row(1, 9, 9.004, -0.001, "bdr", "hit");
-    errors.back() = 0.001;
-    errors[errors.size() - 2] = 0.010;
+    errors.push_back(0.007);
+    errors.push_back(0.004);
 
     const auto analysis = analyze_text(calls);
     REQUIRE(analysis.sites.size() == 1);
     const auto& site = analysis.sites[0];
     CHECK(site.calls == 10);
     CHECK(site.rows == 20);
-    CHECK(site.prediction_error_s.size() == 17);
+    CHECK(site.predicted_rows == 17);
+    CHECK(site.prediction_error_s.size() == 16);
     CHECK(report::percentile(std::vector<double>(site.prediction_error_s.begin(), site.prediction_error_s.end()), 50) ==
           Approx(report::percentile(errors, 50)).epsilon(1e-6));
     // Relative to ω = 4 ms of each call.
@@ -421,6 +430,22 @@ TEST_CASE("prediction error, last arriver and plans per call site", "[report][pr
     CHECK_THAT(text, Contains("7/8 (88%)"));
     CHECK_THAT(text, Contains("bdr 5 hit 0 miss"));
     CHECK_THAT(text, Contains("native 0 hit 2 miss"));
+}
+
+TEST_CASE("a shift common to every rank's prediction is no error", "[report][prediction]") {
+    // Predicted 50 ms late on every rank (a mispredicted period): the plan, which sees only
+    // the gaps, is exact. Rank 2's prediction alone is 2 ms early.
+    std::string calls = predicted_header;
+    for (int call = 0; call < 4; ++call)
+        for (int rank = 0; rank < 3; ++rank)
+            calls += predicted_row(rank, call, call + rank * 0.003, rank == 2 && call == 3 ? 0.048 : 0.050, "bdr", "hit");
+    for (std::size_t at = 0; (at = calls.find(",world,2,", at)) != std::string::npos;) calls.replace(at, 9, ",world,3,");
+    const auto analysis = analyze_text(calls);
+    const auto& errors = analysis.sites.at(0).prediction_error_s;
+    REQUIRE(errors.size() == 12);
+    CHECK(*std::max_element(errors.begin(), errors.begin() + 9) == Approx(0).margin(1e-9));
+    CHECK(errors[11] == Approx(0.002).epsilon(1e-4));
+    CHECK(errors[9] == Approx(0).margin(1e-9));
 }
 
 TEST_CASE("a trace without prediction columns says so once", "[report][prediction]") {

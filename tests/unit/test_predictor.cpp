@@ -1,0 +1,194 @@
+// The predictor's maths (spec allgather-bdr-bslb-and-clairvoyant.md §1.5, DESIGN §5): the
+// EMA, SMA and last-value series, the warm-up, and the per-communicator history that predicts
+// the next call's signature and arrival from the call-site sequence.
+
+#include <catch.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "papshim/predictor.hpp"
+
+using namespace papshim::predict;
+
+namespace {
+
+Settings with(Method method, double alpha = 0.25, int window = 8) {
+    Settings s;
+    s.method = method;
+    s.alpha = alpha;
+    s.window = window;
+    return s;
+}
+
+// Distinct call sites: the history keys them by address only.
+const int site_storage[3] = {};
+const void* site(int i) { return &site_storage[i]; }
+
+Signature signature_of(std::uint64_t bytes, std::uint8_t collective = 0) {
+    Signature s;
+    s.collective = collective;
+    s.bytes = bytes;
+    return s;
+}
+
+}  // namespace
+
+TEST_CASE("EMA: the first sample, then alpha times the newest plus the rest") {
+    const Settings s = with(Method::ema, 0.25);
+    Series series;
+    series.add(100, s);
+    CHECK(series.value() == 100);
+    CHECK_FALSE(series.ready());
+    series.add(200, s);
+    CHECK(series.value() == Approx(125));  // 0.25·200 + 0.75·100
+    CHECK(series.ready());
+    series.add(0, s);
+    CHECK(series.value() == Approx(93.75));
+    CHECK(series.count() == 3);
+}
+
+TEST_CASE("SMA: the mean of the available samples until the window fills, then of the window") {
+    const Settings s = with(Method::sma, 0.25, 3);
+    Series series;
+    for (double x : {3.0, 6.0}) series.add(x, s);
+    CHECK(series.value() == Approx(4.5));
+    series.add(9, s);
+    CHECK(series.value() == Approx(6));
+    series.add(30, s);  // 3 leaves the window
+    CHECK(series.value() == Approx(15));
+    series.add(0, s);
+    series.add(0, s);
+    series.add(0, s);
+    CHECK(series.value() == Approx(0));
+}
+
+TEST_CASE("last: the newest sample") {
+    const Settings s = with(Method::last);
+    Series series;
+    for (double x : {7.0, 1.0, 42.0}) series.add(x, s);
+    CHECK(series.value() == 42);
+}
+
+TEST_CASE("the method names round-trip and unknown names are refused") {
+    for (Method m : {Method::ema, Method::sma, Method::last}) CHECK(parse_method(method_name(m)) == m);
+    CHECK_FALSE(parse_method("EMA"));
+    CHECK_FALSE(parse_method(""));
+}
+
+TEST_CASE("signature hashes are never 0 and tell the fields apart") {
+    Signature a = signature_of(8), b = signature_of(16), c = signature_of(8, 1);
+    CHECK(a.hash() != 0);
+    CHECK(a.hash() == signature_of(8).hash());
+    CHECK(a.hash() != b.hash());
+    CHECK(a.hash() != c.hash());
+    Signature rooted = a;
+    rooted.root = 2;
+    CHECK(rooted.hash() != a.hash());
+}
+
+// One site called every `period` ticks, `inside` ticks in the call.
+TEST_CASE("one site: no prediction before 2 samples of each series, then entry + time inside + interval") {
+    const Settings s = with(Method::ema);
+    CommHistory history;
+    const std::uint64_t period = 10'000, inside = 3'000;
+    std::vector<std::optional<Prediction>> expected;
+    for (std::uint64_t k = 0; k < 6; ++k) {
+        const std::uint64_t a = 1'000'000 + k * period;
+        expected.push_back(history.enter(site(0), signature_of(64), a, s));
+        if (k >= 2) {
+            // Call k+1's prediction exists from call 2's entry: two time-inside samples
+            // (calls 0, 1) and two compute intervals (before calls 1, 2).
+            REQUIRE(history.next());
+            CHECK(history.next()->arrival == a + period);
+            CHECK(history.next()->signature == signature_of(64));
+        } else {
+            CHECK_FALSE(history.next());
+        }
+        history.leave(a + inside, s);
+    }
+    CHECK_FALSE(expected[0]);
+    CHECK_FALSE(expected[2]);
+    REQUIRE(expected[3]);
+    CHECK(expected[3]->arrival == 1'000'000 + 3 * period);
+}
+
+TEST_CASE("the prediction made at entry is the one returned at the next entry: the exit does not change it") {
+    // Barrier-synchronised arrivals every `period` ticks; the exits jitter by up to half the
+    // period. What the exchange carried at entry is what the trace records next time.
+    for (Method method : {Method::ema, Method::sma, Method::last}) {
+        const Settings s = with(method);
+        CommHistory history;
+        const std::uint64_t period = 100'000;
+        std::optional<Prediction> carried;
+        for (std::uint64_t k = 0; k < 40; ++k) {
+            const std::uint64_t a = 5'000'000 + k * period;
+            const auto expected = history.enter(site(0), signature_of(64), a, s);
+            if (carried) {
+                REQUIRE(expected);
+                CHECK(expected->arrival == carried->arrival);
+                // EMA and SMA of (time inside + next interval) = the arrival period whatever
+                // the exits did, up to the doubles' rounding.
+                CHECK(double(expected->arrival) == Approx(double(a)).margin(3));
+            }
+            carried = history.next();
+            const std::uint64_t jitter = (k * 7919) % (period / 2);
+            history.leave(a + 1'000 + jitter, s);
+        }
+    }
+}
+
+TEST_CASE("two sites alternating: each call is predicted with the successor's signature and interval") {
+    const Settings s = with(Method::last);
+    CommHistory history;
+    // A (8 bytes) then B (4096 bytes): A→B 1000 ticks of compute, B→A 5000; 200 inside each.
+    std::uint64_t now = 0;
+    std::optional<Prediction> prediction;
+    for (int k = 0; k < 12; ++k) {
+        const bool a_site = k % 2 == 0;
+        now += a_site ? 5'000 : 1'000;
+        const auto expected = history.enter(site(a_site ? 0 : 1), signature_of(a_site ? 8 : 4096), now, s);
+        if (k >= 6) {
+            REQUIRE(expected);
+            CHECK(expected->arrival == now);
+            CHECK(expected->signature == signature_of(a_site ? 8 : 4096));
+        }
+        prediction = history.next();
+        now += 200;
+        history.leave(now, s);
+    }
+    REQUIRE(prediction);
+    CHECK(prediction->signature == signature_of(8));  // the last call was B; after B comes A
+}
+
+TEST_CASE("a site that changes its size predicts the size it had last") {
+    const Settings s = with(Method::ema);
+    CommHistory history;
+    std::uint64_t now = 0;
+    for (int k = 0; k < 8; ++k) {
+        now += 1'000;
+        history.enter(site(0), signature_of(k < 4 ? 1024 : 2048), now, s);
+        now += 100;
+        history.leave(now, s);
+    }
+    REQUIRE(history.next());
+    CHECK(history.next()->signature == signature_of(2048));
+}
+
+TEST_CASE("a site never followed before predicts nothing") {
+    const Settings s = with(Method::ema);
+    CommHistory history;
+    std::uint64_t now = 0;
+    for (int k = 0; k < 5; ++k) {
+        now += 1'000;
+        history.enter(site(0), signature_of(8), now, s);
+        now += 100;
+        history.leave(now, s);
+    }
+    REQUIRE(history.next());
+    // A new site follows: its series have a sample at most, so the next call has no prediction.
+    now += 1'000;
+    history.enter(site(2), signature_of(8), now, s);
+    CHECK_FALSE(history.next());
+}
