@@ -1,6 +1,9 @@
 // The four handlers: measure arrival, ask the dispatcher, run, record (DESIGN §2).
+#include <algorithm>
 #include <optional>
+#include <span>
 #include <type_traits>
+#include <vector>
 
 #include "entry_points.hpp"
 #include "papshim/algorithms.hpp"
@@ -24,6 +27,8 @@ struct Shape {
     std::uint64_t bytes = 0;
     int root = -1;
     std::int16_t op = -1;
+    std::uint64_t segment = 0;              // bytes of one PAP-aware step, for τ (0: bytes per rank)
+    std::span<const std::uint64_t> blocks{};  // Allgatherv: every rank's block bytes
 };
 
 // Whether `type` is a predefined datatype (MPI's builtin ops accept only those).
@@ -152,10 +157,11 @@ int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, 
             planner->set_plan_hook([&ctx](plan::Planner& p, const plan::Plan& next, const plan::Guard& guard) {
                 prepare_background(ctx, p, next, guard);
             });
-        const predict::Signature signature{std::uint8_t(kind), shape->op, shape->root, shape->bytes};
+        const predict::Signature signature{std::uint8_t(kind), shape->op, shape->root, shape->bytes,
+                                           shape->blocks.empty() ? 0 : predict::block_hash(shape->blocks)};
         planning.seq = seq;
-        planning.tau_ns = runtime::tau_ns(kind, shape->bytes, ctx.size);
-        planner->enter(seq, caller, signature, arrival, planning.tau_ns, ctx.policy);
+        planning.tau_ns = runtime::tau_ns(shape->segment != 0 ? shape->segment : shape->bytes / std::uint64_t(ctx.size));
+        planner->enter(seq, caller, signature, arrival, planning.tau_ns, ctx.policy, shape->blocks);
         planning.guard = &planner->guard();
         if (const plan::Plan* p = planner->plan()) {
             // The guard (spec §1.5, §2.8): a plan from predictions that were recently wrong
@@ -251,14 +257,30 @@ const AllgatherAlgorithm* choose_allgather(std::string_view choice, CommContext&
 }
 
 // On the helper thread, as soon as the plan for call plan.seq is known: if that call will
-// run a planned Allgather whose schedule starts with receives here, post them now, while
-// this rank still computes (BDR's pre-steps, spec §2.3). Allgatherv's block sizes are not
-// known ahead, so it runs those steps in the foreground.
+// run a planned Allgather(v) whose schedule starts with receives here, post them now, while
+// this rank still computes (BDR's pre-steps, spec §2.3). An Allgatherv's receives are sized
+// from the layout of the predicted signature, seen in an earlier call; the plan is used only
+// by a call of that layout (Signature::blocks), so they fit. A layout not seen yet: those
+// steps run in the foreground.
 void prepare_background(CommContext& ctx, plan::Planner& planner, const plan::Plan& plan, const plan::Guard& guard) {
     const predict::Signature& next = planner.predicted_signature();
     const auto kind = Collective(next.collective);
-    if (kind != Collective::allgather || next.bytes == 0 || next.bytes % std::uint64_t(ctx.size) != 0) return;
-    Planning planning{&plan, &guard, runtime::tau_ns(kind, next.bytes, ctx.size), plan.seq};
+    if (next.bytes == 0) return;
+    thread_local std::vector<std::uint64_t> uniform;
+    std::span<const std::uint64_t> blocks;
+    if (kind == Collective::allgather) {
+        if (next.bytes % std::uint64_t(ctx.size) != 0) return;
+        uniform.assign(std::size_t(ctx.size), next.bytes / std::uint64_t(ctx.size));
+        blocks = uniform;
+    } else if (kind == Collective::allgatherv) {
+        const std::vector<std::uint64_t>* known = planner.predicted_blocks();
+        if (!known || known->size() != std::size_t(ctx.size)) return;
+        blocks = *known;
+    } else {
+        return;
+    }
+    // τ as the call will compute it (Shape::segment): one block, the largest for Allgatherv.
+    Planning planning{&plan, &guard, runtime::tau_ns(*std::max_element(blocks.begin(), blocks.end())), plan.seq};
     const std::string_view choice = runtime::algorithm_for(ctx, kind);
     if (choice == "auto") return;  // auto runs no planned Allgather
     if (!guard.trusted()) return;  // the call will not use the plan (handle())
@@ -271,8 +293,8 @@ void prepare_background(CommContext& ctx, plan::Planner& planner, const plan::Pl
     input.arrival_ns = plan.arrival_ns;
     input.step_ns = planning.tau_ns;
     background.schedule = algorithm->build(input);
-    if (post_prefetch(background.schedule, next.bytes / std::uint64_t(ctx.size),
-                      schedule::planned_tag_base(plan.seq), planner.data_comm(), background.prefetch) != MPI_SUCCESS ||
+    if (post_prefetch(background.schedule, blocks, schedule::planned_tag_base(plan.seq), planner.data_comm(),
+                      background.prefetch) != MPI_SUCCESS ||
         background.prefetch.requests.empty()) {
         for (MPI_Request& r : background.prefetch.requests) {
             PMPI_Cancel(&r);
@@ -447,7 +469,8 @@ int allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* r
         },
         [&](CommContext& ctx) -> std::optional<Shape> {
             if (recvtype == MPI_DATATYPE_NULL || recvcount < 0) return std::nullopt;
-            return Shape{std::uint64_t(recvcount) * std::uint64_t(ctx.size) * type_size(recvtype)};
+            const std::uint64_t block = std::uint64_t(recvcount) * type_size(recvtype);
+            return Shape{.bytes = block * std::uint64_t(ctx.size), .segment = block};
         },
         [] { return kSizeUnknown; });
 }
@@ -463,9 +486,17 @@ int allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* 
         },
         [&](CommContext& ctx) -> std::optional<Shape> {
             if (recvtype == MPI_DATATYPE_NULL || !recvcounts) return std::nullopt;
-            std::uint64_t elements = 0;
-            for (int i = 0; i < (ctx.inter ? 0 : ctx.size); ++i) elements += std::uint64_t(std::max(recvcounts[i], 0));
-            return Shape{elements * type_size(recvtype)};
+            // Reused per thread; the shape points into it for the rest of this call.
+            thread_local std::vector<std::uint64_t> block_bytes;
+            block_bytes.clear();
+            const std::uint64_t size = type_size(recvtype);
+            std::uint64_t total = 0, largest = 0;
+            for (int i = 0; i < (ctx.inter ? 0 : ctx.size); ++i) {
+                block_bytes.push_back(std::uint64_t(std::max(recvcounts[i], 0)) * size);
+                total += block_bytes.back();
+                largest = std::max(largest, block_bytes.back());
+            }
+            return Shape{.bytes = total, .segment = largest, .blocks = block_bytes};
         },
         [] { return kSizeUnknown; });
 }
@@ -481,7 +512,7 @@ int reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
         [&](CommContext&) -> std::optional<Shape> {
             const std::uint64_t bytes = vector_bytes(count, datatype);
             if (bytes == kSizeUnknown) return std::nullopt;
-            return Shape{bytes, root, runtime::op_index(op)};
+            return Shape{.bytes = bytes, .root = root, .op = runtime::op_index(op)};
         },
         [&] { return vector_bytes(count, datatype); });
 }
@@ -497,7 +528,7 @@ int allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dataty
         [&](CommContext&) -> std::optional<Shape> {
             const std::uint64_t bytes = vector_bytes(count, datatype);
             if (bytes == kSizeUnknown) return std::nullopt;
-            return Shape{bytes, -1, runtime::op_index(op)};
+            return Shape{.bytes = bytes, .op = runtime::op_index(op)};
         },
         [&] { return vector_bytes(count, datatype); });
 }

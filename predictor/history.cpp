@@ -45,20 +45,36 @@ void Series::add(double sample, const Settings& settings) {
     }
 }
 
-std::uint64_t Signature::hash() const {
-    // FNV-1a over the fields: identical inputs give identical hashes on every rank.
+namespace {
+
+// FNV-1a, byte by byte: identical inputs give identical hashes on every rank.
+struct Fnv {
     std::uint64_t h = 1469598103934665603ull;
-    auto mix = [&](std::uint64_t v, int width) {
+    void mix(std::uint64_t v, int width) {
         for (int i = 0; i < width; ++i) {
             h ^= (v >> (8 * i)) & 0xff;
             h *= 1099511628211ull;
         }
-    };
-    mix(collective, 1);
-    mix(std::uint16_t(op), 2);
-    mix(std::uint32_t(root), 4);
-    mix(bytes, 8);
-    return h == 0 ? 1 : h;
+    }
+    std::uint64_t value() const { return h == 0 ? 1 : h; }
+};
+
+}  // namespace
+
+std::uint64_t Signature::hash() const {
+    Fnv f;
+    f.mix(collective, 1);
+    f.mix(std::uint16_t(op), 2);
+    f.mix(std::uint32_t(root), 4);
+    f.mix(bytes, 8);
+    if (blocks != 0) f.mix(blocks, 8);
+    return f.value();
+}
+
+std::uint64_t block_hash(std::span<const std::uint64_t> block_bytes) {
+    Fnv f;
+    for (std::uint64_t b : block_bytes) f.mix(b, 8);
+    return f.value();
 }
 
 std::optional<Prediction> CommHistory::enter(const void* site, const Signature& signature, std::uint64_t arrival,

@@ -1,5 +1,7 @@
 #include "papshim/planner.hpp"
 
+#include <algorithm>
+
 #include "papshim/node_shared.hpp"
 #include "papshim/progress.hpp"
 
@@ -51,12 +53,18 @@ void Planner::digest(Learned& learned, const std::vector<Contribution>& vector, 
 }
 
 void Planner::enter(std::uint64_t seq, const void* site, const predict::Signature& signature,
-                    std::uint64_t arrival_ticks, std::int64_t tau_ns, const Policy& policy) {
+                    std::uint64_t arrival_ticks, std::int64_t tau_ns, const Policy& policy,
+                    std::span<const std::uint64_t> block_bytes) {
     seq_ = seq;
     tau_ns_ = std::max<std::int64_t>(tau_ns, 1);
     const auto expected = history_.enter(site, signature, arrival_ticks, settings_);
     expected_ = expected ? std::optional<std::uint64_t>(expected->arrival) : std::nullopt;
     complete_exchange();  // the plan for this call, if the previous call exchanged
+    if (signature.blocks != 0 && !block_bytes.empty() &&
+        std::none_of(known_blocks_.begin(), known_blocks_.end(), [&](const auto& k) { return k.first == signature.blocks; })) {
+        if (known_blocks_.size() == kKnownLayouts) known_blocks_.erase(known_blocks_.begin());
+        known_blocks_.emplace_back(signature.blocks, std::vector<std::uint64_t>(block_bytes.begin(), block_bytes.end()));
+    }
     // Background receives of an earlier call that did not use them.
     for (Background& b : background_)
         if (b.active && b.seq < seq) discard_background(b.seq);
@@ -111,6 +119,13 @@ void Planner::enter(std::uint64_t seq, const void* site, const predict::Signatur
             if (hook_ && next_.plan.usable()) hook_(*this, next_.plan, next_.guard);
         }, &done_);
     }
+}
+
+const std::vector<std::uint64_t>* Planner::predicted_blocks() const {
+    if (predicted_signature_.blocks == 0) return nullptr;
+    for (const auto& [hash, bytes] : known_blocks_)
+        if (hash == predicted_signature_.blocks) return &bytes;
+    return nullptr;
 }
 
 void Planner::leave(std::uint64_t exit_ticks) { history_.leave(exit_ticks, settings_); }

@@ -55,16 +55,19 @@ struct AllgatherBuffers {
 // BDR's pre-step receives, posted by the helper thread while the rank still computes): the
 // receives of the schedule's leading receive-only steps, as bytes into staging.
 struct Prefetch {
-    std::size_t steps = 0;        // leading steps covered
-    std::size_t block_bytes = 0;  // every block's size (Allgather: uniform)
-    std::vector<int> blocks;      // block blocks[i] lands at staging[i * block_bytes]
+    std::size_t steps = 0;          // leading steps covered
+    std::vector<int> blocks;        // block blocks[i] lands at staging[offsets[i]] ...
+    std::vector<std::size_t> offsets;
+    std::vector<std::size_t> sizes;  // ... and is sizes[i] bytes long
     std::vector<std::byte> staging;
     std::vector<MPI_Request> requests;
 };
-// Posts those receives on `comm` with the step tags of `tag_base`; an empty Prefetch when the
-// schedule starts with a send. Returns an MPI error code.
-int post_prefetch(const schedule::Schedule& plan, std::size_t block_bytes, int tag_base, MPI_Comm comm,
-                  Prefetch& prefetch);
+// Posts those receives on `comm` with the step tags of `tag_base`, block b being
+// block_bytes[b] bytes (the call's: an Allgather's are all alike, an Allgatherv's come from
+// the planned layout); an empty Prefetch when the schedule starts with a send. A transfer of
+// empty blocks only posts nothing, as its sender sends nothing. Returns an MPI error code.
+int post_prefetch(const schedule::Schedule& plan, std::span<const std::uint64_t> block_bytes, int tag_base,
+                  MPI_Comm comm, Prefetch& prefetch);
 
 // Where and how a schedule runs: `comm` must be a private duplicate of the user's
 // communicator; planned calls run on their own with their sequence parity in `tag_base`;

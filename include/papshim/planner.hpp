@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
+#include <utility>
 #include <vector>
 
 #include "papshim/algorithms.hpp"
@@ -71,8 +73,10 @@ public:
     // At entry into call `seq`: records the arrival, completes the previous exchange and
     // derives this call's plan from it, and posts this call's contribution if `policy` says
     // so for a call of `bytes` bytes. `tau_ns` is the unit the guard measures errors in.
+    // `block_bytes`: an Allgatherv's per-rank block bytes (signature.blocks is their hash),
+    // kept so that a later plan for a call of that layout can size its background receives.
     void enter(std::uint64_t seq, const void* site, const predict::Signature& signature, std::uint64_t arrival_ticks,
-               std::int64_t tau_ns, const Policy& policy);
+               std::int64_t tau_ns, const Policy& policy, std::span<const std::uint64_t> block_bytes = {});
     void leave(std::uint64_t exit_ticks);
 
     // This call's plan, if the previous call exchanged and every rank predicted this call
@@ -86,6 +90,9 @@ public:
     // What this rank predicted for the next call when it last contributed (valid when that
     // call's plan is usable: then every rank predicted the same).
     const predict::Signature& predicted_signature() const { return predicted_signature_; }
+    // The block bytes of the predicted call's layout (predicted_signature().blocks), if a call
+    // of that layout was seen; null otherwise. Read where predicted_signature() is.
+    const std::vector<std::uint64_t>* predicted_blocks() const;
 
     // Planned calls' point-to-point traffic goes over a communicator of its own (made with the
     // exchange's), so receives posted ahead of a call meet nothing else.
@@ -147,6 +154,11 @@ private:
     PlanHook hook_;
     Background background_[2];
     predict::Signature predicted_signature_;
+    // Allgatherv layouts seen, by their hash (the last kKnownLayouts). Written in enter()
+    // between completing the previous exchange and posting the next, so never while the
+    // helper thread's plan hook may read it.
+    static constexpr std::size_t kKnownLayouts = 4;
+    std::vector<std::pair<std::uint64_t, std::vector<std::uint64_t>>> known_blocks_;
 
     // The exchange in flight.
     bool posted_ = false;

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
@@ -52,9 +53,15 @@ struct Signature {
     std::int16_t op = -1;    // runtime::op_index
     std::int32_t root = -1;
     std::uint64_t bytes = 0;  // total bytes of the collective
+    // Allgatherv: a hash of every rank's block bytes (block_hash), so that a plan whose
+    // background receives were sized for one layout is never used for another; 0 otherwise.
+    std::uint64_t blocks = 0;
     bool operator==(const Signature&) const = default;
     std::uint64_t hash() const;  // never 0
 };
+
+// The hash of per-rank block bytes for Signature::blocks (never 0).
+std::uint64_t block_hash(std::span<const std::uint64_t> block_bytes);
 
 // A rank's guess at its next call on a communicator.
 struct Prediction {

@@ -138,9 +138,11 @@ predict::Settings predictor_settings(const Config& config);
 plan::Planner* planner(CommContext& ctx);
 // Recomputes ctx.policy from the algorithms chosen for it (context creation, set_algorithm).
 void update_policy(CommContext& ctx);
-// τ for a call of `kind` moving `bytes` in total on `ranks` ranks: PAPSHIM_TAU_US, or
-// α + β·(bytes per rank) from the link model (identical on every rank).
-std::int64_t tau_ns(Collective kind, std::uint64_t bytes, int ranks);
+// τ, one segment of `segment_bytes` over one link: PAPSHIM_TAU_US, or α + β·segment_bytes
+// from the link model (identical on every rank). The segment is what a PAP-aware step moves:
+// a rank's share of the vector for a reduction, a rank's block for Allgather, the largest
+// block for Allgatherv (docs/algorithms/bdr.md §6).
+std::int64_t tau_ns(std::uint64_t segment_bytes);
 // This rank's clock ticks as nanoseconds on the job-global clock.
 std::int64_t global_ns(std::uint64_t ticks);
 

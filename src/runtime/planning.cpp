@@ -64,12 +64,10 @@ plan::Planner* planner(CommContext& ctx) {
     return ctx.planner.get();
 }
 
-std::int64_t tau_ns(Collective kind, std::uint64_t bytes, int ranks) {
+std::int64_t tau_ns(std::uint64_t segment_bytes) {
     const State& s = state();
     if (s.config.tau_us > 0) return std::int64_t(std::llround(s.config.tau_us * 1e3));
-    (void)kind;  // the segment a PAP-aware algorithm moves is a rank's share for every collective here
-    const double segment = double(bytes) / std::max(ranks, 1);
-    return std::max<std::int64_t>(1, std::llround((s.link.alpha + s.link.beta * segment) * 1e9));
+    return std::max<std::int64_t>(1, std::llround((s.link.alpha + s.link.beta * double(segment_bytes)) * 1e9));
 }
 
 std::int64_t global_ns(std::uint64_t ticks) {

@@ -159,19 +159,31 @@ int run_step(const schedule::Step& step, int tag, const BlockLayout& layout, MPI
 
 }  // namespace
 
-int post_prefetch(const schedule::Schedule& plan, std::size_t block_bytes, int tag_base, MPI_Comm comm,
-                  Prefetch& prefetch) {
+int post_prefetch(const schedule::Schedule& plan, std::span<const std::uint64_t> block_bytes, int tag_base,
+                  MPI_Comm comm, Prefetch& prefetch) {
     prefetch = Prefetch{};
-    prefetch.block_bytes = block_bytes;
     while (prefetch.steps < plan.steps.size() && plan.steps[prefetch.steps].sends.empty()) ++prefetch.steps;
-    for (std::size_t s = 0; s < prefetch.steps; ++s)
-        for (const auto& transfer : plan.steps[s].recvs) prefetch.blocks.insert(prefetch.blocks.end(), transfer.blocks.begin(), transfer.blocks.end());
-    prefetch.staging.resize(prefetch.blocks.size() * block_bytes);
-    if (block_bytes == 0) return MPI_SUCCESS;
+    std::size_t total = 0;
+    for (std::size_t s = 0; s < prefetch.steps; ++s) {
+        for (const auto& transfer : plan.steps[s].recvs) {
+            for (int block : transfer.blocks) {
+                if (block < 0 || std::size_t(block) >= block_bytes.size()) return MPI_ERR_ARG;
+                prefetch.blocks.push_back(block);
+                prefetch.offsets.push_back(total);
+                prefetch.sizes.push_back(std::size_t(block_bytes[std::size_t(block)]));
+                total += prefetch.sizes.back();
+            }
+        }
+    }
+    prefetch.staging.resize(total);
     std::size_t at = 0;
     for (std::size_t s = 0; s < prefetch.steps; ++s) {
         for (const auto& transfer : plan.steps[s].recvs) {
-            const std::size_t bytes = transfer.blocks.size() * block_bytes;
+            std::size_t bytes = 0;
+            for (int block : transfer.blocks) bytes += std::size_t(block_bytes[std::size_t(block)]);
+            // Blocks, all empty: the sender's executor sends nothing (plan_step). No blocks: a
+            // signal, a zero-byte message that always goes.
+            if (bytes == 0 && !transfer.blocks.empty()) continue;
             if (bytes > std::size_t(INT_MAX)) return MPI_ERR_COUNT;
             MPI_Request request = MPI_REQUEST_NULL;
             const int error = PMPI_Irecv(prefetch.staging.data() + at, int(bytes), MPI_BYTE, transfer.peer,
@@ -190,12 +202,13 @@ namespace {
 int place_prefetched(const Prefetch& prefetch, const BlockLayout& layout, MPI_Comm comm, int rank) {
     for (std::size_t i = 0; i < prefetch.blocks.size(); ++i) {
         const int block = prefetch.blocks[i];
-        const std::byte* from = prefetch.staging.data() + i * prefetch.block_bytes;
+        if (prefetch.sizes[i] == 0) continue;
+        const std::byte* from = prefetch.staging.data() + prefetch.offsets[i];
         if (layout.dense()) {
-            std::memcpy(layout.address(block), from, prefetch.block_bytes);
+            std::memcpy(layout.address(block), from, prefetch.sizes[i]);
             continue;
         }
-        const int error = PMPI_Sendrecv(from, int(prefetch.block_bytes), MPI_BYTE, rank, schedule::kSelfCopyTag,
+        const int error = PMPI_Sendrecv(from, int(prefetch.sizes[i]), MPI_BYTE, rank, schedule::kSelfCopyTag,
                                         layout.address(block), layout.count(block), layout.type(), rank,
                                         schedule::kSelfCopyTag, comm, MPI_STATUS_IGNORE);
         if (error != MPI_SUCCESS) return error;

@@ -33,6 +33,18 @@ Signature signature_of(std::uint64_t bytes, std::uint8_t collective = 0) {
     return s;
 }
 
+// `calls` calls of site 0 from `now` on, 1000 ticks apart with 100 inside, call k of
+// bytes(k) bytes.
+template <class Bytes>
+void call_site_0(CommHistory& history, std::uint64_t& now, int calls, Bytes bytes, const Settings& s) {
+    for (int k = 0; k < calls; ++k) {
+        now += 1'000;
+        history.enter(site(0), signature_of(std::uint64_t(bytes(k))), now, s);
+        now += 100;
+        history.leave(now, s);
+    }
+}
+
 }  // namespace
 
 TEST_CASE("EMA: the first sample, then alpha times the newest plus the rest") {
@@ -75,6 +87,22 @@ TEST_CASE("the method names round-trip and unknown names are refused") {
     for (Method m : {Method::ema, Method::sma, Method::last}) CHECK(parse_method(method_name(m)) == m);
     CHECK_FALSE(parse_method("EMA"));
     CHECK_FALSE(parse_method(""));
+}
+
+TEST_CASE("an Allgatherv's layout is part of its signature") {
+    const std::vector<std::uint64_t> decreasing{300, 200, 100, 0}, even{150, 150, 150, 150};
+    CHECK(block_hash(decreasing) != 0);
+    CHECK(block_hash(decreasing) == block_hash(std::vector<std::uint64_t>{300, 200, 100, 0}));
+    CHECK(block_hash(decreasing) != block_hash(even));  // the same total, another layout
+    Signature a = signature_of(600, 1), b = a;
+    a.blocks = block_hash(decreasing);
+    b.blocks = block_hash(even);
+    CHECK_FALSE(a == b);
+    CHECK(a.hash() != b.hash());
+    // Without a layout the hash is the one it always was (other collectives' plans unchanged).
+    Signature plain = signature_of(600, 1);
+    CHECK(plain.blocks == 0);
+    CHECK(plain.hash() != a.hash());
 }
 
 TEST_CASE("signature hashes are never 0 and tell the fields apart") {
@@ -166,12 +194,7 @@ TEST_CASE("a site that changes its size predicts the size it had last") {
     const Settings s = with(Method::ema);
     CommHistory history;
     std::uint64_t now = 0;
-    for (int k = 0; k < 8; ++k) {
-        now += 1'000;
-        history.enter(site(0), signature_of(k < 4 ? 1024 : 2048), now, s);
-        now += 100;
-        history.leave(now, s);
-    }
+    call_site_0(history, now, 8, [](int k) { return k < 4 ? 1024 : 2048; }, s);
     REQUIRE(history.next());
     CHECK(history.next()->signature == signature_of(2048));
 }
@@ -180,12 +203,7 @@ TEST_CASE("a site never followed before predicts nothing") {
     const Settings s = with(Method::ema);
     CommHistory history;
     std::uint64_t now = 0;
-    for (int k = 0; k < 5; ++k) {
-        now += 1'000;
-        history.enter(site(0), signature_of(8), now, s);
-        now += 100;
-        history.leave(now, s);
-    }
+    call_site_0(history, now, 5, [](int) { return 8; }, s);
     REQUIRE(history.next());
     // A new site follows: its series have a sample at most, so the next call has no prediction.
     now += 1'000;
