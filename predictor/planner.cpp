@@ -121,11 +121,20 @@ void Planner::enter(std::uint64_t seq, const void* site, const predict::Signatur
     }
 }
 
-const std::vector<std::uint64_t>* Planner::predicted_blocks() const {
-    if (predicted_signature_.blocks == 0) return nullptr;
+const std::vector<std::uint64_t>* Planner::layout(std::uint64_t blocks) const {
     for (const auto& [hash, bytes] : known_blocks_)
-        if (hash == predicted_signature_.blocks) return &bytes;
+        if (hash == blocks) return &bytes;
     return nullptr;
+}
+
+const std::vector<std::uint64_t>* Planner::predicted_blocks() const {
+    return predicted_signature_.blocks == 0 ? nullptr : layout(predicted_signature_.blocks);
+}
+
+bool Planner::same_layout(std::uint64_t blocks, std::span<const std::uint64_t> block_bytes) const {
+    if (blocks == 0) return true;
+    const std::vector<std::uint64_t>* kept = layout(blocks);
+    return kept && std::equal(kept->begin(), kept->end(), block_bytes.begin(), block_bytes.end());
 }
 
 void Planner::leave(std::uint64_t exit_ticks) { history_.leave(exit_ticks, settings_); }

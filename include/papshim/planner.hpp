@@ -93,6 +93,10 @@ public:
     // The block bytes of the predicted call's layout (predicted_signature().blocks), if a call
     // of that layout was seen; null otherwise. Read where predicted_signature() is.
     const std::vector<std::uint64_t>* predicted_blocks() const;
+    // Whether `block_bytes` is the layout kept for hash `blocks` (true without a layout).
+    // A plan is used only by a call of the layout its background receives were sized from,
+    // so a hash collision costs a plan, never a truncated message. On the calling thread.
+    bool same_layout(std::uint64_t blocks, std::span<const std::uint64_t> block_bytes) const;
 
     // Planned calls' point-to-point traffic goes over a communicator of its own (made with the
     // exchange's), so receives posted ahead of a call meet nothing else.
@@ -159,6 +163,7 @@ private:
     // helper thread's plan hook may read it.
     static constexpr std::size_t kKnownLayouts = 4;
     std::vector<std::pair<std::uint64_t, std::vector<std::uint64_t>>> known_blocks_;
+    const std::vector<std::uint64_t>* layout(std::uint64_t blocks) const;
 
     // The exchange in flight.
     bool posted_ = false;

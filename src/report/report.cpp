@@ -301,7 +301,8 @@ private:
         const auto predicted_rows = std::count_if(call.predicted.begin(), call.predicted.end(),
                                                   [](double p) { return !std::isnan(p); });
         site.predicted_rows += static_cast<std::uint64_t>(predicted_rows);
-        if (predicted_rows == static_cast<std::ptrdiff_t>(call.arrivals.size()) && !call.arrivals.empty()) {
+        // One rank: measured from itself, every error would be 0 (no plan either).
+        if (predicted_rows == static_cast<std::ptrdiff_t>(call.arrivals.size()) && call.comm_size > 1) {
             const double predicted_first = *std::min_element(call.predicted.begin(), call.predicted.end());
             const double actual_first = *std::min_element(call.arrivals.begin(), call.arrivals.end());
             for (std::size_t r = 0; r < call.arrivals.size(); ++r) {

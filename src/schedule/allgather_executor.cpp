@@ -6,6 +6,7 @@
 #include <climits>
 #include <cstddef>
 #include <cstring>
+#include <new>
 #include <span>
 #include <vector>
 
@@ -166,16 +167,24 @@ int post_prefetch(const schedule::Schedule& plan, std::span<const std::uint64_t>
     std::size_t total = 0;
     for (std::size_t s = 0; s < prefetch.steps; ++s) {
         for (const auto& transfer : plan.steps[s].recvs) {
+            std::size_t bytes = 0;
             for (int block : transfer.blocks) {
                 if (block < 0 || std::size_t(block) >= block_bytes.size()) return MPI_ERR_ARG;
                 prefetch.blocks.push_back(block);
-                prefetch.offsets.push_back(total);
+                prefetch.offsets.push_back(total + bytes);
                 prefetch.sizes.push_back(std::size_t(block_bytes[std::size_t(block)]));
-                total += prefetch.sizes.back();
+                bytes += prefetch.sizes.back();
             }
+            // Checked before anything is allocated: one receive carries at most INT_MAX bytes.
+            if (bytes > std::size_t(INT_MAX)) return MPI_ERR_COUNT;
+            total += bytes;
         }
     }
-    prefetch.staging.resize(total);
+    try {
+        prefetch.staging.resize(total);
+    } catch (const std::bad_alloc&) {
+        return MPI_ERR_NO_MEM;  // on the helper thread: the call runs those steps in the foreground
+    }
     std::size_t at = 0;
     for (std::size_t s = 0; s < prefetch.steps; ++s) {
         for (const auto& transfer : plan.steps[s].recvs) {
@@ -184,7 +193,6 @@ int post_prefetch(const schedule::Schedule& plan, std::span<const std::uint64_t>
             // Blocks, all empty: the sender's executor sends nothing (plan_step). No blocks: a
             // signal, a zero-byte message that always goes.
             if (bytes == 0 && !transfer.blocks.empty()) continue;
-            if (bytes > std::size_t(INT_MAX)) return MPI_ERR_COUNT;
             MPI_Request request = MPI_REQUEST_NULL;
             const int error = PMPI_Irecv(prefetch.staging.data() + at, int(bytes), MPI_BYTE, transfer.peer,
                                          schedule::step_tag(s, tag_base), comm, &request);

@@ -94,11 +94,25 @@ void gather_call(const Comm& c, int site, int n, int call, const std::string& la
         fail(fmt::format("{}: allgather call {} (site {}, {} ints) differs from native", label, call, site, n));
 }
 
-void gatherv_call(const Comm& c, int n, int call, const std::string& label) {
-    std::vector<int> counts(std::size_t(c.size)), displs(std::size_t(c.size));
+// Uneven blocks: n + 3r ints on rank r.
+std::vector<int> growing_counts(int size, int n) {
+    std::vector<int> counts(static_cast<std::size_t>(size));
+    for (int r = 0; r < size; ++r) counts[std::size_t(r)] = n + r * 3;
+    return counts;
+}
+
+// A stable uneven layout with empty blocks (every third rank from rank 1, and the last), so
+// that background receives sized from the planned layout meet empty blocks too.
+std::vector<int> holey_counts(int size) {
+    std::vector<int> counts(static_cast<std::size_t>(size));
+    for (int r = 0; r < size; ++r) counts[std::size_t(r)] = r % 3 == 1 || r == size - 1 ? 0 : 1500 + 517 * r;
+    return counts;
+}
+
+void gatherv_call(const Comm& c, const std::vector<int>& counts, int call, const std::string& label) {
+    std::vector<int> displs(std::size_t(c.size));
     int total = 0;
     for (int r = 0; r < c.size; ++r) {
-        counts[std::size_t(r)] = n + r * 3;  // uneven blocks
         displs[std::size_t(r)] = total;
         total += counts[std::size_t(r)];
     }
@@ -139,7 +153,9 @@ papshim_plan_stats stats_of(MPI_Comm comm) {
 // Allgather under one pattern with one algorithm; a forced plan-using algorithm on a stable
 // pattern must get plans (every rank predicts the same next call after a short warm-up)
 // wherever the guard found its predictions good.
-void gather_pattern(const char* algorithm, char pattern, int calls, bool must_plan) {
+// With `holey`, Allgatherv of one stable layout with empty blocks instead: its plans carry
+// the layout, and BDR's and BSLB's background receives are sized from it.
+void gather_pattern(const char* algorithm, char pattern, int calls, bool must_plan, bool holey = false) {
     Comm c{MPI_COMM_NULL, 0, 0};
     MPI_Comm_dup(MPI_COMM_WORLD, &c.comm);
     MPI_Comm_rank(c.comm, &c.rank);
@@ -148,10 +164,13 @@ void gather_pattern(const char* algorithm, char pattern, int calls, bool must_pl
         MPI_Comm_free(&c.comm);
         return;  // not built into this papshim
     }
-    const std::string label = fmt::format("{} pattern {}", algorithm, pattern);
+    const std::string label = fmt::format("{} pattern {}{}", algorithm, pattern, holey ? " allgatherv" : "");
     for (int call = 0; call < calls; ++call) {
         compute(delay_for(pattern, call, c.rank, c.size));
-        gather_call(c, 0, 4096, call, label);
+        if (holey)
+            gatherv_call(c, holey_counts(c.size), call, label);
+        else
+            gather_call(c, 0, 4096, call, label);
     }
     const papshim_plan_stats s = stats_of(c.comm);
     if (std::getenv("TEST_PLAN_VERBOSE") && c.rank == 0)
@@ -184,7 +203,7 @@ void mixed_sites(const char* algorithm) {
         compute(delay_for('l', call, c.rank, c.size));
         gather_call(c, call % 2, call % 2 ? 2048 : 8192, call, label);      // alternating sites and sizes
         gather_call(c, 0, call < 20 ? 4096 : 6000, call, label + " resized");  // a site that changes size
-        gatherv_call(c, 1000 + call % 3, call, label);                         // Allgatherv in between
+        gatherv_call(c, growing_counts(c.size, 1000 + call % 3), call, label);  // Allgatherv in between
     }
     MPI_Comm_free(&c.comm);
 }
@@ -261,6 +280,7 @@ int main(int argc, char** argv) {
     }
     for (const char* algorithm : {"bdr", "bslb"}) {
         for (char pattern : {'l', 's'}) gather_pattern(algorithm, pattern, 24, true);
+        for (char pattern : {'l', 's'}) gather_pattern(algorithm, pattern, 24, true, true);
         for (char pattern : {'x', 'u'}) gather_pattern(algorithm, pattern, 16, false);
         mixed_sites(algorithm);
     }
