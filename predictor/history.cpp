@@ -47,14 +47,12 @@ void Series::add(double sample, const Settings& settings) {
 
 namespace {
 
-// FNV-1a, byte by byte: identical inputs give identical hashes on every rank.
+// FNV-1a: identical inputs give identical hashes on every rank.
 struct Fnv {
     std::uint64_t h = 1469598103934665603ull;
-    void mix(std::uint64_t v, int width) {
-        for (int i = 0; i < width; ++i) {
-            h ^= (v >> (8 * i)) & 0xff;
-            h *= 1099511628211ull;
-        }
+    void word(std::uint64_t v) { h = (h ^ v) * 1099511628211ull; }
+    void mix(std::uint64_t v, int width) {  // byte by byte
+        for (int i = 0; i < width; ++i) word((v >> (8 * i)) & 0xff);
     }
     std::uint64_t value() const { return h == 0 ? 1 : h; }
 };
@@ -74,9 +72,9 @@ std::uint64_t Signature::hash() const {
 std::uint64_t block_hash(std::span<const std::uint64_t> block_bytes) {
     // A word at a time (p of them on every followed Allgatherv): equal layouts always hash
     // alike, and the planner compares the layouts themselves before a plan is used.
-    std::uint64_t h = 1469598103934665603ull;
-    for (std::uint64_t b : block_bytes) h = (h ^ b) * 1099511628211ull;
-    return h == 0 ? 1 : h;
+    Fnv f;
+    for (std::uint64_t b : block_bytes) f.word(b);
+    return f.value();
 }
 
 std::optional<Prediction> CommHistory::enter(const void* site, const Signature& signature, std::uint64_t arrival,

@@ -60,8 +60,7 @@ void Planner::enter(std::uint64_t seq, const void* site, const predict::Signatur
     const auto expected = history_.enter(site, signature, arrival_ticks, settings_);
     expected_ = expected ? std::optional<std::uint64_t>(expected->arrival) : std::nullopt;
     complete_exchange();  // the plan for this call, if the previous call exchanged
-    if (signature.blocks != 0 && !block_bytes.empty() &&
-        std::none_of(known_blocks_.begin(), known_blocks_.end(), [&](const auto& k) { return k.first == signature.blocks; })) {
+    if (signature.blocks != 0 && !block_bytes.empty() && !layout(signature.blocks)) {
         if (known_blocks_.size() == kKnownLayouts) known_blocks_.erase(known_blocks_.begin());
         known_blocks_.emplace_back(signature.blocks, std::vector<std::uint64_t>(block_bytes.begin(), block_bytes.end()));
     }
