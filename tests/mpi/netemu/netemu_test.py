@@ -6,6 +6,7 @@ the tests that need them exit with SKIP_CODE and say why. Every check names the 
 rerun by hand. Timing is only ever checked against a physical lower bound.
 """
 import argparse
+import csv
 import os
 import re
 import shlex
@@ -226,9 +227,11 @@ def case_nodes(options, work):
     size = 1 << 20
     trace = Path(work) / "trace-nodes"
     shutil.rmtree(trace, ignore_errors=True)
+    stats = Path(work) / "network-stats.csv"
+    stats.unlink(missing_ok=True)
     job = Job(options)
-    command = job.command(["--emulate-network", "1gbit", "--ranks-per-node", "2",
-                           "--mode", "profile", "--trace", str(trace)], 4, [options.probe, str(size)])
+    command = job.command(["--emulate-network", "1gbit", "--ranks-per-node", "2", "--mode", "profile",
+                           "--trace", str(trace), "--network-stats", str(stats)], 4, [options.probe, str(size)])
     done = execute(command)
     if done.returncode != 0:
         raise CheckFailed(f"the emulated run failed\n{describe(command, done)}")
@@ -244,8 +247,28 @@ def case_nodes(options, work):
     missing = [line for line in expected if line not in meta.splitlines()]
     if missing:
         raise CheckFailed(f"{trace}/meta.txt lacks {missing}:\n{meta}\n{describe(command, done)}")
+    sent = expect_network_stats(stats, 2, got_size, command, done)
     print(f"nodes: namespaces {netns}, {wire} bytes on the wire for {got_size}, meta.txt says "
-          f"the network and node size")
+          f"the network and node size, --network-stats saw {sent} bytes leave node n0")
+
+
+def expect_network_stats(stats, nodes, size, command, done):
+    """--network-stats wrote one row of non-negative integers per node, and the probe's message
+    left node n0 through its link; returns the bytes that did."""
+    columns = ["node", "bytes_to_node", "dropped_to_node", "bytes_from_node", "dropped_from_node",
+               "tcp_retransmitted_segments", "tcp_timeouts", "tcp_loss_probes", "tcp_fast_retransmits"]
+    rows = []
+    if stats.is_file():
+        with open(stats, newline="") as table:
+            rows = list(csv.DictReader(table))
+    if (not rows or list(rows[0]) != columns or [row["node"] for row in rows] != [f"n{k}" for k in range(nodes)]
+            or not all(row[name].isdigit() for row in rows for name in columns[1:])):
+        raise CheckFailed(f"{stats} is not {nodes} rows of {columns}:\n"
+                          f"{stats.read_text() if stats.is_file() else '(missing)'}\n{describe(command, done)}")
+    sent = int(rows[0]["bytes_from_node"])
+    if sent < size:
+        raise CheckFailed(f"{stats} counts {sent} bytes from n0 for a {size}-byte message\n{describe(command, done)}")
+    return sent
 
 
 def shadow_path(work, without):
@@ -282,6 +305,11 @@ def case_bad_arguments(options, work):
          "--ranks-per-node needs --emulate-network"),
         ("node size set twice", ["--emulate-network", "1gbit", "--node-size", "2"], 2, program,
          "sets PAPSHIM_NODE_SIZE itself"),
+        ("network stats without emulation", ["--network-stats", str(Path(work) / "stats.csv")], 2, program,
+         "--network-stats needs --emulate-network"),
+        ("network stats in a missing directory",
+         ["--emulate-network", "1gbit", "--network-stats", str(Path(work) / "missing" / "stats.csv")], 2,
+         program, "cannot write --network-stats file"),
     ]
     commands = [(what, job.command(flags, np, prog), expect) for what, flags, np, prog, expect in cases]
     host_option = ["--host", "localhost"] if options.mpi == "openmpi" else ["-hosts", "localhost"]
