@@ -256,7 +256,8 @@ def expect_network_stats(stats, nodes, size, command, done):
     """--network-stats wrote one row of non-negative integers per node, and the probe's message
     left node n0 through its link; returns the bytes that did."""
     columns = ["node", "bytes_to_node", "dropped_to_node", "bytes_from_node", "dropped_from_node",
-               "tcp_retransmitted_segments", "tcp_timeouts", "tcp_loss_probes", "tcp_fast_retransmits"]
+               "tcp_retransmitted_segments", "tcp_timeouts", "tcp_spurious_timeouts", "tcp_loss_probes",
+               "tcp_fast_retransmits", "tcp_receiver_drops", "tcp_zero_windows"]
     rows = []
     if stats.is_file():
         with open(stats, newline="") as table:
