@@ -257,7 +257,7 @@ def expect_network_stats(stats, nodes, size, command, done):
     left node n0 through its link; returns the bytes that did."""
     columns = ["node", "bytes_to_node", "dropped_to_node", "bytes_from_node", "dropped_from_node",
                "tcp_retransmitted_segments", "tcp_timeouts", "tcp_spurious_timeouts", "tcp_loss_probes",
-               "tcp_fast_retransmits", "tcp_receiver_drops", "tcp_zero_windows"]
+               "tcp_fast_retransmits", "tcp_dsacks", "tcp_receiver_drops", "tcp_zero_windows"]
     rows = []
     if stats.is_file():
         with open(stats, newline="") as table:
