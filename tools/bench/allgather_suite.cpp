@@ -45,7 +45,7 @@ Json run_allgather_suite(const Options& options, const World& world) {
     Progress progress(world.rank == 0);
     for (std::size_t size_index = 0; size_index < options.bytes.size(); ++size_index) {
         const std::size_t bytes = options.bytes[size_index];
-        CollectiveCall call(options.collective, bytes, options.root, world, size_index);
+        CollectiveCall call(options.collective, bytes, options.root, options.blocks, world, size_index);
         call.check(algorithms);
         Timing timing{options.warmup, calls, {}, {}, {}};
         timing.delay = [&](int iteration) {
@@ -68,8 +68,7 @@ Json run_allgather_suite(const Options& options, const World& world) {
     fmt::print(
         "\npapshim-bench allgather suite: {}, p = {}, pattern {}, {} iterations "
         "(+{} warm-up) per size, seed {}\n",
-        collective_mpi_name(options.collective), world.ranks,
-        options.pattern.text, calls, options.warmup, options.seed);
+        collective_title(options), world.ranks, options.pattern.text, calls, options.warmup, options.seed);
     fmt::print(
         "e: average elapsed time mean_i(f_i - a_i); r: run time max f - min a; w: arrival "
         "spread max a - min a; means (and the median of e) over calls; ratios of means to {}{}\n\n",

@@ -8,6 +8,8 @@
 #include <cstring>
 #include <limits>
 
+#include "block_distributions.hpp"
+
 namespace papshim::bench {
 
 AlgorithmSet::AlgorithmSet(const std::vector<std::string>& names, Collective collective) {
@@ -44,7 +46,7 @@ void AlgorithmSet::free_all() {
 }
 
 CollectiveCall::CollectiveCall(Collective collective, std::size_t bytes, int root,
-                               const World& world, std::size_t salt)
+                               std::string_view blocks, const World& world, std::size_t salt)
     : collective_(collective), bytes_(bytes), root_(root), world_(world) {
     const auto ranks = static_cast<std::size_t>(world.ranks);
     if (collective == Collective::reduce || collective == Collective::allreduce) {
@@ -69,14 +71,16 @@ CollectiveCall::CollectiveCall(Collective collective, std::size_t bytes, int roo
             fmt::format("--bytes {} is too large for {} ranks (counts are int)", bytes, ranks));
     counts_.assign(ranks, static_cast<int>(bytes));
     if (collective == Collective::allgatherv && ranks > 1) {
-        // Träff's linearly decreasing blocks, the rounding remainder on rank 0.
+        // Träff's distribution around `bytes` per rank. Decreasing keeps Allgather's total,
+        // the rounding remainder on rank 0; the others are exactly what papshim-sim models.
+        const std::vector<double> sizes =
+            blocks::block_sizes(blocks, world.ranks, static_cast<double>(bytes));
         std::size_t assigned = 0;
         for (std::size_t rank = 0; rank < ranks; ++rank) {
-            const std::size_t block = 2 * bytes * (ranks - 1 - rank) / (ranks - 1);
-            counts_[rank] = static_cast<int>(block);
-            assigned += block;
+            counts_[rank] = static_cast<int>(sizes[rank]);
+            assigned += static_cast<std::size_t>(counts_[rank]);
         }
-        counts_[0] += static_cast<int>(bytes * ranks - assigned);
+        if (blocks == "decreasing") counts_[0] += static_cast<int>(bytes * ranks - assigned);
     }
     int offset = 0;
     for (const int count : counts_) {

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common.hpp"
@@ -49,13 +50,14 @@ private:
 };
 
 // Buffers and one call of a collective. `bytes` is per rank for Allgather(v) (Allgatherv:
-// linearly decreasing blocks, the last rank's empty, with Allgather's total) and the whole
+// the distribution `blocks` of block_distributions.hpp around it; the default, decreasing,
+// has the last rank's block empty and Allgather's total) and the whole
 // vector for Reduce and Allreduce (MPI_INT summed, so every algorithm's result must equal
 // native's byte for byte). `salt` varies the content between sizes.
 class CollectiveCall {
 public:
-    CollectiveCall(Collective collective, std::size_t bytes, int root, const World& world,
-                   std::size_t salt);
+    CollectiveCall(Collective collective, std::size_t bytes, int root, std::string_view blocks,
+                   const World& world, std::size_t salt);
 
     // One call site for every call of a collective: papshim keys its arrival history by the
     // return address, and the check, the warm-up and the measured calls must share it as an

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "block_distributions.hpp"
 #include "cli.hpp"
 #include "papshim/algorithms.hpp"
 
@@ -250,6 +251,13 @@ double arrival_delay(const ArrivalPattern& pattern, std::uint64_t seed, std::uin
 }
 
 
+std::string collective_title(const Options& options) {
+    const char* name = collective_mpi_name(options.collective);
+    if (options.collective == Collective::reduce) return fmt::format("{} (root {})", name, options.root);
+    if (options.collective == Collective::allgatherv) return fmt::format("{} ({} blocks)", name, options.blocks);
+    return name;
+}
+
 const char* collective_mpi_name(Collective collective) {
     static constexpr const char* names[] = {"MPI_Allgather", "MPI_Allgatherv", "MPI_Reduce",
                                             "MPI_Allreduce"};
@@ -337,14 +345,26 @@ void define_options(CLI::App& app, Options& options) {
         [](const std::string& text) { return choose(text, all_collectives, collective_name); },
         "collective (default: allgather); the allgather suite takes\n"
         "allgather or allgatherv, the sweep all four. allgatherv uses\n"
-        "uneven blocks (linearly decreasing, the last rank's is empty)\n"
-        "with allgather's total; reduce and allreduce sum MPI_INT\n"
+        "uneven blocks (--blocks); reduce and allreduce sum MPI_INT\n"
         "vectors (MPI_SUM)",
         "NAME");
     // Defined after --collective, so its callback runs later and wins.
     app.add_flag_callback(
         "--allgatherv", [&options] { options.collective = Collective::allgatherv; },
         "same as --collective allgatherv");
+    cli::add_parsed(
+        app, "--blocks", options.blocks,
+        [](const std::string& text) {
+            if (!blocks::is_distribution(text))
+                throw std::invalid_argument("expected equal, broadcast, spike, half-full, "
+                                            "decreasing or geometric");
+            return text;
+        },
+        "allgatherv's block sizes by rank around --bytes per rank, as\n"
+        "papshim-sim --blocks models them: decreasing (default: linear,\n"
+        "the last rank's empty, allgather's total), equal, broadcast,\n"
+        "spike, half-full, geometric",
+        "DIST");
     cli::add_parsed(
         app, "--root", options.root,
         [](const std::string& text) { return cli::parse_integer<int>(text, 0); },
@@ -442,6 +462,8 @@ ParseResult parse_options(int argc, char** argv) {
                                collective_name(options.collective));
         if (app.count("--root") && options.collective != Collective::reduce)
             return "--root is for --collective reduce";
+        if (app.count("--blocks") && options.collective != Collective::allgatherv)
+            return "--blocks is for --collective allgatherv";
         return {};
     };
     if (std::string error = misplaced(); !error.empty()) {

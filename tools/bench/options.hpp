@@ -40,6 +40,7 @@ struct Options {
     Suite suite = Suite::overhead;
     Collective collective = Collective::allgather;
     int root = 0;                         // reduce
+    std::string blocks = "decreasing";    // allgatherv: block_distributions.hpp
     std::vector<std::size_t> bytes;       // allgather and sweep suites
     std::vector<std::string> algorithms;  // allgather and sweep suites
     ArrivalPattern pattern;               // allgather suite
@@ -85,5 +86,7 @@ double arrival_delay(const ArrivalPattern& pattern, std::uint64_t seed, std::uin
 const char* suite_name(Suite suite);
 const char* collective_name(Collective collective);
 const char* collective_mpi_name(Collective collective);  // "MPI_Allgather"
+// The collective for a table's title: "MPI_Reduce (root 0)", "MPI_Allgatherv (decreasing blocks)".
+std::string collective_title(const Options& options);
 
 }  // namespace papshim::bench

@@ -147,11 +147,9 @@ void print_table(const Options& options, const World& world, const std::vector<S
                  const AlgorithmSet& algorithms) {
     const bool by_rank = per_rank(options.collective);
     fmt::print(
-        "\npapshim-bench sweep suite: {}{}, p = {}, {} iterations (+{} warm-up) per point, "
+        "\npapshim-bench sweep suite: {}, p = {}, {} iterations (+{} warm-up) per point, "
         "seed {}\n",
-        collective_mpi_name(options.collective),
-        options.collective == Collective::reduce ? fmt::format(" (root {})", options.root) : "",
-        world.ranks, options.iterations, options.warmup, options.seed);
+        collective_title(options), world.ranks, options.iterations, options.warmup, options.seed);
     const std::string base = algorithms.baseline_name().substr(0, 6);
     fmt::print(
         "tau: time to deliver one {} between ranks 0 and {} (the longer of ping-pong and "
@@ -222,7 +220,8 @@ Json run_sweep_suite(const Options& options, const World& world) {
     for (std::size_t size_index = 0; size_index < options.bytes.size(); ++size_index) {
         Size size;
         size.bytes = options.bytes[size_index];
-        CollectiveCall call(options.collective, size.bytes, options.root, world, size_index);
+        CollectiveCall call(options.collective, size.bytes, options.root, options.blocks, world,
+                            size_index);
         call.check(algorithms);
         size.counts = call.counts();
         size.measured = measure_tau(size.bytes, world);

@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "block_distributions.hpp"
 #include "cli.hpp"
 #include "papshim/algorithms.hpp"
 #include "papshim/simulator.hpp"
@@ -79,30 +80,8 @@ namespace {
 using papshim::sim_tool::parse_non_negative;
 using papshim::sim_tool::split_commas;
 
-// Block sizes of [T]'s Allgatherv distributions, floored (spec §4.3 and §6 item 9).
-std::vector<double> block_sizes(std::string_view distribution, int p, double c) {
-    std::vector<double> sizes(static_cast<std::size_t>(p), c);
-    for (int i = 0; i < p; ++i) {
-        double& m = sizes[static_cast<std::size_t>(i)];
-        if (distribution == "broadcast") {
-            m = i == 0 ? c : 0;
-        } else if (distribution == "spike") {
-            m = i == 0 ? p * c : (p > 1 ? std::floor(p * c / (p - 1)) : 0);
-        } else if (distribution == "half-full") {
-            m = i % 2 == 0 ? 2 * c : 0;
-        } else if (distribution == "decreasing") {
-            m = p > 1 ? std::floor(2 * c * (p - 1 - i) / (p - 1)) : c;
-        } else if (distribution == "geometric") {
-            m = p > 1 ? std::floor(p * c / ((i + 1.5) * std::log(p))) : c;
-        }
-    }
-    return sizes;
-}
-
 constexpr int kMaxRanks = 65536;
 
-constexpr std::string_view kDistributions[] = {"equal",      "broadcast",  "spike",
-                                               "half-full", "decreasing", "geometric"};
 
 // The command line, bound to `options`; inter-node costs default to the intra-node ones.
 void define_options(CLI::App& app, Options& options, std::optional<double>& inter_alpha,
@@ -126,7 +105,7 @@ void define_options(CLI::App& app, Options& options, std::optional<double>& inte
     add_parsed(
         app, "--blocks", options.blocks,
         [](const std::string& text) {
-            if (std::ranges::find(kDistributions, text) == std::end(kDistributions))
+            if (!papshim::blocks::is_distribution(text))
                 throw std::invalid_argument(fmt::format("unknown distribution '{}'", text));
             return text;
         },
@@ -350,7 +329,7 @@ int run(const Options& options) {
         model.background_receives = planned;
         std::optional<papshim::sim::ScheduleSet> set;
         for (double bytes : options.bytes) {
-            const auto sizes = block_sizes(options.blocks, options.ranks, bytes);
+            const auto sizes = papshim::blocks::block_sizes(options.blocks, options.ranks, bytes);
             if (planned || !set) {
                 set = planned ? planned_set(*algorithm, arrival, bdr_tau(m, sizes))
                               : papshim::sim::ScheduleSet::build(algorithm->build, options.ranks);
