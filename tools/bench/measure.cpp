@@ -170,6 +170,7 @@ Json cell_json(const std::string& name, const Cell& cell, const Cell& baseline) 
             {"elapsed_s", cell.elapsed},
             {"run_time_s", cell.run_time},
             {"imbalance_s", cell.imbalance},
+            {"late_start_s", cell.late_start},
             {"plans", {{"planned", cell.planned}, {"unplanned", cell.unplanned},
                        {"assessed", cell.assessed}, {"good", cell.good}}}};
 }
@@ -177,11 +178,14 @@ Json cell_json(const std::string& name, const Cell& cell, const Cell& baseline) 
 namespace {
 
 // Lines the ranks up and waits `delay` seconds: two barriers, as in IMB and [AG] (the second
-// starts everyone closer together), then this rank's delay of the pattern.
-void align_and_wait(double delay) {
+// starts everyone closer together), then this rank's delay of the pattern. Returns how much
+// later than asked the wait ended (a late wake-up on a loaded machine).
+double align_and_wait(double delay) {
     PMPI_Barrier(MPI_COMM_WORLD);
     PMPI_Barrier(MPI_COMM_WORLD);
+    const double intended = papshim_wtime() + std::max(delay, 0.0);
     wait_for(delay);
+    return std::max(0.0, papshim_wtime() - intended);
 }
 
 // The algorithm's plan counters so far (zero for native, which papshim never sees).
@@ -190,9 +194,9 @@ void plan_stats(const Algorithm& algorithm, papshim_plan_stats& stats) {
     if (!algorithm.native) papshim_get_plan_stats(algorithm.comm, &stats);
 }
 
-// arrivals and exits: [rank * calls + call], on the global clock.
-Cell summarise(const std::vector<double>& arrivals, const std::vector<double>& exits, int ranks,
-               int calls) {
+// arrivals, exits and late starts: [rank * calls + call], on the global clock.
+Cell summarise(const std::vector<double>& arrivals, const std::vector<double>& exits,
+               const std::vector<double>& lates, int ranks, int calls) {
     Cell cell;
     cell.rank_mean_elapsed.assign(static_cast<std::size_t>(ranks), 0.0);
     const auto at = [calls](int rank, int call) {
@@ -205,7 +209,9 @@ Cell summarise(const std::vector<double>& arrivals, const std::vector<double>& e
         double first_arrival = std::numeric_limits<double>::infinity();
         double last_arrival = -first_arrival;
         double last_exit = -first_arrival;
+        double late = 0;
         for (int rank = 0; rank < ranks; ++rank) {
+            late = std::max(late, lates[at(rank, call)]);
             const double own = exits[at(rank, call)] - arrivals[at(rank, call)];
             elapsed += own;
             cell.rank_mean_elapsed[static_cast<std::size_t>(rank)] += own / calls;
@@ -218,6 +224,7 @@ Cell summarise(const std::vector<double>& arrivals, const std::vector<double>& e
         cell.run_time.push_back(last_exit - first_arrival);
         cell.imbalance.push_back(last_arrival - first_arrival);
         cell.unavoidable_wait.push_back(last_arrival - arrival_sum / ranks);
+        cell.late_start.push_back(late);
     }
     return cell;
 }
@@ -245,12 +252,13 @@ std::vector<Cell> measure(CollectiveCall& call, const AlgorithmSet& algorithms,
     std::vector<std::vector<double>> arrivals(count,
                                               std::vector<double>(static_cast<std::size_t>(calls)));
     std::vector<std::vector<double>> exits = arrivals;
+    std::vector<std::vector<double>> lates = arrivals;
     for (int iteration = 0; iteration < calls; ++iteration) {
         const double delay = timing.delay ? timing.delay(iteration) : 0.0;
         const auto at = static_cast<std::size_t>(iteration);
         for (std::size_t slot = 0; slot < count; ++slot) {
             const std::size_t index = (slot + at) % count;
-            align_and_wait(delay);
+            lates[index][at] = align_and_wait(delay);
             arrivals[index][at] = papshim_wtime();
             call.run(algorithms[index].comm, algorithms[index].native);
             exits[index][at] = papshim_wtime();
@@ -263,14 +271,16 @@ std::vector<Cell> measure(CollectiveCall& call, const AlgorithmSet& algorithms,
     const std::size_t gathered =
         world.rank == 0 ? static_cast<std::size_t>(calls) * static_cast<std::size_t>(world.ranks)
                         : 0;
-    std::vector<double> all_arrivals(gathered), all_exits(gathered);
+    std::vector<double> all_arrivals(gathered), all_exits(gathered), all_lates(gathered);
     for (std::size_t index = 0; index < count; ++index) {
         PMPI_Gather(arrivals[index].data(), calls, MPI_DOUBLE, all_arrivals.data(), calls,
                     MPI_DOUBLE, 0, MPI_COMM_WORLD);
         PMPI_Gather(exits[index].data(), calls, MPI_DOUBLE, all_exits.data(), calls, MPI_DOUBLE,
                     0, MPI_COMM_WORLD);
+        PMPI_Gather(lates[index].data(), calls, MPI_DOUBLE, all_lates.data(), calls, MPI_DOUBLE,
+                    0, MPI_COMM_WORLD);
         if (world.rank == 0) {
-            cells.push_back(summarise(all_arrivals, all_exits, world.ranks, calls));
+            cells.push_back(summarise(all_arrivals, all_exits, all_lates, world.ranks, calls));
             papshim_plan_stats after{};
             plan_stats(algorithms[index], after);
             Cell& cell = cells.back();

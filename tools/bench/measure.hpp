@@ -88,6 +88,10 @@ struct Cell {
     std::vector<double> imbalance;          // w = max a - min a, what the pattern produced
     std::vector<double> unavoidable_wait;   // LB = mean_i (max a - a_i): e of a perfect algorithm
     std::vector<double> rank_mean_elapsed;  // per rank: mean over calls of f_i - a_i (OSU)
+    // Per call: the most any rank entered later than the pattern asked (after the barriers
+    // and its delay). A rank that oversleeps on a loaded machine moves the arrivals away from
+    // the pattern, which a plan made from the pattern cannot absorb.
+    std::vector<double> late_start;
     // What papshim's arrival prediction did over the measured calls (papshim_get_plan_stats,
     // differences across them): calls that ran a plan made for them, calls without one, and
     // of the plans checked, those within the guard's bound.

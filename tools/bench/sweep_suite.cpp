@@ -193,6 +193,19 @@ void print_table(const Options& options, const World& world, const std::vector<S
                                          cell.planned, cell.planned + cell.unplanned);
             }
             if (!plans.empty()) fmt::print("{:<12} {:>8} calls that ran a plan: {}\n", "", "", plans);
+            // Calls whose arrivals left the pattern because a rank woke late: the pattern is
+            // what a plan was made from, so these say more about the machine than the algorithm.
+            std::string late;
+            for (std::size_t index = 0; index < point.cells.size(); ++index) {
+                const std::vector<double>& starts = point.cells[index].late_start;
+                const auto count = std::ranges::count_if(starts, [&](double s) { return s > size.tau; });
+                if (count > 0)
+                    late += fmt::format("{}{} {} (up to {})", late.empty() ? "" : ", ", algorithms[index].name,
+                                        count, format_seconds(std::ranges::max(starts)));
+            }
+            if (!late.empty())
+                fmt::print("{:<12} {:>8} calls with a rank more than tau late to start (woke late): {}\n", "",
+                           "", late);
             previous = point.kind;
         }
     }
