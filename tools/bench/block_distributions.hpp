@@ -5,6 +5,8 @@
 
 #include <cmath>
 #include <cstddef>
+#include <stdexcept>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -13,10 +15,15 @@ namespace papshim::blocks {
 inline constexpr std::string_view kDistributions[] = {"equal",      "broadcast",  "spike",
                                                       "half-full", "decreasing", "geometric"};
 
-inline bool is_distribution(std::string_view name) {
-    for (std::string_view known : kDistributions)
-        if (name == known) return true;
-    return false;
+// The command-line value of --blocks in both tools: `name` if it is one of kDistributions,
+// else std::invalid_argument naming them all.
+inline std::string parse_distribution(const std::string& name) {
+    std::string known;
+    for (std::string_view candidate : kDistributions) {
+        if (name == candidate) return name;
+        known += (known.empty() ? "" : ", ") + std::string(candidate);
+    }
+    throw std::invalid_argument("unknown distribution '" + name + "': expected one of " + known);
 }
 
 // Rank i's block for p ranks and a mean of about c per rank, floored; `name` must be one of

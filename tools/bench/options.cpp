@@ -353,13 +353,7 @@ void define_options(CLI::App& app, Options& options) {
         "--allgatherv", [&options] { options.collective = Collective::allgatherv; },
         "same as --collective allgatherv");
     cli::add_parsed(
-        app, "--blocks", options.blocks,
-        [](const std::string& text) {
-            if (!blocks::is_distribution(text))
-                throw std::invalid_argument("expected equal, broadcast, spike, half-full, "
-                                            "decreasing or geometric");
-            return text;
-        },
+        app, "--blocks", options.blocks, blocks::parse_distribution,
         "allgatherv's block sizes by rank around --bytes per rank, as\n"
         "papshim-sim --blocks models them: decreasing (default: linear,\n"
         "the last rank's empty, allgather's total), equal, broadcast,\n"

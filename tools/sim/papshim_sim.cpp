@@ -103,12 +103,7 @@ void define_options(CLI::App& app, Options& options, std::optional<double>& inte
         "bytes each rank contributes (one block), one table per value\n(default 1024)",
         "B[,B...]");
     add_parsed(
-        app, "--blocks", options.blocks,
-        [](const std::string& text) {
-            if (!papshim::blocks::is_distribution(text))
-                throw std::invalid_argument(fmt::format("unknown distribution '{}'", text));
-            return text;
-        },
+        app, "--blocks", options.blocks, papshim::blocks::parse_distribution,
         "how block sizes vary with rank, for Allgatherv ([T] §6.1.3, c = B):\n"
         "equal (default), broadcast, spike, half-full, decreasing, geometric",
         "DIST");
