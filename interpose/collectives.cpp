@@ -1,5 +1,6 @@
 // The four handlers: measure arrival, ask the dispatcher, run, record (DESIGN §2).
 #include <algorithm>
+#include <cassert>
 #include <optional>
 #include <span>
 #include <type_traits>
@@ -54,6 +55,14 @@ PAPSHIM_STARTUP_TLS thread_local LastType last_type;
     if (PMPI_Type_size(type, &size) != MPI_SUCCESS) return 0;
     if (size >= 0 && predefined(type)) last_type = {type, size};
     return size;
+}
+
+// The algorithm's index in papshim's table: the same in every process, so it can name the
+// algorithm in a planned call's tags.
+std::size_t allgather_slot(const AllgatherAlgorithm& algorithm) {
+    const std::size_t slot = std::size_t(&algorithm - allgather_algorithms().data());
+    assert(slot < schedule::kPlannedAlgorithmSlots);
+    return slot;
 }
 
 std::uint64_t type_size(MPI_Datatype type) {
@@ -295,8 +304,8 @@ void prepare_background(CommContext& ctx, plan::Planner& planner, const plan::Pl
     input.arrival_ns = plan.arrival_ns;
     input.step_ns = planning.tau_ns;
     background.schedule = algorithm->build(input);
-    if (post_prefetch(background.schedule, blocks, schedule::planned_tag_base(plan.seq), planner.data_comm(),
-                      background.prefetch) != MPI_SUCCESS ||
+    if (post_prefetch(background.schedule, blocks, schedule::planned_tag_base(plan.seq, allgather_slot(*algorithm)),
+                      planner.data_comm(), background.prefetch) != MPI_SUCCESS ||
         background.prefetch.requests.empty()) {
         for (MPI_Request& r : background.prefetch.requests) {
             PMPI_Cancel(&r);
@@ -324,7 +333,7 @@ int run_planned_allgather(CommContext& ctx, const AllgatherAlgorithm& algorithm,
         return execute_allgather(planned_schedule(ctx, algorithm.build, planning), buffers, run);
     }
     run.comm = planner->data_comm();
-    run.tag_base = schedule::planned_tag_base(planning.seq);
+    run.tag_base = schedule::planned_tag_base(planning.seq, allgather_slot(algorithm));
     plan::Planner::Background& background = planner->background(planning.seq);
     if (background.active && background.seq == planning.seq && background.build == algorithm.build) {
         ++ctx.planned_calls;

@@ -23,12 +23,19 @@ struct WireMessage {
 // pairing rule (a receive from q in step s matches q's send in its step s) plus MPI's
 // non-overtaking order already make the matching unambiguous.
 inline constexpr int kStepTagBase = 0x2000;
-inline constexpr int kStepTagSpan = 0x1000;
+inline constexpr int kStepTagSpan = 0x600;
 inline constexpr int kSelfCopyTag = kStepTagBase - 1;
 inline int step_tag(std::size_t step, int base = kStepTagBase) { return base + static_cast<int>(step % kStepTagSpan); }
-// Planned calls run on their own communicator with the call's sequence parity in the tag:
-// the receives a rank posts in the background for call k+1 must not meet call k's messages.
-inline int planned_tag_base(std::uint64_t seq) { return kStepTagBase + static_cast<int>(seq & 1) * kStepTagSpan; }
+// Planned calls run on their own communicator, in one tag span per (algorithm, sequence
+// parity). The receives a rank posts in the background for call k+1 must not meet call k's
+// messages; and receives armed for one algorithm must not meet another's when the call runs a
+// different one (papshim_set_algorithm between calls): cancelling them fails once a faster
+// rank's message has matched, and that message is then lost to the call.
+inline constexpr int kPlannedAlgorithmSlots = 8;  // Allgather algorithms, by their index in the table
+static_assert(kStepTagBase + 2 * kPlannedAlgorithmSlots * kStepTagSpan - 1 <= 32767);
+inline int planned_tag_base(std::uint64_t seq, std::size_t algorithm_slot) {
+    return kStepTagBase + (2 * static_cast<int>(algorithm_slot) + static_cast<int>(seq & 1)) * kStepTagSpan;
+}
 
 // Posts `messages` (receives first) with `tag` on `comm` and waits for all of them. On a
 // failed post the receives already posted are cancelled and every request is freed.

@@ -5,6 +5,7 @@
 #include <array>
 
 #include "builders.hpp"
+#include "../../schedule/message_exchange.hpp"
 
 namespace papshim {
 
@@ -20,6 +21,8 @@ constexpr std::array<AllgatherAlgorithm, 8> kAllgatherAlgorithms{{
     {"bdr", allgather::build_bdr, allgather::ring_cost, true},  // balanced: the ring; after it, so `auto` keeps ring
     {"bslb", allgather::build_bslb, allgather::bslb_cost, true},  // balanced: never cheaper than gather_bcast
 }};
+// A planned call's tags name its algorithm by this index (message_exchange.hpp).
+static_assert(kAllgatherAlgorithms.size() <= schedule::kPlannedAlgorithmSlots);
 
 }  // namespace
 
