@@ -40,7 +40,12 @@ Plan plan_from(std::span<const Contribution> vector, std::uint64_t seq);
 
 // How well the plan for a call matched what happened (arrivals exchanged one call later).
 struct Quality {
-    double relative_error = 0;   // max_i |predicted_i - actual_i| / max(actual omega, tau), offsets removed
+    // max_i |predicted_i - actual_i| / max(actual omega, tau), offsets removed. Spec §1.5
+    // divides by the predicted omega; the actual one is deliberate: a predicted spread that
+    // does not come (phantom pre-steps) is the misprediction that costs, and the predicted
+    // spread as the bound would excuse it. Neither bound sees a reversed order at the same
+    // spread (error exactly 1); last_right counts that.
+    double relative_error = 0;
     bool last_right = false;     // the predicted last arriver was (one of) the actual last
     std::int64_t actual_omega_ns = 0;
 };

@@ -1,11 +1,12 @@
 // Plans made from predicted arrivals, through the shim as an application calls it: every
-// PAP-aware algorithm (and `auto`) under stable, shifting and reversed (mispredicted) arrival
-// patterns, a call site that changes its size, two sites alternating, Allgather and
-// Allgatherv interleaved on one communicator, a communicator freed while an exchange is in
-// flight, and MPI_Init_thread(SINGLE) (papshim raises the level underneath, the application
-// still sees SINGLE). Every result byte for byte against the native PMPI call on the same
-// inputs; plans must be used where the guard found every prediction good (papshim_get_plan_stats), never
-// timing.
+// PAP-aware algorithm (and `auto`) under stable, shifting (the late rank moves every 6
+// calls) and reversed (mispredicted) arrival patterns, a call site that changes its size,
+// two sites alternating, Allgather and Allgatherv interleaved on one communicator, a
+// communicator freed while an exchange is in flight (and, for BDR and BSLB, with the next
+// call's plan armed), and MPI_Init_thread(SINGLE) (papshim raises the level underneath, the
+// application still sees SINGLE). Every result byte for byte against the native PMPI call on
+// the same inputs; plans must be used where the guard found every prediction good
+// (papshim_get_plan_stats), never timing.
 //
 // Linked to libpapshim.so ahead of MPI (as papshim-bench is).
 
@@ -14,10 +15,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <random>
 #include <string>
 #include <thread>
@@ -44,6 +47,7 @@ double delay_for(char pattern, int call, int rank, int size) {
         case 's': return unit * rank / std::max(size - 1, 1);             // persistent staircase
         case 'x': return call % 2 == 0 ? (rank == size - 1 ? unit : 0)    // the late rank flips
                                        : (rank == 0 ? unit : 0);          // every call: always mispredicted
+        case 'h': return rank == (call / 6) % size ? unit : 0;            // the late rank moves every 6 calls
         case 'u': return unit * double(std::mt19937(unsigned(call * 131 + rank))() % 1000) / 1000;  // fresh random
         default: return 0;
     }
@@ -185,6 +189,9 @@ void gather_pattern(const char* algorithm, char pattern, int calls, bool must_pl
                          s.exchanges, s.unplanned, s.assessed));
     if (must_plan && c.size > 1 && s.assessed == 0)
         fail(fmt::format("{}: no plan was assessed ({} exchanges)", label, s.exchanges));
+    // Freed with the exchange for the next call in flight and, where the helper thread runs,
+    // that call's plan armed with background receives: the next pattern's communicator must
+    // not see any of it.
     MPI_Comm_free(&c.comm);
 }
 
@@ -261,11 +268,96 @@ void free_while_armed() {
     MPI_Comm_free(&comm);
 }
 
+void run_matrix() {
+    for (const char* algorithm : {"bdr", "bslb"}) {
+        for (char pattern : {'l', 's'}) gather_pattern(algorithm, pattern, 24, true);
+        for (char pattern : {'l', 's'}) gather_pattern(algorithm, pattern, 24, true, true);
+        for (char pattern : {'x', 'u'}) gather_pattern(algorithm, pattern, 16, false);
+        gather_pattern(algorithm, 'h', 24, false);
+        mixed_sites(algorithm);
+    }
+    for (char pattern : {'l', 'x', 'u', '-'}) gather_pattern("auto", pattern, 20, false);
+    mixed_sites("auto");
+    for (const char* algorithm : {"clairvoyant", "clairvoyant_rs", "predicted_chain", "predicted_scatter", "auto"})
+        for (char pattern : {'l', 's', 'x'}) reductions(algorithm, pattern);
+    for (const char* algorithm : {"clairvoyant", "predicted_scatter"}) reductions(algorithm, 'h');
+    free_while_armed();
+}
+
+// Random phases for `seconds`, the same sequence on every rank (one seed): each phase is
+// an algorithm (the PAP-aware ones twice as often), a communicator (world's order or
+// reversed), Allgather or Allgatherv (random counts, empty blocks included), a size, in place
+// or not, and one arrival pattern held for 4..19 calls, so that predictions settle, plans
+// run, and the next phase mispredicts them. Every result against native.
+void soak(double seconds) {
+    int world_size = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+    std::vector<Comm> comms(2, Comm{MPI_COMM_NULL, 0, 0});
+    MPI_Comm_dup(MPI_COMM_WORLD, &comms[0].comm);
+    MPI_Comm_split(MPI_COMM_WORLD, 0, world_size - 1 - world_rank, &comms[1].comm);
+    for (Comm& c : comms) {
+        MPI_Comm_rank(c.comm, &c.rank);
+        MPI_Comm_size(c.comm, &c.size);
+    }
+    const char* algorithms[] = {"bdr", "bslb", "auto", "bdr", "bslb", "native", "ring", "sparbit", "bruck",
+                                "recursive_doubling", "neighbor_exchange", "gather_bcast"};
+    const int sizes[] = {1, 7, 1000, 4096, 30000};
+    std::mt19937 rng(2026);
+    const double end = MPI_Wtime() + seconds;
+    long calls = 0, phases = 0;
+    for (int done = 0; !done; ++phases) {
+        const Comm& c = comms[rng() % 2];
+        const char* algorithm = algorithms[rng() % std::size(algorithms)];
+        const bool gatherv = rng() % 2 == 0;
+        const bool in_place = rng() % 3 == 0;
+        const int n = sizes[rng() % std::size(sizes)];
+        const char pattern = "lshxu-"[rng() % 6];
+        const int length = 4 + int(rng() % 16);
+        std::vector<int> counts(std::size_t(c.size));
+        for (int& count : counts) count = rng() % 4 == 0 ? 0 : 1 + int(rng() % unsigned(n));
+        papshim_set_algorithm(c.comm, gatherv ? "allgatherv" : "allgather", algorithm);
+        const std::string label = fmt::format("soak phase {} ({} {} {} ints{} pattern {} p={})", phases, algorithm,
+                                              gatherv ? "allgatherv" : "allgather", n, in_place ? " in place" : "",
+                                              pattern, c.size);
+        if (std::getenv("TEST_PLAN_VERBOSE") && world_rank == 0) fmt::print("{}\n", label);
+        for (int call = 0; call < length; ++call, ++calls) {
+            compute(delay_for(pattern, call, c.rank, c.size));
+            std::vector<int> displs(std::size_t(c.size));
+            int total = 0;
+            for (int r = 0; r < c.size; ++r) {
+                displs[std::size_t(r)] = total;
+                total += gatherv ? counts[std::size_t(r)] : n;
+            }
+            const int mine = gatherv ? counts[std::size_t(c.rank)] : n;
+            const auto in = contribution(mine, c.rank, int(calls));
+            std::vector<int> expected(std::size_t(total) + 1), actual(expected.size(), -1);
+            if (in_place) std::copy_n(in.begin(), mine, actual.begin() + displs[std::size_t(c.rank)]);
+            const void* send = in_place ? MPI_IN_PLACE : static_cast<const void*>(in.data());
+            const int error = gatherv ? MPI_Allgatherv(send, mine, MPI_INT, actual.data(), counts.data(), displs.data(),
+                                                       MPI_INT, c.comm)
+                                      : MPI_Allgather(send, n, MPI_INT, actual.data(), n, MPI_INT, c.comm);
+            if (gatherv)
+                PMPI_Allgatherv(in.data(), mine, MPI_INT, expected.data(), counts.data(), displs.data(), MPI_INT, c.comm);
+            else
+                PMPI_Allgather(in.data(), n, MPI_INT, expected.data(), n, MPI_INT, c.comm);
+            if (error != MPI_SUCCESS || !std::equal(expected.begin(), expected.end() - 1, actual.begin()))
+                fail(fmt::format("{}: call {} differs from native", label, call));
+        }
+        // Stop together: rank 0's clock decides.
+        done = MPI_Wtime() > end ? 1 : 0;
+        MPI_Bcast(&done, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    }
+    if (world_rank == 0) fmt::print("soak: {} calls in {} phases in {:.0f} s\n", calls, phases, seconds);
+    for (Comm& c : comms) MPI_Comm_free(&c.comm);
+}
+
 }  // namespace
 
-// test_plan [--init-thread-single]
+// test_plan [--init-thread-single]          the plan matrix
+// test_plan --soak SECONDS                  random phases of Allgather(v) for SECONDS
 int main(int argc, char** argv) {
     const bool single = argc > 1 && std::string(argv[1]) == "--init-thread-single";
+    const bool soaking = argc > 2 && std::string(argv[1]) == "--soak";
     if (single) {
         int provided = -1;
         MPI_Init_thread(&argc, &argv, MPI_THREAD_SINGLE, &provided);
@@ -274,21 +366,21 @@ int main(int argc, char** argv) {
         MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
         if (provided != MPI_THREAD_SINGLE || queried != MPI_THREAD_SINGLE)
             fail(fmt::format("asked for MPI_THREAD_SINGLE, told provided={} query={}", provided, queried));
+        // A plan-using default (PAPSHIM_ALLGATHER=bdr) makes papshim raise the real level for
+        // its helper thread; the library underneath must then be at MPI_THREAD_MULTIPLE.
+        const char* allgather = std::getenv("PAPSHIM_ALLGATHER");
+        int underneath = -1;
+        PMPI_Query_thread(&underneath);
+        if (allgather && std::string(allgather) == "bdr" && underneath != MPI_THREAD_MULTIPLE)
+            fail(fmt::format("PAPSHIM_ALLGATHER=bdr did not raise the MPI library's level (it is {})", underneath));
     } else {
         MPI_Init(&argc, &argv);
         MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
     }
-    for (const char* algorithm : {"bdr", "bslb"}) {
-        for (char pattern : {'l', 's'}) gather_pattern(algorithm, pattern, 24, true);
-        for (char pattern : {'l', 's'}) gather_pattern(algorithm, pattern, 24, true, true);
-        for (char pattern : {'x', 'u'}) gather_pattern(algorithm, pattern, 16, false);
-        mixed_sites(algorithm);
-    }
-    for (char pattern : {'l', 'x', 'u', '-'}) gather_pattern("auto", pattern, 20, false);
-    mixed_sites("auto");
-    for (const char* algorithm : {"clairvoyant", "clairvoyant_rs", "predicted_chain", "predicted_scatter", "auto"})
-        for (char pattern : {'l', 's', 'x'}) reductions(algorithm, pattern);
-    free_while_armed();
+    if (soaking)
+        soak(std::atof(argv[2]));
+    else
+        run_matrix();
 
     long all = 0;
     MPI_Allreduce(&failures, &all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
