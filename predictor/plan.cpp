@@ -41,7 +41,8 @@ Quality assess(const Plan& plan, std::span<const Contribution> vector, std::int6
         worst = std::max<std::int64_t>(worst, std::llabs(plan.arrival_ns[i] - actual));
         if (int(i) == plan.last && vector[i].arrival_ns == latest) q.last_right = true;
     }
-    q.relative_error = double(worst) / double(std::max<std::int64_t>({q.actual_omega_ns, tau_ns, 1}));
+    q.relative_error =
+        double(worst) / double(std::max<std::int64_t>({q.actual_omega_ns, plan.omega_ns, tau_ns, 1}));
     return q;
 }
 

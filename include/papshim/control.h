@@ -36,7 +36,8 @@ typedef struct papshim_plan_stats {
     long good;           /* ... of which the prediction error was within the guard's bound */
     long last_right;     /* ... of which the predicted last arriver was the real one */
     int trusted;         /* the guard allows PAP-aware plans now: the last 4 plans' predictions
-                          * were within max(actual spread, tau) of the real arrivals */
+                          * were within half of max(predicted spread, actual spread, tau)
+                          * of the real arrivals */
     int armed;           /* the per-call exchange is armed */
 } papshim_plan_stats;
 int papshim_get_plan_stats(MPI_Comm comm, papshim_plan_stats* stats);
