@@ -176,10 +176,11 @@ int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, 
             // The guard (spec §1.5, §2.8): a plan from predictions that were recently wrong
             // costs more than the balanced form, so it is used only while they were right.
             // Its state comes from exchanged data, so every rank decides alike.
-            if (p->signature == signature.hash() && planner->guard().trusted() &&
-                planner->same_layout(signature.blocks, shape->blocks))
-                planning.plan = p;
-            plan_use = planning.plan ? trace::PlanUse::hit : trace::PlanUse::miss;
+            plan_use = trace::PlanUse::miss;
+            if (p->signature == signature.hash() && planner->same_layout(signature.blocks, shape->blocks)) {
+                if (planner->guard().trusted()) planning.plan = p;
+                plan_use = planning.plan ? trace::PlanUse::hit : trace::PlanUse::guarded;
+            }
         }
     }
     if (!planning.guard) planner = nullptr;  // this call is not followed: no leave() either

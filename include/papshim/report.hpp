@@ -90,7 +90,7 @@ struct CallRow {
     double exit_s = 0;
     std::string algorithm;                     // what ran; empty when the column is absent
     std::optional<double> predicted_arrival_s; // this rank's predicted arrival, if there was one
-    std::string plan;                          // "hit", "miss" or empty
+    std::string plan;                          // "hit", "miss", "guarded" or empty
 };
 
 // calls.csv rows, columns found by header name. Errors name the file and line.
@@ -134,6 +134,7 @@ struct SampledCall {
 struct PlanCounts {
     std::uint64_t hit = 0;
     std::uint64_t miss = 0;
+    std::uint64_t guarded = 0;
     std::uint64_t none = 0;
 };
 

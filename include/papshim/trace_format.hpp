@@ -18,8 +18,9 @@ namespace papshim::trace {
 // communicator). Where it did not, the merge predicts offline from the rank's own records.
 enum class Online : std::uint8_t { absent = 0, no_prediction = 1, predicted = 2 };
 // What became of the plan for a call: none made, made and used (the call's signature was the
-// planned one: a hit), or made for a different call (a miss; the call fell back).
-enum class PlanUse : std::uint8_t { none = 0, hit = 1, miss = 2 };
+// planned one: a hit), made for a different call (a miss; the call fell back), or made for
+// this call while the guard distrusted the recent predictions (guarded; it fell back too).
+enum class PlanUse : std::uint8_t { none = 0, hit = 1, miss = 2, guarded = 3 };
 
 // One intercepted call. Written raw to the per-rank spill file, so plain data only.
 struct Record {

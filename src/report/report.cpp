@@ -319,7 +319,10 @@ private:
                 ++site.last_right;
         }
         PlanCounts& plans = site.plans[call.algorithm];
-        ++(call.plan == "hit" ? plans.hit : call.plan == "miss" ? plans.miss : plans.none);
+        ++(call.plan == "hit"       ? plans.hit
+           : call.plan == "miss"    ? plans.miss
+           : call.plan == "guarded" ? plans.guarded
+                                    : plans.none);
     }
 
     // Keeps every stride-th call's delays; doubling the stride keeps the count bounded.

@@ -185,9 +185,9 @@ bool CallsReader::next(CallRow& row) {
         row.predicted_arrival_s = value;
     }
     row.plan = std::string(trim(text(15)));
-    if (!row.plan.empty() && row.plan != "hit" && row.plan != "miss") {
+    if (!row.plan.empty() && row.plan != "hit" && row.plan != "miss" && row.plan != "guarded") {
         fail_at(csv_.name(), csv_.line(),
-                fmt::format("column 'plan': '{}' is not hit, miss or empty", row.plan));
+                fmt::format("column 'plan': '{}' is not hit, miss, guarded or empty", row.plan));
     }
     if (!std::isfinite(row.arrival_s) || !std::isfinite(row.exit_s)) {
         fail_at(csv_.name(), csv_.line(), "arrival_s and exit_s must be finite");

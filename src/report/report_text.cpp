@@ -253,7 +253,7 @@ void append_prediction(std::string& out, const Analysis& a, std::size_t top) {
     bool any_prediction = false, any_plan = false;
     for (const SiteStats& site : a.sites) {
         any_prediction = any_prediction || site.predicted_rows > 0;
-        for (const auto& [algorithm, plans] : site.plans) any_plan = any_plan || plans.hit + plans.miss > 0;
+        for (const auto& [algorithm, plans] : site.plans) any_plan = any_plan || plans.hit + plans.miss + plans.guarded > 0;
     }
     if (!any_prediction && !any_plan) {
         out += "\narrival prediction: none in this trace (no predicted_arrival_s column, or no call site "
@@ -297,13 +297,14 @@ void append_prediction(std::string& out, const Analysis& a, std::size_t top) {
            "  predicted last rank arrived last. Profile mode predicts offline, from each rank's own\n"
            "  records, what the online predictor would have (no message, no cost per call).\n";
     if (!any_plan) return;
-    out += "plans by the algorithm that ran (hit: the call was the planned one; miss: it fell back)\n";
+    out += "plans by the algorithm that ran (hit: the call was the planned one; miss: it was another call; "
+           "guarded: the guard distrusted the recent predictions; both fell back)\n";
     for (std::size_t i = 0; i < shown; ++i) {
         std::string line;
         for (const auto& [algorithm, plans] : a.sites[i].plans) {
-            if (plans.hit + plans.miss == 0) continue;
-            fmt::format_to(std::back_inserter(line), "{}{} {} hit {} miss", line.empty() ? "" : "; ",
-                           algorithm.empty() ? "?" : algorithm, plans.hit, plans.miss);
+            if (plans.hit + plans.miss + plans.guarded == 0) continue;
+            fmt::format_to(std::back_inserter(line), "{}{} {} hit {} miss {} guarded", line.empty() ? "" : "; ",
+                           algorithm.empty() ? "?" : algorithm, plans.hit, plans.miss, plans.guarded);
         }
         if (!line.empty()) fmt::format_to(std::back_inserter(out), "{:>3}  {}\n", i + 1, line);
     }

@@ -145,6 +145,7 @@ const char* plan_name(std::uint8_t plan) {
     switch (PlanUse(plan)) {
         case PlanUse::hit: return "hit";
         case PlanUse::miss: return "miss";
+        case PlanUse::guarded: return "guarded";
         case PlanUse::none: break;
     }
     return "";

@@ -373,7 +373,8 @@ TEST_CASE("the prediction columns are optional and checked", "[report][csv]") {
 TEST_CASE("prediction error, last arriver and plans per call site", "[report][prediction]") {
     // Two ranks, 10 calls. Rank 1 arrives 4 ms after rank 0 (ω = 4 ms). Rank 0's predictions
     // are 1 ms late, rank 1's (call+1) × 0.1 ms early; call 0 has no prediction at all, call 1
-    // only rank 0's. From call 5 on the plan was hit and BDR ran; calls 3 and 4 missed.
+    // only rank 0's. From call 5 on the plan was hit and BDR ran; call 3 missed, the guard
+    // held call 4 back.
     // Errors are measured from each call's earliest predicted and actual arrival (the guard's),
     // so only calls 2..9, with both predictions, have them: rank 0 is its call's earliest on
     // both sides (error 0), rank 1's predicted gap is 1 ms + (call+1) × 0.1 ms short.
@@ -383,7 +384,7 @@ TEST_CASE("prediction error, last arriver and plans per call site", "[report][pr
         const double a0 = call, a1 = call + 0.004;
         const double e0 = call == 0 ? std::nan("") : 0.001;
         const double e1 = call <= 1 ? std::nan("") : -(call + 1) * 1e-4;
-        const std::string plan = call >= 5 ? "hit" : call >= 3 ? "miss" : "";
+        const std::string plan = call >= 5 ? "hit" : call == 4 ? "guarded" : call == 3 ? "miss" : "";
         const std::string algorithm = call >= 5 ? "bdr" : "native";
         calls += predicted_row(0, call, a0, e0, algorithm, plan) + predicted_row(1, call, a1, e1, algorithm, plan);
         if (call >= 2 && call < 9) {
@@ -421,15 +422,16 @@ TEST_CASE("prediction error, last arriver and plans per call site", "[report][pr
     CHECK(site.plans.at("bdr").hit == 5);
     CHECK(site.plans.at("bdr").miss == 0);
     CHECK(site.plans.at("native").hit == 0);
-    CHECK(site.plans.at("native").miss == 2);
+    CHECK(site.plans.at("native").miss == 1);
+    CHECK(site.plans.at("native").guarded == 1);
     CHECK(site.plans.at("native").none == 3);
 
     const std::string text = report::format_summary(analysis);
     CHECK_THAT(text, Contains("arrival prediction per call site"));
     CHECK_THAT(text, Contains("17/20"));
     CHECK_THAT(text, Contains("7/8 (88%)"));
-    CHECK_THAT(text, Contains("bdr 5 hit 0 miss"));
-    CHECK_THAT(text, Contains("native 0 hit 2 miss"));
+    CHECK_THAT(text, Contains("bdr 5 hit 0 miss 0 guarded"));
+    CHECK_THAT(text, Contains("native 0 hit 1 miss 1 guarded"));
 }
 
 TEST_CASE("a shift common to every rank's prediction is no error", "[report][prediction]") {

@@ -440,7 +440,10 @@ TEST_CASE("an online prediction and plan outcome pass through the merge") {
             trace::Record rec = record(0, 1, call);
             rec.online = std::uint8_t(call < 2 ? trace::Online::no_prediction : trace::Online::predicted);
             rec.predicted_arrival = call < 2 ? 0 : rec.arrival + 2500;
-            rec.plan = std::uint8_t(call < 3 ? trace::PlanUse::none : call < 5 ? trace::PlanUse::hit : trace::PlanUse::miss);
+            rec.plan = std::uint8_t(call < 2   ? trace::PlanUse::none
+                                    : call < 3 ? trace::PlanUse::guarded
+                                    : call < 5 ? trace::PlanUse::hit
+                                               : trace::PlanUse::miss);
             rec.algorithm = call >= 3 && call < 5 ? 1 : 0;
             rec.site = 0;
             producer.add(rec);
@@ -452,7 +455,7 @@ TEST_CASE("an online prediction and plan outcome pass through the merge") {
     // The online predictor's warm-up stays empty: no offline value replaces it.
     CHECK(csv_column(csv, "predicted_arrival_s") ==
           std::vector<std::string>{"", "", "0.002002500", "0.003002500", "0.004002500", "0.005002500"});
-    CHECK(csv_column(csv, "plan") == std::vector<std::string>{"", "", "", "hit", "hit", "miss"});
+    CHECK(csv_column(csv, "plan") == std::vector<std::string>{"", "", "guarded", "hit", "hit", "miss"});
     CHECK(csv_column(csv, "algorithm") ==
           std::vector<std::string>{"native", "native", "native", "sparbit", "sparbit", "native"});
 }
