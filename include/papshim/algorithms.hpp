@@ -70,7 +70,8 @@ int post_prefetch(const schedule::Schedule& plan, std::span<const std::uint64_t>
                   MPI_Comm comm, Prefetch& prefetch);
 
 // Where and how a schedule runs: `comm` must be a private duplicate of the user's
-// communicator; planned calls run on their own with their sequence parity in `tag_base`;
+// communicator; planned calls run on their own, in the tag span of their algorithm and
+// sequence parity (`tag_base`, schedule::planned_tag_base);
 // `prefetched` (completed) supplies the blocks of the steps it covers, which are skipped.
 struct AllgatherRun {
     MPI_Comm comm = MPI_COMM_NULL;

@@ -41,11 +41,11 @@ Plan plan_from(std::span<const Contribution> vector, std::uint64_t seq);
 // How well the plan for a call matched what happened (arrivals exchanged one call later).
 struct Quality {
     // max_i |predicted_i - actual_i| / max(predicted omega, actual omega, tau), offsets
-    // removed. Spec §1.5 divides by the predicted omega alone and disables above 1, which
-    // never flags a spread that comes unpredicted, and no bound of one spread flags a
-    // reversed order at the same spread (error exactly 1). Over the larger spread, with
-    // Guard::kMaxError = 1/2, a late rank that does not come, one that comes unpredicted and a
-    // mirror-image order all score 1, while noise below half the spread passes.
+    // removed (docs/algorithms/bdr.md §7). Spec §1.5 divides by the predicted omega and
+    // disables above 1, which passes a predicted late rank that does not come (score 1);
+    // dividing by the actual omega passes one that comes unpredicted; and neither flags a
+    // mirror-image order at the same spread (score 1). Over the larger spread, with
+    // Guard::kMaxError = 1/2, all three score 1, while noise below half the spread passes.
     double relative_error = 0;
     bool last_right = false;     // the predicted last arriver was (one of) the actual last
     std::int64_t actual_omega_ns = 0;

@@ -16,7 +16,7 @@ namespace {
 using schedule::byte_offset;
 
 // Tags on view.node for the chain (running partials, and the result sent to the target),
-// carrying the call's epoch; below 32767 (no executor step tags on the node communicator).
+// carrying the call's epoch; below 32767 (apart from the executors' step tags, 0x2000-0x25ff: node_bcast).
 constexpr int kChainTag = 0x4000;
 constexpr int kChainResultTag = 0x5000;
 constexpr int kHandoverTag = 0x3fff;

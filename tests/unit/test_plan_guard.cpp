@@ -115,7 +115,8 @@ TEST_CASE("plan_from: a single rank plans to arrive at 0 and is its own last") {
 }
 
 TEST_CASE("plan_from: relative arrivals are exact integers far from clock zero and below it") {
-    // base_ns is not representable exactly as a double: any floating-point detour shows.
+    // base_ns + 1 is not representable as a double (its ulp is 256): any floating-point
+    // detour shows.
     const Plan plan = plan_from(predicting({1, 0, 3}), kSeq);
     CHECK(plan.arrival_ns == std::vector<std::int64_t>{1, 0, 3});
     auto negative = predicting({1, 0, 3});
@@ -245,7 +246,9 @@ TEST_CASE("assess: the worst rank decides, in either direction") {
     CHECK(shifted.relative_error == Approx(1.0));
 }
 
-TEST_CASE("assess: a tau of zero or less still divides by at least one nanosecond") {
+// The score lies in [0, 1] (no error exceeds the larger spread); the 1 ns floor only keeps
+// 0/0 away when both spreads and tau are 0.
+TEST_CASE("assess: a tau of zero or less leaves the spreads as the bound, never 0/0") {
     const auto balanced = arriving({0, 0, 0});
     const Quality exact = assess(plan_from(predicting({0, 0, 0}), kSeq), balanced, 0);
     CHECK(exact.relative_error == 0);
@@ -267,7 +270,8 @@ TEST_CASE("assess: the last arriver is right when it was (one of) the actual las
 
 // The mispredictions that make BDR several ring-lengths slower (docs/algorithms/bdr.md §7)
 // each score 1 over the larger spread. Spec §1.5's bound (the predicted spread, error above
-// 1) lets all three through: phantom and reversed score exactly 1, the missed spread 10.
+// 1) passes the phantom and the reversed order (1) and flags the missed spread (10); the
+// actual spread as the bound passes the missed spread and the reversed order.
 TEST_CASE("assess: a missed spread, a phantom one and a reversed order are all errors") {
     const auto imbalanced = arriving({0, 10 * tau_ns, 3 * tau_ns, 7 * tau_ns});
     const Quality missed = assess(plan_from(predicting({0, 0, 0, 0}), kSeq), imbalanced, tau_ns);
