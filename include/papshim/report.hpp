@@ -136,6 +136,7 @@ struct PlanCounts {
     std::uint64_t miss = 0;
     std::uint64_t guarded = 0;
     std::uint64_t none = 0;
+    std::uint64_t made() const { return hit + miss + guarded; }  // calls that had a plan
 };
 
 struct SiteStats {

@@ -253,7 +253,7 @@ void append_prediction(std::string& out, const Analysis& a, std::size_t top) {
     bool any_prediction = false, any_plan = false;
     for (const SiteStats& site : a.sites) {
         any_prediction = any_prediction || site.predicted_rows > 0;
-        for (const auto& [algorithm, plans] : site.plans) any_plan = any_plan || plans.hit + plans.miss + plans.guarded > 0;
+        for (const auto& [algorithm, plans] : site.plans) any_plan = any_plan || plans.made() > 0;
     }
     if (!any_prediction && !any_plan) {
         out += "\narrival prediction: none in this trace (no predicted_arrival_s column, or no call site "
@@ -302,7 +302,7 @@ void append_prediction(std::string& out, const Analysis& a, std::size_t top) {
     for (std::size_t i = 0; i < shown; ++i) {
         std::string line;
         for (const auto& [algorithm, plans] : a.sites[i].plans) {
-            if (plans.hit + plans.miss + plans.guarded == 0) continue;
+            if (plans.made() == 0) continue;
             fmt::format_to(std::back_inserter(line), "{}{} {} hit {} miss {} guarded", line.empty() ? "" : "; ",
                            algorithm.empty() ? "?" : algorithm, plans.hit, plans.miss, plans.guarded);
         }
