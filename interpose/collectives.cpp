@@ -241,30 +241,26 @@ const schedule::Schedule& planned_schedule(CommContext& ctx, schedule::Builder b
     return last.schedule;
 }
 
-// papshim's own Allgather/Allgatherv, or nullopt for arguments it leaves to MPI: invalid
-// ones (so the native call raises the native error), inter-communicators, no data.
-// p = 1 runs the executor (a local copy): MPICH 4.0.2's native Allgatherv on one rank
-// ignores displs[0].
 // Per-rank blocks from which `auto` runs papshim's own Allgather(v) on a communicator that
 // spans several nodes. Measured on the emulated 1 Gbit/s network at p = 8: native wins at
 // 64 KiB (Sparbit 1.14-1.21x its time), Sparbit wins at 1 MiB (0.75-0.83x); on one node
 // native wins at every size (docs/benchmarks.md).
 constexpr double kAutoMinBlockBytes = 256 * 1024;
 
-// The algorithm for an Allgather(v) of `bytes` under `choice`, or null for native. `auto`:
-// native on one node and for blocks below kAutoMinBlockBytes, else the lowest modelled
-// cost. It takes no PAP-aware algorithm: BDR wins only with its background receives, which
-// need the helper thread and MPI_THREAD_MULTIPLE that `auto` does not ask for, and only under
-// a persistently late rank at 1 MiB per rank or more; BSLB loses everywhere measured
-// (docs/benchmarks.md). They run when named. Collective (the node split) on first use under
-// `auto`: call on the calling thread.
-const AllgatherAlgorithm* choose_allgather(std::string_view choice, CommContext& ctx, std::uint64_t bytes) {
+// The algorithm for an Allgather(v) of `bytes` (largest block `largest`) under `choice`, or
+// null for native. `auto`: native on one node and for blocks below kAutoMinBlockBytes; BDR
+// where auto_allgather_runs_bdr says it wins and this call has a trusted plan (the planner
+// follows such calls only while the helper thread runs, to post BDR's background receives);
+// else the lowest modelled cost. BSLB loses everywhere measured (docs/benchmarks.md): it runs
+// when named. Collective (the node split) on first use under `auto`: call on the calling thread.
+const AllgatherAlgorithm* choose_allgather(std::string_view choice, CommContext& ctx, std::uint64_t bytes,
+                                          std::uint64_t largest, const Planning& planning) {
     if (choice != "auto") return find_allgather_algorithm(choice);
     const double block = double(bytes) / ctx.size;
-    if (block < kAutoMinBlockBytes) return nullptr;
-    int node_ranks = ctx.size;
-    if (PMPI_Comm_size(runtime::node_communicator(ctx), &node_ranks) != MPI_SUCCESS || node_ranks == ctx.size)
-        return nullptr;
+    if (block < kAutoMinBlockBytes || !runtime::spans_nodes(ctx)) return nullptr;
+    if (planning.plan && planning.guard &&
+        auto_allgather_runs_bdr({ctx.size, bytes, largest, true, planning.guard->trusted(), planning.guard->imbalanced()}))
+        return find_allgather_algorithm("bdr");
     return &auto_allgather_algorithm(ctx.size, block, runtime::state().link);
 }
 
@@ -294,9 +290,19 @@ void prepare_background(CommContext& ctx, plan::Planner& planner, const plan::Pl
     // τ as the call will compute it (Shape::segment): one block, the largest for Allgatherv.
     Planning planning{&plan, &guard, runtime::tau_ns(*std::max_element(blocks.begin(), blocks.end())), plan.seq};
     const std::string_view choice = runtime::algorithm_for(ctx, kind);
-    if (choice == "auto") return;  // auto runs no planned Allgather
     if (!guard.trusted()) return;  // the call will not use the plan (handle())
-    const AllgatherAlgorithm* algorithm = find_allgather_algorithm(choice);
+    const AllgatherAlgorithm* algorithm = nullptr;
+    if (choice == "auto") {
+        // What choose_allgather will decide, from the same exchanged state. The node layout is
+        // known by now (auto split it at an earlier call of this size); if not, BDR's receives
+        // wait for the call.
+        const std::optional<bool> spread = runtime::spans_nodes_if_known(ctx);
+        const std::uint64_t largest = *std::max_element(blocks.begin(), blocks.end());
+        if (spread && auto_allgather_runs_bdr({ctx.size, next.bytes, largest, *spread, true, guard.imbalanced()}))
+            algorithm = find_allgather_algorithm("bdr");
+    } else {
+        algorithm = find_allgather_algorithm(choice);
+    }
     if (!algorithm || !uses_plans(kind, algorithm->name)) return;
     plan::Planner::Background& background = planner.background(plan.seq);
     schedule::BuildInput input;
@@ -348,6 +354,10 @@ int run_planned_allgather(CommContext& ctx, const AllgatherAlgorithm& algorithm,
     return execute_allgather(planned_schedule(ctx, algorithm.build, planning), buffers, run);
 }
 
+// papshim's own Allgather/Allgatherv, or nullopt for arguments it leaves to MPI: invalid
+// ones (so the native call raises the native error), inter-communicators, no data.
+// p = 1 runs the executor (a local copy): MPICH 4.0.2's native Allgatherv on one rank
+// ignores displs[0].
 std::optional<Outcome> run_allgather(CommContext& ctx, Collective kind, const AllgatherBuffers& buffers,
                                      const Planning& planning) {
     const std::string_view choice = runtime::algorithm_for(ctx, kind);
@@ -355,21 +365,24 @@ std::optional<Outcome> run_allgather(CommContext& ctx, Collective kind, const Al
     const bool in_place = buffers.sendbuf == MPI_IN_PLACE;
     if (buffers.recvtype == MPI_DATATYPE_NULL || (!in_place && (buffers.sendtype == MPI_DATATYPE_NULL || buffers.sendcount < 0)))
         return std::nullopt;
-    std::uint64_t elements = 0;
+    std::uint64_t elements = 0, largest = 0;
     if (buffers.recvcounts) {
         if (!buffers.displs) return std::nullopt;
         for (int i = 0; i < ctx.size; ++i) {
             if (buffers.recvcounts[i] < 0) return std::nullopt;
             elements += std::uint64_t(buffers.recvcounts[i]);
+            largest = std::max(largest, std::uint64_t(buffers.recvcounts[i]));
         }
     } else {
         if (buffers.recvcount < 0) return std::nullopt;
         elements = std::uint64_t(buffers.recvcount) * std::uint64_t(ctx.size);
+        largest = std::uint64_t(buffers.recvcount);
     }
-    const std::uint64_t bytes = elements * type_size(buffers.recvtype);
+    const std::uint64_t element_bytes = type_size(buffers.recvtype);
+    const std::uint64_t bytes = elements * element_bytes;
     if (bytes == 0) return std::nullopt;
 
-    const AllgatherAlgorithm* algorithm = choose_allgather(choice, ctx, bytes);
+    const AllgatherAlgorithm* algorithm = choose_allgather(choice, ctx, bytes, largest * element_bytes, planning);
     if (!algorithm) return std::nullopt;
     if (uses_plans(kind, algorithm->name)) return Outcome{run_planned_allgather(ctx, *algorithm, buffers, planning), algorithm->name};
     AllgatherRun run;

@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <vector>
 #include <string_view>
@@ -37,6 +38,25 @@ const AllgatherAlgorithm* find_allgather_algorithm(std::string_view name);
 // `auto`: the algorithm whose cost model is lowest for this size and process count.
 const AllgatherAlgorithm& auto_allgather_algorithm(int ranks, double bytes_per_rank,
                                                    const LinkModel& link);
+
+// `auto` runs BDR only where it was measured to win (docs/benchmarks.md, "`auto` runs BDR"):
+// across nodes, with its background receives (the helper thread), from 1 MiB per rank, under
+// a predictable imbalance. Below that size the planner does not follow auto's Allgather(v).
+inline constexpr std::uint64_t kAutoBdrMinBlockBytes = 1 << 20;
+// Whether `auto` may ever run BDR for an Allgather(v) of `bytes` in all over `ranks` (so the
+// planner follows such calls).
+bool auto_allgather_may_plan(int ranks, std::uint64_t bytes);
+// What decides whether `auto` runs BDR on one call; every field is identical on every rank
+// (the call's arguments, the node layout, and the guard's state from the exchanged vectors).
+struct AutoBdrCall {
+    int ranks = 0;
+    std::uint64_t bytes = 0;          // the whole gathered vector
+    std::uint64_t largest_block = 0;  // an Allgatherv's largest block (an Allgather's block)
+    bool spans_nodes = false;         // not every rank on one node
+    bool trusted = false;             // Guard::trusted(): recent predictions were right
+    bool imbalanced = false;          // Guard::imbalanced(): recent spreads were >= 6 tau
+};
+bool auto_allgather_runs_bdr(const AutoBdrCall& call);
 
 // Buffers of one Allgather or Allgatherv call. `recvcounts`/`displs` (elements of
 // recvtype) are null for Allgather, which uses `recvcount` for every block.

@@ -31,10 +31,12 @@ enum class Exchange : std::uint8_t {
 struct Policy {
     Exchange exchange = Exchange::off;
     // sampled: the collectives (bit c: collective c) whose calls may exchange, and of those,
-    // the sizes that do on a communicator of the given layout (its ranks all on different
-    // nodes, or not; null: every size): only calls whose algorithm can change with the arrivals.
+    // the sizes that do on a communicator of `ranks` ranks and the given layout (its ranks all
+    // on different nodes, or not; null: every size): only calls whose algorithm can change
+    // with the arrivals.
     std::uint8_t sampled_collectives = 0;
-    bool (*sampled_size)(std::uint8_t collective, std::uint64_t bytes, bool one_rank_per_node) = nullptr;
+    bool (*sampled_size)(std::uint8_t collective, std::uint64_t bytes, int ranks, bool one_rank_per_node) = nullptr;
+    int ranks = 1;
     int sample_every = 16;
 
     // Whether calls of this collective and size go through the planner at all (the others
@@ -47,7 +49,8 @@ struct Policy {
         if (exchange == Exchange::always) return true;
         if (exchange != Exchange::sampled || (sampled_collectives >> collective & 1) == 0) return false;
         if (!sampled_size) return true;
-        const bool shared = sampled_size(collective, bytes, false), spread = sampled_size(collective, bytes, true);
+        const bool shared = sampled_size(collective, bytes, ranks, false),
+                   spread = sampled_size(collective, bytes, ranks, true);
         if (shared == spread) return shared;
         return one_rank_per_node() ? spread : shared;
     }

@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <tuple>
 
@@ -126,6 +127,11 @@ CommContext& context(MPI_Comm comm);
 // first use: collective over the communicator, so callers must decide to ask for it
 // identically on every rank (as every dispatch decision is). Freed with the context.
 MPI_Comm node_communicator(CommContext& ctx);
+// Whether the communicator's ranks are not all on one node: collective on first use, as
+// node_communicator(). `if_known` never splits (for the helper thread): nullopt until a
+// collective call has.
+bool spans_nodes(CommContext& ctx);
+std::optional<bool> spans_nodes_if_known(CommContext& ctx);
 
 // The communicator seen node by node, with the node's shared-memory segment; created on
 // first use, collective over the communicator like node_communicator(). Freed with the context.

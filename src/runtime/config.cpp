@@ -134,9 +134,11 @@ std::vector<VariableInfo> describe_variables(const AlgorithmNames& names) {
                     "1: a helper thread drives prediction exchanges and background receives while ranks compute "
                     "(MPI_Init is upgraded to MPI_THREAD_MULTIPLE when an algorithm that plans from predicted "
                     "arrivals, bdr, bslb, clairvoyant, clairvoyant_rs, predicted_chain or predicted_scatter, is "
-                    "configured; auto needs neither); always: start it and upgrade whatever is configured, for "
-                    "programs that choose bdr or bslb per communicator with papshim_set_algorithm (without it they run with no background "
-                    "receives); 0: no thread, no upgrade, progress only inside MPI calls"});
+                    "configured; auto raises nothing, but for Allgather or Allgatherv it starts the thread where MPI "
+                    "already provides MPI_THREAD_MULTIPLE, as for mpi4py, and may then run bdr); always: start it "
+                    "and upgrade whatever is configured, for programs that choose bdr or bslb per communicator "
+                    "with papshim_set_algorithm (without it they run with no background receives); 0: no thread, "
+                    "no upgrade, progress only inside MPI calls"});
     vars.push_back({"PAPSHIM_REPRODUCIBLE", "0", "0, 1",
                     "1: floating-point Reduce/Allreduce only by algorithms whose reduction order does not depend "
                     "on arrival order, so results repeat bit for bit from run to run (arrival-ordered ones "

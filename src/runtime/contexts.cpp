@@ -137,6 +137,18 @@ MPI_Comm node_communicator(CommContext& ctx) {
     return ctx.node;
 }
 
+bool spans_nodes(CommContext& ctx) {
+    int node_ranks = ctx.size;
+    return PMPI_Comm_size(node_communicator(ctx), &node_ranks) == MPI_SUCCESS && node_ranks != ctx.size;
+}
+
+std::optional<bool> spans_nodes_if_known(CommContext& ctx) {
+    std::lock_guard guard(ctx.lock);
+    if (ctx.node == MPI_COMM_NULL) return std::nullopt;
+    int node_ranks = ctx.size;
+    return PMPI_Comm_size(ctx.node, &node_ranks) == MPI_SUCCESS && node_ranks != ctx.size;
+}
+
 node::NodeView& node_view(CommContext& ctx) {
     const MPI_Comm node = node_communicator(ctx);  // takes ctx.lock itself
     std::lock_guard guard(ctx.lock);

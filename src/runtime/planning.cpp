@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "internal.hpp"
+#include "papshim/progress.hpp"
 
 namespace papshim::runtime {
 namespace {
@@ -13,11 +14,15 @@ namespace {
 constexpr std::uint64_t kSampledMinBytes = 16 * 1024;
 
 // Under `auto`, the calls whose algorithm can change with the arrivals: Reduce/Allreduce of
-// the sizes auto_reduction_candidate names for the communicator's node layout (Allgather's
-// auto follows no arrivals).
-bool auto_can_switch(std::uint8_t collective, std::uint64_t bytes, bool one_rank_per_node) {
+// the sizes auto_reduction_candidate names for the communicator's node layout; Allgather(v)
+// of the sizes where auto may run BDR, if the helper thread runs to post BDR's background
+// receives (without them BDR loses, and auto follows no Allgather).
+bool auto_can_switch(std::uint8_t collective, std::uint64_t bytes, int ranks, bool one_rank_per_node) {
+    const Collective kind = Collective(collective);
+    if (kind == Collective::allgather || kind == Collective::allgatherv)
+        return plan::Progress::instance().running() && auto_allgather_may_plan(ranks, bytes);
     return bytes >= kSampledMinBytes &&
-           !auto_reduction_candidate(Collective(collective), bytes, state().config.shm_slot, one_rank_per_node).empty();
+           !auto_reduction_candidate(kind, bytes, state().config.shm_slot, one_rank_per_node).empty();
 }
 
 }  // namespace
@@ -44,6 +49,7 @@ void update_policy(CommContext& ctx) {
             policy.exchange = plan::Exchange::sampled;
     }
     policy.sampled_size = auto_can_switch;
+    policy.ranks = ctx.size;
     ctx.policy = policy;
     for (int c = 0; c < collective_count; ++c)
         ctx.native_below[std::size_t(c)].store(native_below(Collective(c), algorithm_for(ctx, Collective(c)), policy),

@@ -75,6 +75,14 @@ bool uses_any_plans(const Config& config) {
     return false;
 }
 
+// `auto` is configured for Allgather or Allgatherv: it runs BDR where the helper thread can
+// post BDR's background receives, that is where MPI already provides MPI_THREAD_MULTIPLE
+// (`auto` does not raise the level itself; PAPSHIM_HELPER_THREAD=always does).
+bool auto_gathers(const Config& config) {
+    return config.algorithm[std::size_t(Collective::allgather)] == "auto" ||
+           config.algorithm[std::size_t(Collective::allgatherv)] == "auto";
+}
+
 }  // namespace
 
 namespace detail {
@@ -157,7 +165,7 @@ void initialise(const AlgorithmNames& names, bool thread_multiple) {
     }
     if (s.config.tracing()) detail::open_trace(s);
     if (s.config.mode == Mode::dispatch && s.config.helper_thread &&
-        (s.config.helper_thread_always || uses_any_plans(s.config)))
+        (s.config.helper_thread_always || uses_any_plans(s.config) || auto_gathers(s.config)))
         plan::Progress::instance().start(s.thread_multiple);
     s.initialised = true;
     if (s.world_rank == 0)

@@ -18,7 +18,7 @@ constexpr std::uint64_t slot = 64 * 1024;
 std::uint8_t bit(Collective c) { return std::uint8_t(1u << unsigned(c)); }
 
 // The sampled policy's size filter, as the runtime sets it (without its 16 KiB floor).
-bool has_candidate(std::uint8_t collective, std::uint64_t bytes, bool one_rank_per_node) {
+bool has_candidate(std::uint8_t collective, std::uint64_t bytes, int /*ranks*/, bool one_rank_per_node) {
     return !auto_reduction_candidate(Collective(collective), bytes, slot, one_rank_per_node).empty();
 }
 
@@ -104,4 +104,35 @@ TEST_CASE("the fast path: native always, auto's reductions below the sampled siz
     CHECK(native_below(Collective::allreduce, "auto", always) == 0);
     // Allgather's auto picks by cost at every size.
     CHECK(native_below(Collective::allgather, "auto", sampled) == 0);
+}
+
+TEST_CASE("auto's BDR: across nodes, from 1 MiB per rank, under trusted predictions of an imbalance") {
+    using papshim::AutoBdrCall;
+    using papshim::auto_allgather_runs_bdr;
+    constexpr std::uint64_t mib = 1 << 20;
+    CHECK_FALSE(papshim::auto_allgather_may_plan(8, 8 * mib - 1));  // a block just under 1 MiB
+    CHECK(papshim::auto_allgather_may_plan(8, 8 * mib));
+    CHECK_FALSE(papshim::auto_allgather_may_plan(1, 64 * mib));     // nothing to gather from others
+
+    const AutoBdrCall wins{8, 8 * mib, mib, true, true, true};
+    CHECK(auto_allgather_runs_bdr(wins));
+    AutoBdrCall c = wins;
+    c.spans_nodes = false;  // shared memory: BDR lost at every size
+    CHECK_FALSE(auto_allgather_runs_bdr(c));
+    c = wins;
+    c.trusted = false;  // the guard distrusts the predictions
+    CHECK_FALSE(auto_allgather_runs_bdr(c));
+    c = wins;
+    c.imbalanced = false;  // balanced: the cost model's pick
+    CHECK_FALSE(auto_allgather_runs_bdr(c));
+    c = wins;
+    c.bytes = 8 * mib - 8;
+    c.largest_block = mib - 1;
+    CHECK_FALSE(auto_allgather_runs_bdr(c));
+    // Allgatherv: near-equal blocks only (BDR plans on the largest).
+    c = wins;
+    c.largest_block = mib + mib / 4;
+    CHECK(auto_allgather_runs_bdr(c));
+    c.largest_block = mib + mib / 4 + 1;
+    CHECK_FALSE(auto_allgather_runs_bdr(c));
 }

@@ -49,4 +49,19 @@ const AllgatherAlgorithm& auto_allgather_algorithm(int ranks, double bytes_per_r
     return *best;
 }
 
+bool auto_allgather_may_plan(int ranks, std::uint64_t bytes) {
+    return ranks > 1 && bytes / std::uint64_t(ranks) >= kAutoBdrMinBlockBytes;
+}
+
+bool auto_allgather_runs_bdr(const AutoBdrCall& call) {
+    // On one node a block crosses shared memory in ~0.1 ms: BDR lost there at every size
+    // (1.3-4.5x native). An Allgatherv whose largest block is far above the mean plans on the
+    // largest (tau) and loses under a staircase (docs/algorithms/bdr.md, unequal blocks), so
+    // only near-equal layouts qualify.
+    if (!call.spans_nodes || !call.trusted || !call.imbalanced) return false;
+    if (!auto_allgather_may_plan(call.ranks, call.bytes)) return false;
+    const std::uint64_t mean = call.bytes / std::uint64_t(call.ranks);
+    return call.largest_block <= mean + mean / 4;
+}
+
 }  // namespace papshim

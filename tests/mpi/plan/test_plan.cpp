@@ -262,6 +262,46 @@ void reductions(const char* algorithm, char pattern) {
     MPI_Comm_free(&c.comm);
 }
 
+// `auto` on Allgathers of 1 MiB per rank under a persistently late rank: once the guard
+// trusts the predictions and sees the imbalance, it runs BDR where BDR can win (across nodes,
+// with the helper thread for its background receives: here virtual nodes and an application
+// at MPI_THREAD_MULTIPLE), the cost model's pick before. Results against native; and where
+// every prediction was good and the spread was seen, BDR must have run.
+void auto_gather_bdr() {
+    Comm c{MPI_COMM_NULL, 0, 0};
+    MPI_Comm_dup(MPI_COMM_WORLD, &c.comm);
+    MPI_Comm_rank(c.comm, &c.rank);
+    MPI_Comm_size(c.comm, &c.size);
+    if (!accepted(c.comm, "allgather", "auto")) {
+        MPI_Comm_free(&c.comm);
+        return;
+    }
+    constexpr int kInts = (1 << 20) / int(sizeof(int));
+    int bdr_calls = 0;
+    for (int call = 0; call < 24; ++call) {
+        // Ten times the other patterns' delay: far above 6τ for a 1 MiB block on a node.
+        compute(10 * delay_for('l', call, c.rank, c.size));
+        gather_call(c, 0, kInts, call, "auto 1 MiB pattern l");
+        char ran[64] = {};
+        papshim_get_last_algorithm(c.comm, "allgather", ran, sizeof ran);
+        bdr_calls += std::string(ran) == "bdr" ? 1 : 0;
+    }
+    const papshim_plan_stats s = stats_of(c.comm);
+    int level = -1;
+    PMPI_Query_thread(&level);
+    const char* node_size = std::getenv("PAPSHIM_NODE_SIZE");
+    const bool can_run_bdr = node_size && std::atoi(node_size) < c.size && level == MPI_THREAD_MULTIPLE;
+    if (std::getenv("TEST_PLAN_VERBOSE") && c.rank == 0)
+        fmt::print("auto 1 MiB pattern l: {} of 24 calls ran bdr (exchanges {} assessed {} good {} armed {}, can run "
+                   "bdr {})\n", bdr_calls, s.exchanges, s.assessed, s.good, s.armed, can_run_bdr);
+    if (can_run_bdr && s.armed && s.assessed >= 8 && s.good == s.assessed && bdr_calls == 0)
+        fail(fmt::format("auto 1 MiB pattern l: never ran bdr across virtual nodes ({} exchanges, all {} predictions "
+                         "good)", s.exchanges, s.assessed));
+    if (!can_run_bdr && bdr_calls > 0)
+        fail(fmt::format("auto 1 MiB pattern l: ran bdr {} times where it cannot win", bdr_calls));
+    MPI_Comm_free(&c.comm);
+}
+
 // A communicator freed while its per-call exchange is armed and an exchange is in flight.
 void free_while_armed() {
     MPI_Comm comm = MPI_COMM_NULL;
@@ -289,6 +329,7 @@ void run_matrix() {
     }
     for (char pattern : {'l', 'x', 'u', '-'}) gather_pattern("auto", pattern, 20, false);
     mixed_sites("auto");
+    auto_gather_bdr();
     for (const char* algorithm : {"clairvoyant", "clairvoyant_rs", "predicted_chain", "predicted_scatter", "auto"})
         for (char pattern : {'l', 's', 'x'}) reductions(algorithm, pattern);
     for (const char* algorithm : {"clairvoyant", "predicted_scatter"}) reductions(algorithm, 'h');
@@ -349,10 +390,11 @@ void soak(double seconds) {
 
 }  // namespace
 
-// test_plan [--init-thread-single]          the plan matrix
-// test_plan --soak SECONDS                  random phases of Allgather(v) for SECONDS
+// test_plan [--init-thread-single|--init-thread-multiple]   the plan matrix
+// test_plan --soak SECONDS                                  random phases of Allgather(v) for SECONDS
 int main(int argc, char** argv) {
     const bool single = argc > 1 && std::string(argv[1]) == "--init-thread-single";
+    const bool multiple = argc > 1 && std::string(argv[1]) == "--init-thread-multiple";
     const bool soaking = argc > 1 && std::string(argv[1]) == "--soak";
     if (soaking && (argc < 3 || std::atof(argv[2]) <= 0)) {
         fmt::print(stderr, "usage: test_plan --soak SECONDS (a positive number)\n");
@@ -373,6 +415,11 @@ int main(int argc, char** argv) {
         PMPI_Query_thread(&underneath);
         if (allgather && std::string(allgather) == "bdr" && underneath != MPI_THREAD_MULTIPLE)
             fail(fmt::format("PAPSHIM_ALLGATHER=bdr did not raise the MPI library's level (it is {})", underneath));
+    } else if (multiple) {
+        // As mpi4py does by default: `auto` then starts the helper thread for BDR's receives.
+        int provided = -1;
+        MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+        MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
     } else {
         MPI_Init(&argc, &argv);
         MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
