@@ -76,7 +76,8 @@ void Planner::enter(std::uint64_t seq, const void* site, const predict::Signatur
         case Exchange::always: exchange = true; break;
         case Exchange::sampled:
             if (policy.follows(signature.collective, signature.bytes))
-                exchange = eligible_calls_++ % std::uint64_t(policy.sample_every) == 0 || now_.armed;
+                exchange = eligible_calls_++ % std::uint64_t(policy.sample_every) == 0 || now_.armed ||
+                           (policy.every_call_collectives >> signature.collective & 1) != 0;
             break;
     }
     if (!exchange) return;

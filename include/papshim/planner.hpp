@@ -37,6 +37,10 @@ struct Policy {
     std::uint8_t sampled_collectives = 0;
     bool (*sampled_size)(std::uint8_t collective, std::uint64_t bytes, int ranks, bool one_rank_per_node) = nullptr;
     int ranks = 1;
+    // sampled: collectives (bit c) whose followed calls exchange on every call, not one in
+    // sample_every: where the exchange costs a negligible part of the call (auto's 1 MiB
+    // Allgather blocks), so that a plan is ready as soon as the imbalance begins.
+    std::uint8_t every_call_collectives = 0;
     int sample_every = 16;
 
     // Whether calls of this collective and size go through the planner at all (the others

@@ -16,7 +16,7 @@ constexpr std::uint64_t kSampledMinBytes = 16 * 1024;
 // Under `auto`, the calls whose algorithm can change with the arrivals: Reduce/Allreduce of
 // the sizes auto_reduction_candidate names for the communicator's node layout; Allgather(v)
 // of the sizes where auto may run BDR, if the helper thread runs to post BDR's background
-// receives (without them BDR loses, and auto follows no Allgather).
+// receives (without them BDR loses, so then auto follows no Allgather).
 bool auto_can_switch(std::uint8_t collective, std::uint64_t bytes, int ranks, bool one_rank_per_node) {
     const Collective kind = Collective(collective);
     if (kind == Collective::allgather || kind == Collective::allgatherv)
@@ -44,6 +44,11 @@ void update_policy(CommContext& ctx) {
             const std::string_view choice = algorithm_for(ctx, Collective(c));
             if (uses_plans(Collective(c), choice)) policy.exchange = plan::Exchange::always;
             else if (choice == "auto") policy.sampled_collectives |= std::uint8_t(1u << c);
+            // auto's Allgather(v) follows only blocks of 1 MiB or more: 32 bytes a rank per
+            // call is nothing there, and sampling one call in 16 left BDR waiting up to 16
+            // calls after an imbalance began (docs/benchmarks.md, "`auto` runs BDR").
+            if (choice == "auto" && (Collective(c) == Collective::allgather || Collective(c) == Collective::allgatherv))
+                policy.every_call_collectives |= std::uint8_t(1u << c);
         }
         if (policy.exchange == plan::Exchange::off && policy.sampled_collectives != 0)
             policy.exchange = plan::Exchange::sampled;

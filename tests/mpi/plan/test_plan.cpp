@@ -309,7 +309,7 @@ void free_while_armed() {
     Comm c{comm, 0, 0};
     MPI_Comm_rank(comm, &c.rank);
     MPI_Comm_size(comm, &c.size);
-    // Allreduce under auto exchanges (Allgather's auto follows no arrivals); 5000 ints fit a
+    // Allreduce under auto exchanges (Allgather's auto only from 1 MiB blocks); 5000 ints fit a
     // dynamic-leader slot, and the late rank's 2 ms is far more than kImbalanceFactor·τ.
     if (accepted(comm, "allreduce", "auto"))
         for (int call = 0; call < 24; ++call) {
