@@ -3,8 +3,9 @@
 // attribute, freed by the attribute's delete callback (MPI_Comm_free) or at MPI_Finalize.
 #include <fmt/format.h>
 
-#include <set>
+#include <algorithm>
 #include <type_traits>
+#include <vector>
 
 #include "internal.hpp"
 
@@ -12,7 +13,11 @@ namespace papshim::runtime {
 namespace {
 
 std::mutex contexts_lock;               // guards live_contexts and the ordinal counter
-std::set<CommContext*> live_contexts;
+// In creation order. Freeing some contexts is collective over their nodes (a node window,
+// a node communicator), so MPI_Finalize frees the rest in reverse creation order: the same
+// relative order on every rank of two communicators that share ranks (they created the
+// contexts in step). Pointer order differed between ranks and deadlocked in MPI_Win_free.
+std::vector<CommContext*> live_contexts;
 std::uint32_t led_communicators = 0;    // communicators this process created as rank 0
 
 // Thread-local one-entry cache of the last context; `generation` invalidates it when any
@@ -30,7 +35,7 @@ PAPSHIM_STARTUP_TLS thread_local LastContext last_context;
 void free_context(CommContext* ctx) {
     {
         std::lock_guard guard(contexts_lock);
-        live_contexts.erase(ctx);
+        live_contexts.erase(std::remove(live_contexts.begin(), live_contexts.end(), ctx), live_contexts.end());
     }
     generation.fetch_add(1, std::memory_order_release);
     ctx->planner.reset();  // completes an exchange in flight (collective, like this callback)
@@ -103,7 +108,7 @@ void describe_new_communicator(CommContext& ctx) {
         ctx->id = agree_on_id(s, *ctx, comm);
         {
             std::lock_guard guard(contexts_lock);
-            live_contexts.insert(ctx);
+            live_contexts.push_back(ctx);
         }
         update_policy(*ctx);
         PMPI_Comm_set_attr(comm, s.keyval, ctx);
@@ -243,7 +248,7 @@ void free_remaining_contexts(State& s) {
     std::vector<CommContext*> remaining;
     {
         std::lock_guard guard(contexts_lock);
-        remaining.assign(live_contexts.begin(), live_contexts.end());
+        remaining.assign(live_contexts.rbegin(), live_contexts.rend());
     }
     for (CommContext* ctx : remaining) PMPI_Comm_delete_attr(ctx->user, s.keyval);
 }

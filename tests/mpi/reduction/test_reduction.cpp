@@ -482,6 +482,29 @@ void run_all(const Kinds& kinds, int world_size, int world_rank, Tally& t) {
     MPI_Comm_free(&parity);
 }
 
+// Communicators the program never frees, overlapping on every node and each with a node
+// window (the dynamic leader ran on it): MPI_Finalize frees their contexts, collectively over
+// each node, so in the same order on every rank. It freed them in pointer order, which
+// differed between ranks, and two ranks of a node waited in MPI_Win_free for each other.
+void leave_for_finalize(int world_size, int world_rank, Tally& t) {
+    const int keys[][2] = {{0, world_rank}, {world_rank / 2, world_rank}, {world_rank % 2, world_rank},
+                           {0, world_size - world_rank}};
+    for (const auto& [colour, key] : keys) {
+        MPI_Comm comm = MPI_COMM_NULL;
+        MPI_Comm_split(MPI_COMM_WORLD, colour, key, &comm);
+        int size = 0;
+        MPI_Comm_size(comm, &size);
+        if (papshim_set_algorithm(comm, "allreduce", "dynamic_leader") != MPI_SUCCESS) continue;
+        std::vector<int> in(4096, 1), out(in.size(), 0);
+        MPI_Allreduce(in.data(), out.data(), int(in.size()), MPI_INT, MPI_SUM, comm);
+        ++t.cases;
+        if (std::any_of(out.begin(), out.end(), [size](int v) { return v != size; })) {
+            ++t.failures;
+            fmt::print(stderr, "FAIL rank {}: dynamic_leader on a communicator left for MPI_Finalize\n", world_rank);
+        }
+    }
+}
+
 }  // namespace
 
 // test_reduction                 the matrix on world and two sub-communicators
@@ -507,6 +530,7 @@ int main(int argc, char** argv) {
             threads(kinds, t);
         } else {
             run_all(kinds, world_size, world_rank, t);
+            leave_for_finalize(world_size, world_rank, t);
         }
     }
     long failures = 0;
