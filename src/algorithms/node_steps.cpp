@@ -144,23 +144,25 @@ int relay_pieces(const Call& call, void* partial, int from, int tag, int send_ta
     return wait_all(sends);
 }
 
-// Schedules among node leaders, built once per (view, algorithm, root).
+// Schedules among node leaders, built once per (algorithm, leaders, this leader, root): a
+// schedule is a pure function of those, so that is its whole key. (Keyed by the view's
+// address, a view freed with its communicator and another allocated at the same address
+// got the old view's schedule, built for another leader index: a hang.)
 const schedule::Schedule& leaders_schedule(NodeView& view, schedule::Builder build, int root) {
     struct Cached {
-        const NodeView* view;
         schedule::Builder build;
-        int root;
+        int ranks, rank, root;
         schedule::Schedule plan;
     };
     thread_local std::vector<Cached> cache;
     for (auto& c : cache)
-        if (c.view == &view && c.build == build && c.root == root && c.plan.ranks == view.node_count) return c.plan;
+        if (c.build == build && c.ranks == view.node_count && c.rank == view.node_index && c.root == root) return c.plan;
     if (cache.size() > 64) cache.clear();
     schedule::BuildInput input;
     input.ranks = view.node_count;
     input.rank = view.node_index;
     input.root = root;
-    cache.push_back({&view, build, root, build(input)});
+    cache.push_back({build, view.node_count, view.node_index, root, build(input)});
     return cache.back().plan;
 }
 
