@@ -169,7 +169,8 @@ int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, 
         const predict::Signature signature{std::uint8_t(kind), shape->op, shape->root, shape->bytes,
                                            shape->blocks.empty() ? 0 : predict::block_hash(shape->blocks)};
         planning.seq = seq;
-        planning.tau_ns = runtime::tau_ns(shape->segment != 0 ? shape->segment : shape->bytes / std::uint64_t(ctx.size));
+        runtime::measure_link(ctx);  // once per communicator, at its first followed call
+        planning.tau_ns = runtime::tau_ns(ctx, shape->segment != 0 ? shape->segment : shape->bytes / std::uint64_t(ctx.size));
         planner->enter(seq, caller, signature, arrival, planning.tau_ns, ctx.policy, shape->blocks);
         planning.guard = &planner->guard();
         if (const plan::Plan* p = planner->plan()) {
@@ -288,7 +289,7 @@ void prepare_background(CommContext& ctx, plan::Planner& planner, const plan::Pl
         return;
     }
     // τ as the call will compute it (Shape::segment): one block, the largest for Allgatherv.
-    Planning planning{&plan, &guard, runtime::tau_ns(*std::max_element(blocks.begin(), blocks.end())), plan.seq};
+    Planning planning{&plan, &guard, runtime::tau_ns(ctx, *std::max_element(blocks.begin(), blocks.end())), plan.seq};
     const std::string_view choice = runtime::algorithm_for(ctx, kind);
     if (!guard.trusted()) return;  // the call will not use the plan (handle())
     const AllgatherAlgorithm* algorithm = nullptr;

@@ -12,15 +12,14 @@ namespace {
 constexpr int sync_tag = 1;
 constexpr int link_tag = 2;
 constexpr int sync_rounds = 8;
-constexpr int link_rounds = 20;  // minimum of many: a descheduled peer inflates single samples
 constexpr int stream_message = 1 << 16;
 // β comes from a back-to-back stream larger than the burst a shaped or switched link absorbs
 // at full speed: a single 64 KiB ping-pong measured 1.3 GB/s on the emulated 1 Gbit/s network
 // (its token bucket holds 2 ms of the rate), ten times the link's real 125 MB/s.
 constexpr int stream_messages = 16;  // 1 MiB: 8 ms at 1 Gbit/s, well under 1 ms on a node
-// Timed rounds after one warm-up round that drains any burst allowance; the minimum, since a
-// descheduled peer (an oversubscribed node) inflates single rounds.
-constexpr int stream_rounds = 5;
+// Of both measurements the minimum over several rounds (LinkRounds), since a descheduled peer
+// (an oversubscribed node) inflates single rounds; the stream after one warm-up round that
+// drains any burst allowance.
 
 // One rank's estimate of (rank 0 time − local time), from the exchange with the least RTT.
 double estimate_offset(MPI_Comm comm, double& best_rtt) {
@@ -50,9 +49,9 @@ void serve_offset(MPI_Comm comm, int peer) {
 }
 
 // Minimum one-way time of `bytes` between rank 0 and `peer`, measured on rank 0.
-double one_way_time(MPI_Comm comm, int rank, int peer, std::vector<char>& buffer, int bytes) {
+double one_way_time(MPI_Comm comm, int rank, int peer, std::vector<char>& buffer, int bytes, int rounds) {
     double best = std::numeric_limits<double>::infinity();
-    for (int i = 0; i < link_rounds; ++i) {
+    for (int i = 0; i < rounds; ++i) {
         if (rank == 0) {
             double t0 = local_now();
             PMPI_Send(buffer.data(), bytes, MPI_BYTE, peer, link_tag, comm);
@@ -68,10 +67,10 @@ double one_way_time(MPI_Comm comm, int rank, int peer, std::vector<char>& buffer
 
 // Minimum time for rank 0 to stream `stream_messages` messages to `peer` and hear back with
 // a short acknowledgement, measured on rank 0: the bytes' time plus two latencies.
-double stream_time(MPI_Comm comm, int rank, int peer, std::vector<char>& buffer) {
+double stream_time(MPI_Comm comm, int rank, int peer, std::vector<char>& buffer, int rounds) {
     double best = std::numeric_limits<double>::infinity();
     char ack = 0;
-    for (int round = 0; round <= stream_rounds; ++round) {
+    for (int round = 0; round <= rounds; ++round) {
         if (rank == 0) {
             const double t0 = local_now();
             for (int m = 0; m < stream_messages; ++m)
@@ -138,25 +137,34 @@ Synchronisation synchronise(MPI_Comm comm) {
     double base = rank == 0 ? local_now() : 0.0;
     PMPI_Bcast(&base, 1, MPI_DOUBLE, 0, comm);
     sync.offset -= base;  // rank 0's local time `base` becomes global time 0
-    PMPI_Reduce(rank == 0 ? MPI_IN_PLACE : &rtt, &rtt, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
+    PMPI_Allreduce(MPI_IN_PLACE, &rtt, 1, MPI_DOUBLE, MPI_MAX, comm);
+    sync.max_rtt = rtt;
+    sync.link = measure_link(comm);
+    return sync;
+}
 
-    double measured[3] = {rtt, sync.link.alpha, sync.link.beta};
+LinkModel measure_link(MPI_Comm comm, LinkRounds rounds) {
+    int rank = 0, size = 1;
+    PMPI_Comm_rank(comm, &rank);
+    PMPI_Comm_size(comm, &size);
+    LinkModel link;
+    double measured[2] = {link.alpha, link.beta};
     if (size > 1) {
-        int peer = size - 1;  // with block mapping the last rank is the farthest from rank 0
+        const int peer = size - 1;  // with block mapping the last rank is the farthest from rank 0
         std::vector<char> buffer(stream_message);
         if (rank == 0 || rank == peer) {
-            const double small = one_way_time(comm, rank, peer, buffer, 8);
-            const double stream = stream_time(comm, rank, peer, buffer);
+            const double small = one_way_time(comm, rank, peer, buffer, 8, rounds.ping_pongs);
+            const double stream = stream_time(comm, rank, peer, buffer, rounds.streams);
             if (rank == 0) {
-                measured[1] = small;
-                measured[2] = std::max(stream - 2 * small, 0.0) / (double(stream_message) * stream_messages);
+                measured[0] = small;
+                measured[1] = std::max(stream - 2 * small, 0.0) / (double(stream_message) * stream_messages);
             }
         }
     }
-    PMPI_Bcast(measured, 3, MPI_DOUBLE, 0, comm);
-    sync.max_rtt = measured[0];
-    sync.link = LinkModel{measured[1], measured[2]};
-    return sync;
+    PMPI_Bcast(measured, 2, MPI_DOUBLE, 0, comm);
+    link.alpha = measured[0];
+    link.beta = measured[1];
+    return link;
 }
 
 }  // namespace papshim::clock

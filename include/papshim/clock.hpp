@@ -64,4 +64,14 @@ struct Synchronisation {
 // same `link` and `max_rtt` (broadcast from rank 0), so decisions based on them agree.
 Synchronisation synchronise(MPI_Comm comm);
 
+// α and β between `comm`'s rank 0 and its last rank (with block mapping the farthest pair):
+// the minimum one-way time of 8 bytes, and a 1 MiB back-to-back stream after a warm-up round.
+// Collective over `comm` (a private duplicate: tags 1-2 must be free); every rank returns
+// rank 0's result. `rounds`: timed rounds of each (at MPI_Init 20 ping-pongs, 5 streams).
+struct LinkRounds {
+    int ping_pongs = 20;
+    int streams = 5;
+};
+LinkModel measure_link(MPI_Comm comm, LinkRounds rounds = {});
+
 }  // namespace papshim::clock

@@ -41,6 +41,9 @@ struct CommContext {
     // algorithms chosen for it, so identical on every member), and its planner.
     plan::Policy policy;
     std::unique_ptr<plan::Planner> planner;
+    // α, β between this communicator's rank 0 and last rank (measure_link); written once on
+    // the calling thread before the first exchange, read by the helper thread after it.
+    std::optional<LinkModel> link;
     long planned_calls = 0;    // calls that ran a plan made for them
     long unplanned_calls = 0;  // calls of a plan-using algorithm without a matching plan
     // The last schedule built from a plan (a persistent pattern plans the same vector again).
@@ -144,11 +147,16 @@ predict::Settings predictor_settings(const Config& config);
 plan::Planner* planner(CommContext& ctx);
 // Recomputes ctx.policy from the algorithms chosen for it (context creation, set_algorithm).
 void update_policy(CommContext& ctx);
-// τ, one segment of `segment_bytes` over one link: PAPSHIM_TAU_US, or α + β·segment_bytes
-// from the link model (identical on every rank). The segment is what a PAP-aware step moves:
-// a rank's share of the vector for a reduction, a rank's block for Allgather, the largest
-// block for Allgatherv (docs/algorithms/bdr.md §6).
-std::int64_t tau_ns(std::uint64_t segment_bytes);
+// τ, one segment of `segment_bytes` over one link of `ctx`: PAPSHIM_TAU_US, or α + β·segment_bytes
+// from the communicator's link model (measure_link; MPI_Init's world model until it is
+// measured), identical on every rank. The segment is what a PAP-aware step moves: a rank's
+// share of the vector for a reduction, a rank's block for Allgather, the largest block for
+// Allgatherv (docs/algorithms/bdr.md §6). Never communicates (the helper thread calls it).
+std::int64_t tau_ns(const CommContext& ctx, std::uint64_t segment_bytes);
+// Measures ctx's link model once, at the first call the planner follows on it (collective:
+// every rank reaches that call alike), unless PAPSHIM_TAU_US fixes τ or the communicator's
+// rank 0 and last rank are the world's, whose model MPI_Init measured.
+void measure_link(CommContext& ctx);
 // This rank's clock ticks as nanoseconds on the job-global clock.
 std::int64_t global_ns(std::uint64_t ticks);
 

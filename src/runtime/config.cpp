@@ -129,7 +129,9 @@ std::vector<VariableInfo> describe_variables(const AlgorithmNames& names) {
     vars.push_back({"PAPSHIM_SMA_WINDOW", "8", "1..1024", "samples in the SMA"});
     vars.push_back({"PAPSHIM_TAU_US", "measured", "a number of microseconds > 0",
                     "τ, the time of one segment over one link, for the PAP-aware planners (BDR, Clairvoyant) and "
-                    "the imbalance factor ω/τ; measured: α + β·segment bytes from the link model of MPI_Init"});
+                    "the imbalance factor ω/τ; measured: α + β·segment bytes from the communicator's link, measured "
+                    "between its rank 0 and last rank at its first call that exchanges predictions (MPI_Init's "
+                    "world link where those are the world's)"});
     vars.push_back({"PAPSHIM_HELPER_THREAD", "1", "0, 1, always",
                     "1: a helper thread drives prediction exchanges and background receives while ranks compute "
                     "(MPI_Init is upgraded to MPI_THREAD_MULTIPLE when an algorithm that plans from predicted "

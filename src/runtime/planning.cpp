@@ -2,6 +2,8 @@
 // (DESIGN §5). The planners themselves live in predictor/.
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "internal.hpp"
 #include "papshim/progress.hpp"
 
@@ -75,10 +77,35 @@ plan::Planner* planner(CommContext& ctx) {
     return ctx.planner.get();
 }
 
-std::int64_t tau_ns(std::uint64_t segment_bytes) {
+std::int64_t tau_ns(const CommContext& ctx, std::uint64_t segment_bytes) {
     const State& s = state();
     if (s.config.tau_us > 0) return std::int64_t(std::llround(s.config.tau_us * 1e3));
-    return std::max<std::int64_t>(1, std::llround((s.link.alpha + s.link.beta * double(segment_bytes)) * 1e9));
+    const LinkModel& link = ctx.link ? *ctx.link : s.link;
+    return std::max<std::int64_t>(1, std::llround((link.alpha + link.beta * double(segment_bytes)) * 1e9));
+}
+
+void measure_link(CommContext& ctx) {
+    const State& s = state();
+    if (ctx.link || ctx.inter || ctx.size < 2 || s.config.tau_us > 0) return;
+    // The pair MPI_Init measured (any duplicate of the world, and most communicators that span
+    // it in order): its model, without measuring again.
+    MPI_Group group = MPI_GROUP_NULL, world = MPI_GROUP_NULL;
+    int ends[2] = {0, ctx.size - 1}, world_ends[2] = {-1, -1};
+    PMPI_Comm_group(ctx.priv, &group);
+    PMPI_Comm_group(s.world, &world);
+    PMPI_Group_translate_ranks(group, 2, ends, world, world_ends);
+    PMPI_Group_free(&group);
+    PMPI_Group_free(&world);
+    if (world_ends[0] == 0 && world_ends[1] == s.world_size - 1) {
+        ctx.link = s.link;
+        return;
+    }
+    // Fewer rounds than at MPI_Init: this runs inside an application's call (about 25 ms at
+    // 1 Gbit/s, once per communicator).
+    ctx.link = clock::measure_link(ctx.priv, {.ping_pongs = 8, .streams = 2});
+    if (ctx.rank == 0)
+        detail::verbose(2, fmt::format("communicator {}: alpha {:.2e} s, beta {:.2e} s/B", trace::comm_label(ctx.id),
+                               ctx.link->alpha, ctx.link->beta));
 }
 
 std::int64_t global_ns(std::uint64_t ticks) {
