@@ -289,7 +289,8 @@ void prepare_background(CommContext& ctx, plan::Planner& planner, const plan::Pl
         return;
     }
     // τ as the call will compute it (Shape::segment): one block, the largest for Allgatherv.
-    Planning planning{&plan, &guard, runtime::tau_ns(ctx, *std::max_element(blocks.begin(), blocks.end())), plan.seq};
+    const std::uint64_t largest = *std::max_element(blocks.begin(), blocks.end());
+    Planning planning{&plan, &guard, runtime::tau_ns(ctx, largest), plan.seq};
     const std::string_view choice = runtime::algorithm_for(ctx, kind);
     if (!guard.trusted()) return;  // the call will not use the plan (handle())
     const AllgatherAlgorithm* algorithm = nullptr;
@@ -298,7 +299,6 @@ void prepare_background(CommContext& ctx, plan::Planner& planner, const plan::Pl
         // known by now (auto split it at an earlier call of this size); if not, BDR's receives
         // wait for the call.
         const std::optional<bool> spread = runtime::spans_nodes_if_known(ctx);
-        const std::uint64_t largest = *std::max_element(blocks.begin(), blocks.end());
         if (spread && auto_allgather_runs_bdr({ctx.size, next.bytes, largest, *spread, true, guard.imbalanced()}))
             algorithm = find_allgather_algorithm("bdr");
     } else {

@@ -18,6 +18,8 @@ enum class Mode : std::uint8_t { off, profile, dispatch };
 
 enum class Collective : std::uint8_t { allgather, allgatherv, reduce, allreduce };
 inline constexpr int collective_count = 4;
+// Allgather or Allgatherv: the collectives whose algorithms are the Allgather table's.
+constexpr bool gathers(Collective c) { return c == Collective::allgather || c == Collective::allgatherv; }
 std::string_view collective_name(Collective c);
 std::optional<Collective> parse_collective(std::string_view name);
 

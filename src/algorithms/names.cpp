@@ -14,7 +14,7 @@ AlgorithmNames algorithm_names() {
 }
 
 bool uses_plans(Collective collective, std::string_view name) {
-    if (collective == Collective::allgather || collective == Collective::allgatherv) {
+    if (gathers(collective)) {
         const AllgatherAlgorithm* algorithm = find_allgather_algorithm(name);
         return algorithm && algorithm->plans;
     }

@@ -143,8 +143,8 @@ MPI_Comm node_communicator(CommContext& ctx) {
 }
 
 bool spans_nodes(CommContext& ctx) {
-    int node_ranks = ctx.size;
-    return PMPI_Comm_size(node_communicator(ctx), &node_ranks) == MPI_SUCCESS && node_ranks != ctx.size;
+    node_communicator(ctx);  // splits on first use
+    return spans_nodes_if_known(ctx).value_or(false);
 }
 
 std::optional<bool> spans_nodes_if_known(CommContext& ctx) {

@@ -21,7 +21,7 @@ constexpr std::uint64_t kSampledMinBytes = 16 * 1024;
 // receives (without them BDR loses, so then auto follows no Allgather).
 bool auto_can_switch(std::uint8_t collective, std::uint64_t bytes, int ranks, bool one_rank_per_node) {
     const Collective kind = Collective(collective);
-    if (kind == Collective::allgather || kind == Collective::allgatherv)
+    if (gathers(kind))
         return plan::Progress::instance().running() && auto_allgather_may_plan(ranks, bytes);
     return bytes >= kSampledMinBytes &&
            !auto_reduction_candidate(kind, bytes, state().config.shm_slot, one_rank_per_node).empty();
@@ -49,7 +49,7 @@ void update_policy(CommContext& ctx) {
             // auto's Allgather(v) follows only blocks of 1 MiB or more: 32 bytes a rank per
             // call is nothing there, and sampling one call in 16 left BDR waiting up to 16
             // calls after an imbalance began (docs/benchmarks.md, "`auto` runs BDR").
-            if (choice == "auto" && (Collective(c) == Collective::allgather || Collective(c) == Collective::allgatherv))
+            if (choice == "auto" && gathers(Collective(c)))
                 policy.every_call_collectives |= std::uint8_t(1u << c);
         }
         if (policy.exchange == plan::Exchange::off && policy.sampled_collectives != 0)

@@ -79,8 +79,9 @@ bool uses_any_plans(const Config& config) {
 // post BDR's background receives, that is where MPI already provides MPI_THREAD_MULTIPLE
 // (`auto` does not raise the level itself; PAPSHIM_HELPER_THREAD=always does).
 bool auto_gathers(const Config& config) {
-    return config.algorithm[std::size_t(Collective::allgather)] == "auto" ||
-           config.algorithm[std::size_t(Collective::allgatherv)] == "auto";
+    for (int c = 0; c < collective_count; ++c)
+        if (gathers(Collective(c)) && config.algorithm[std::size_t(c)] == "auto") return true;
+    return false;
 }
 
 }  // namespace
