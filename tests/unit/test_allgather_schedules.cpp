@@ -49,7 +49,7 @@ int expected_steps(std::string_view name, int p) {
     if (name == "ring" || name == "bdr") return p - 1;  // bdr without arrivals: the ring
     if (name == "neighbor_exchange") return p % 2 == 0 ? p / 2 : p - 1;
     if (name == "gather_bcast") return p == 1 ? 0 : 1 + k;
-    if (name == "bslb") return p == 1 ? 0 : 2 * p - 3 + k;  // p-1 bodies and p-2 signals in turn, then the tree
+    if (name == "bslb") return p == 1 ? 0 : 3 * p - 4;  // p-1 bodies and p-2 signals in turn, then the ring
     FAIL("no step formula for " << name);
     return -1;
 }
@@ -58,7 +58,7 @@ int expected_steps(std::string_view name, int p) {
 std::size_t expected_messages(std::string_view name, int p) {
     const auto up = static_cast<std::size_t>(p);
     if (name == "gather_bcast") return 2 * (up - 1);  // p-1 gathered, p-1 tree edges
-    if (name == "bslb") return p == 1 ? 0 : 3 * up - 4;  // and p-2 signals between the senders
+    if (name == "bslb") return p == 1 ? 0 : 2 * up - 3 + (up - 1) * (up - 1);  // and the ring: p-1 steps of p-1 sends
     return up * static_cast<std::size_t>(expected_steps(name, p));  // one send per rank per step
 }
 

@@ -17,13 +17,18 @@
 // else's while it computes, and the broadcast can start the moment it arrives. With equal
 // arrivals that is rank 0 and the order is 1..p−1: the paper's form.
 //
-// Broadcast: a binomial tree from the root over ranks relative to it (the schedule form of
-// the MPI_Bcast the spec calls); a rank receives every block but its own once, and sends
-// every block but the receiver's. The two phases are strictly sequential (§3.5).
+// Broadcast: a ring over ranks relative to the root (position q = rank − root mod p), the
+// ring Allgather's steps with the transfers into the root left out, since it holds every
+// block already: in broadcast step i, position q passes the block of position q − i to q + 1.
+// It moves (p − 1) blocks into each rank, the least any broadcast can (each rank lacks p − 1
+// blocks), where a binomial tree of the whole vector moves ⌈log₂p⌉·(p − 1) along its longest
+// path; it is the bandwidth-bound form of the MPI_Bcast the spec calls, which for large
+// vectors pipelines too. Non-roots start passing their own blocks as soon as their gather
+// send is done; at the root the two phases are strictly sequential (§3.5).
 //
 // Global steps (every rank numbers them alike, so a message's step is the same at both
 // ends): for the k-th sender s_k (k = 0..p−2), step 2k carries s_k's block to the root and
-// step 2k+1 the signal s_k → s_{k+1}; the broadcast follows from step 2p−3 on.
+// step 2k+1 the signal s_k → s_{k+1}; the broadcast's p − 1 steps follow from step 2p−3 on.
 //
 // Balanced form: with no usable prediction (empty or wrongly sized arrival_ns) the arrivals
 // count as equal: root 0, senders in rank order. step_ns is not used (BSLB needs only the
@@ -64,16 +69,6 @@ GatherOrder gather_order(const schedule::BuildInput& input) {
     return order;
 }
 
-// Every block except `rank`'s, ascending.
-std::vector<int> all_blocks_but(int rank, int ranks) {
-    std::vector<int> blocks;
-    blocks.reserve(static_cast<std::size_t>(ranks - 1));
-    for (int b = 0; b < ranks; ++b) {
-        if (b != rank) blocks.push_back(b);
-    }
-    return blocks;
-}
-
 }  // namespace
 
 schedule::Schedule build_bslb(const schedule::BuildInput& input) {
@@ -85,8 +80,7 @@ schedule::Schedule build_bslb(const schedule::BuildInput& input) {
     const GatherOrder order = gather_order(input);
     const int root = order.root;
     const std::size_t gather_steps = 2 * static_cast<std::size_t>(p - 1) - 1;
-    const int tree_steps = ceil_log2(p);
-    plan.steps.resize(gather_steps + static_cast<std::size_t>(tree_steps));
+    plan.steps.resize(gather_steps + static_cast<std::size_t>(p - 1));
 
     // Gather.
     for (std::size_t k = 0; k < order.senders.size(); ++k) {
@@ -99,28 +93,24 @@ schedule::Schedule build_bslb(const schedule::BuildInput& input) {
         if (k + 1 < order.senders.size()) plan.steps[body + 1].sends.push_back({.peer = order.senders[k + 1], .blocks = {}});
     }
 
-    // Binomial broadcast over ranks relative to the root: before step t, relative ranks
-    // [0, 2^t) hold everything.
-    const int relative = wrap_rank(me - root, p);
-    for (int t = 0; t < tree_steps; ++t) {
-        const int span = 1 << t;
-        auto& step = plan.steps[gather_steps + static_cast<std::size_t>(t)];
-        if (relative < span && relative + span < p) {
-            const int to = wrap_rank(me + span, p);
-            step.sends.push_back({.peer = to, .blocks = all_blocks_but(to, p)});
-        } else if (relative >= span && relative < 2 * span) {
-            step.recvs.push_back({.peer = wrap_rank(me - span, p), .blocks = all_blocks_but(me, p)});
-        }
+    // Ring broadcast over positions relative to the root; the last position sends nothing
+    // (its successor is the root) and the root receives nothing.
+    const int position = wrap_rank(me - root, p);
+    auto rank_at = [&](int pos) { return wrap_rank(root + pos, p); };
+    for (int i = 0; i + 1 < p; ++i) {
+        auto& step = plan.steps[gather_steps + static_cast<std::size_t>(i)];
+        if (position + 1 < p) step.sends.push_back({.peer = rank_at(position + 1), .blocks = {rank_at(position - i)}});
+        if (position > 0) step.recvs.push_back({.peer = rank_at(position - 1), .blocks = {rank_at(position - i - 1)}});
     }
     return plan;
 }
 
 // Balanced form: the root takes the p−1 blocks one after another, with a signal between
-// consecutive senders, then each tree level moves p−1 blocks.
+// consecutive senders, then the ring passes p−1 blocks into every rank.
 double bslb_cost(int ranks, double bytes_per_rank, const LinkModel& link) {
     if (ranks <= 1) return 0.0;
     const double whole = (ranks - 1) * bytes_per_rank * link.beta;
-    return (2 * ranks - 3) * link.alpha + whole + ceil_log2(ranks) * (link.alpha + whole);
+    return (2 * ranks - 3) * link.alpha + whole + (ranks - 1) * link.alpha + whole;
 }
 
 }  // namespace papshim::allgather

@@ -19,7 +19,7 @@ constexpr std::array<AllgatherAlgorithm, 8> kAllgatherAlgorithms{{
     {"ring", allgather::build_ring, allgather::ring_cost},
     {"gather_bcast", allgather::build_gather_bcast, allgather::gather_bcast_cost},
     {"bdr", allgather::build_bdr, allgather::ring_cost, true},  // balanced: the ring; after it, so `auto` keeps ring
-    {"bslb", allgather::build_bslb, allgather::bslb_cost, true},  // balanced: never cheaper than gather_bcast
+    {"bslb", allgather::build_bslb, allgather::bslb_cost, true},  // balanced: never cheaper than the ring
 }};
 // A planned call's tags name its algorithm by this index (message_exchange.hpp).
 static_assert(kAllgatherAlgorithms.size() <= schedule::kPlannedAlgorithmSlots);
