@@ -21,6 +21,23 @@ enum class Online : std::uint8_t { absent = 0, no_prediction = 1, predicted = 2 
 // planned one: a hit), made for a different call (a miss; the call fell back), or made for
 // this call while the guard distrusted the recent predictions (guarded; it fell back too).
 enum class PlanUse : std::uint8_t { none = 0, hit = 1, miss = 2, guarded = 3 };
+// Its spelling in calls.csv's `plan` column (docs/trace-format.md); none is empty.
+constexpr std::string_view plan_use_name(PlanUse use) {
+    switch (use) {
+        case PlanUse::hit: return "hit";
+        case PlanUse::miss: return "miss";
+        case PlanUse::guarded: return "guarded";
+        case PlanUse::none: break;
+    }
+    return "";
+}
+// The column's text back; nullopt for anything but the four spellings.
+constexpr std::optional<PlanUse> parse_plan_use(std::string_view name) {
+    for (PlanUse use : {PlanUse::none, PlanUse::hit, PlanUse::miss, PlanUse::guarded}) {
+        if (plan_use_name(use) == name) return use;
+    }
+    return std::nullopt;
+}
 
 // One intercepted call. Written raw to the per-rank spill file, so plain data only.
 struct Record {

@@ -319,10 +319,12 @@ private:
                 ++site.last_right;
         }
         PlanCounts& plans = site.plans[call.algorithm];
-        ++(call.plan == "hit"       ? plans.hit
-           : call.plan == "miss"    ? plans.miss
-           : call.plan == "guarded" ? plans.guarded
-                                    : plans.none);
+        switch (trace::parse_plan_use(call.plan).value_or(trace::PlanUse::none)) {
+            case trace::PlanUse::hit: ++plans.hit; break;
+            case trace::PlanUse::miss: ++plans.miss; break;
+            case trace::PlanUse::guarded: ++plans.guarded; break;
+            case trace::PlanUse::none: ++plans.none; break;
+        }
     }
 
     // Keeps every stride-th call's delays; doubling the stride keeps the count bounded.

@@ -185,7 +185,7 @@ bool CallsReader::next(CallRow& row) {
         row.predicted_arrival_s = value;
     }
     row.plan = std::string(trim(text(15)));
-    if (!row.plan.empty() && row.plan != "hit" && row.plan != "miss" && row.plan != "guarded") {
+    if (!trace::parse_plan_use(row.plan)) {
         fail_at(csv_.name(), csv_.line(),
                 fmt::format("column 'plan': '{}' is not hit, miss, guarded or empty", row.plan));
     }

@@ -141,16 +141,6 @@ private:
     predict::CommHistory* history_ = nullptr;  // comms_[comm_]
 };
 
-const char* plan_name(std::uint8_t plan) {
-    switch (PlanUse(plan)) {
-        case PlanUse::hit: return "hit";
-        case PlanUse::miss: return "miss";
-        case PlanUse::guarded: return "guarded";
-        case PlanUse::none: break;
-    }
-    return "";
-}
-
 }  // namespace
 
 const char* saved_name(Saved saved) {
@@ -387,7 +377,7 @@ MergeResult merge(const std::string& dir, int world_size, const MergeOptions& op
                    name_or(index.names.algorithms, rec.algorithm, unknown),
                    known_site ? text.site_csv[rec.site] : unknown_site_csv, h.arrival, h.exit);
         if (h.predicted) fmt::print(csv.get(), "{:.9f}", *h.predicted);
-        fmt::print(csv.get(), ",{}\n", plan_name(rec.plan));
+        fmt::print(csv.get(), ",{}\n", plan_use_name(PlanUse(rec.plan)));
         if (count < options.max_json_events)
             fmt::print(json.get(),
                    "{{\"ph\":\"X\",\"pid\":0,\"tid\":{},\"name\":\"MPI_{}\",\"ts\":{:.3f},\"dur\":{:.3f},"
