@@ -33,7 +33,11 @@ def parse_config(text):
     """label:variant[:NAME=VALUE,...] -> (label, variant, {PAPSHIM_NAME: VALUE}). A label starting
     with 'native' runs without the shim and is the reference of its variant."""
     label, _, rest = text.partition(":")
-    variant, _, assignments = rest.partition(":")
+    # The variant may hold ':' itself (imbalance.py's one-late:7:80): the assignments are the
+    # part after the last ':' when it has an '='.
+    variant, _, assignments = rest.rpartition(":")
+    if "=" not in assignments:
+        variant, assignments = rest, ""
     env = {}
     for item in filter(None, assignments.split(",")):
         name, _, value = item.partition("=")
@@ -86,32 +90,33 @@ def main():
     if not options.wrap and not options.shim:
         parser.error("--shim is needed unless --wrap runs papshim-run")
     configs = [parse_config(text) for text in options.config]
-    times = {label: [] for label, _, _ in configs}
-    results = {label: [] for label, _, _ in configs}
+    # Keyed by (label, variant): one label may run several variants (native:a, native:b).
+    times = {(label, variant): [] for label, variant, _ in configs}
+    results = {(label, variant): [] for label, variant, _ in configs}
     rows = []
     for rep in range(options.reps):
         shift = rep % len(configs)
         for label, variant, env in configs[shift:] + configs[:shift]:
             seconds, result = run_once(options, variant, env)
-            times[label].append((rep, seconds))
-            if result not in results[label]:
-                results[label].append(result)
+            times[(label, variant)].append((rep, seconds))
+            if result not in results[(label, variant)]:
+                results[(label, variant)].append(result)
             rows.append({"rep": rep, "config": label, "variant": variant, "seconds": seconds})
             print(f"rep {rep} {label:24s} {seconds:8.3f} s", file=sys.stderr, flush=True)
-    native = {variant: dict(times[label]) for label, variant, _ in configs if label.startswith("native")}
+    native = {variant: dict(times[(label, variant)]) for label, variant, _ in configs if label.startswith("native")}
     result_header, result_rule = (" result |", "---|") if options.result else ("", "")
     print(f"| configuration | variant | median s | min s | ratio to native (median of {options.reps}) |{result_header}")
     print(f"|---|---|---|---|---|{result_rule}")
     for label, variant, _ in configs:
-        values = [s for _, s in times[label]]
+        values = [s for _, s in times[(label, variant)]]
         reference = native.get(variant)
         if label.startswith("native"):
             ratio = "1"
         elif reference:
-            ratio = f"{statistics.median(s / reference[rep] for rep, s in times[label]):.3f}"
+            ratio = f"{statistics.median(s / reference[rep] for rep, s in times[(label, variant)]):.3f}"
         else:
             ratio = "n/a"
-        shown = f" {' / '.join(f'`{r}`' for r in results[label])} |" if options.result else ""
+        shown = f" {' / '.join(f'`{r}`' for r in results[(label, variant)])} |" if options.result else ""
         print(f"| {label} | {variant} | {statistics.median(values):.3f} | {min(values):.3f} | {ratio} |{shown}")
     if options.csv:
         with open(options.csv, "w", newline="") as handle:
