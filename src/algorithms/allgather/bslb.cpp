@@ -17,9 +17,8 @@
 // else's while it computes, and the broadcast can start the moment it arrives. With equal
 // arrivals that is rank 0 and the order is 1..p−1: the paper's form.
 //
-// Broadcast: a ring over ranks relative to the root (position q = rank − root mod p), the
-// ring Allgather's steps with the transfers into the root left out, since it holds every
-// block already: in broadcast step i, position q passes the block of position q − i to q + 1.
+// Broadcast: the ring Allgather's steps (build_ring: in step i rank r passes block r − i to
+// r + 1) with the transfers into the root left out, since it holds every block already.
 // It moves (p − 1) blocks into each rank, the least any broadcast can (each rank lacks p − 1
 // blocks), where a binomial tree of the whole vector moves ⌈log₂p⌉·(p − 1) along its longest
 // path; it is the bandwidth-bound form of the MPI_Bcast the spec calls, which for large
@@ -80,7 +79,7 @@ schedule::Schedule build_bslb(const schedule::BuildInput& input) {
     const GatherOrder order = gather_order(input);
     const int root = order.root;
     const std::size_t gather_steps = 2 * static_cast<std::size_t>(p - 1) - 1;
-    plan.steps.resize(gather_steps + static_cast<std::size_t>(p - 1));
+    plan.steps.resize(gather_steps);
 
     // Gather.
     for (std::size_t k = 0; k < order.senders.size(); ++k) {
@@ -93,14 +92,13 @@ schedule::Schedule build_bslb(const schedule::BuildInput& input) {
         if (k + 1 < order.senders.size()) plan.steps[body + 1].sends.push_back({.peer = order.senders[k + 1], .blocks = {}});
     }
 
-    // Ring broadcast over positions relative to the root; the last position sends nothing
-    // (its successor is the root) and the root receives nothing.
-    const int position = wrap_rank(me - root, p);
-    auto rank_at = [&](int pos) { return wrap_rank(root + pos, p); };
-    for (int i = 0; i + 1 < p; ++i) {
-        auto& step = plan.steps[gather_steps + static_cast<std::size_t>(i)];
-        if (position + 1 < p) step.sends.push_back({.peer = rank_at(position + 1), .blocks = {rank_at(position - i)}});
-        if (position > 0) step.recvs.push_back({.peer = rank_at(position - 1), .blocks = {rank_at(position - i - 1)}});
+    // Broadcast: the ring Allgather's own steps, less every transfer into the root, which
+    // holds every block already (so the rank before it sends nothing).
+    schedule::Schedule ring = build_ring(input);
+    for (schedule::Step& step : ring.steps) {
+        std::erase_if(step.sends, [root](const schedule::Transfer& send) { return send.peer == root; });
+        if (me == root) step.recvs.clear();
+        plan.steps.push_back(std::move(step));
     }
     return plan;
 }
