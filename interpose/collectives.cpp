@@ -319,7 +319,7 @@ void prepare_background(CommContext& ctx, plan::Planner& planner, const plan::Pl
             PMPI_Cancel(&r);
             PMPI_Wait(&r, MPI_STATUS_IGNORE);
         }
-        background.prefetch = Prefetch{};
+        background.prefetch.clear();
         return;
     }
     background.seq = plan.seq;

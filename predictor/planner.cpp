@@ -23,7 +23,7 @@ void Planner::discard_background(std::uint64_t seq) {
     b.cancel.store(true, std::memory_order_release);
     node::wait_until([&] { return b.done.load(std::memory_order_acquire); });
     b.active = false;
-    b.prefetch = Prefetch{};
+    b.prefetch.clear();
 }
 
 void Planner::complete_exchange() {

@@ -162,7 +162,7 @@ int run_step(const schedule::Step& step, int tag, const BlockLayout& layout, MPI
 
 int post_prefetch(const schedule::Schedule& plan, std::span<const std::uint64_t> block_bytes, int tag_base,
                   MPI_Comm comm, Prefetch& prefetch) {
-    prefetch = Prefetch{};
+    prefetch.clear();
     while (prefetch.steps < plan.steps.size() && plan.steps[prefetch.steps].sends.empty()) ++prefetch.steps;
     std::size_t total = 0;
     for (std::size_t s = 0; s < prefetch.steps; ++s) {
@@ -180,10 +180,16 @@ int post_prefetch(const schedule::Schedule& plan, std::span<const std::uint64_t>
             total += bytes;
         }
     }
-    try {
-        prefetch.staging.resize(total);
-    } catch (const std::bad_alloc&) {
-        return MPI_ERR_NO_MEM;  // on the helper thread: the call runs those steps in the foreground
+    if (total > prefetch.staging_bytes) {
+        prefetch.staging.reset();
+        prefetch.staging_bytes = 0;
+        try {
+            // Not zero-filled: every byte a receive lands is written by it before it is read.
+            prefetch.staging = std::make_unique_for_overwrite<std::byte[]>(total);
+        } catch (const std::bad_alloc&) {
+            return MPI_ERR_NO_MEM;  // on the helper thread: the call runs those steps in the foreground
+        }
+        prefetch.staging_bytes = total;
     }
     std::size_t at = 0;
     for (std::size_t s = 0; s < prefetch.steps; ++s) {
@@ -194,7 +200,7 @@ int post_prefetch(const schedule::Schedule& plan, std::span<const std::uint64_t>
             // signal, a zero-byte message that always goes.
             if (bytes == 0 && !transfer.blocks.empty()) continue;
             MPI_Request request = MPI_REQUEST_NULL;
-            const int error = PMPI_Irecv(prefetch.staging.data() + at, int(bytes), MPI_BYTE, transfer.peer,
+            const int error = PMPI_Irecv(prefetch.staging.get() + at, int(bytes), MPI_BYTE, transfer.peer,
                                          schedule::step_tag(s, tag_base), comm, &request);
             if (error != MPI_SUCCESS) return error;
             prefetch.requests.push_back(request);
@@ -211,7 +217,7 @@ int place_prefetched(const Prefetch& prefetch, const BlockLayout& layout, MPI_Co
     for (std::size_t i = 0; i < prefetch.blocks.size(); ++i) {
         const int block = prefetch.blocks[i];
         if (prefetch.sizes[i] == 0) continue;
-        const std::byte* from = prefetch.staging.data() + prefetch.offsets[i];
+        const std::byte* from = prefetch.staging.get() + prefetch.offsets[i];
         if (layout.dense()) {
             std::memcpy(layout.address(block), from, prefetch.sizes[i]);
             continue;
