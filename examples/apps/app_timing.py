@@ -102,7 +102,7 @@ def main():
             if result not in results[(label, variant)]:
                 results[(label, variant)].append(result)
             rows.append({"rep": rep, "config": label, "variant": variant, "seconds": seconds})
-            print(f"rep {rep} {label:24s} {seconds:8.3f} s", file=sys.stderr, flush=True)
+            print(f"rep {rep + 1}/{options.reps} {label:24s} {variant:16s} {seconds:8.3f} s", file=sys.stderr, flush=True)
     native = {variant: dict(times[(label, variant)]) for label, variant, _ in configs if label.startswith("native")}
     result_header, result_rule = (" result |", "---|") if options.result else ("", "")
     print(f"| configuration | variant | median s | min s | ratio to native (median of {options.reps}) |{result_header}")
