@@ -424,10 +424,11 @@ bool fits_slot(const ReductionBuffers& b) {
 // sampled exchanges show (Guard::kImbalanceFactor), the algorithm measured to win at this
 // size and node layout (auto_reduction_candidate): on nodes shared by several ranks, one that
 // follows the real arrivals through shared memory and needs no prediction (the dynamic
-// leader, spec §5, or the arrival-ordered chain, §6.5); with one rank per node, the
-// predicted chain for large Allreduces (it plans from the exchanged prediction, or runs its
-// balanced form, which also won there). Clairvoyant is not picked: measured, it loses to the
-// chain even under predictable imbalance (docs/benchmarks.md). Null: native.
+// leader, spec §5, or the arrival-ordered chain, §6.5); with one rank per node, a planned
+// algorithm: the predicted scatter or chain for an Allreduce, Clairvoyant for a Reduce, each
+// only with a trusted plan for this call (else native). Clairvoyant's Allreduce is not
+// picked: measured, it loses to the chain even under predictable imbalance
+// (docs/benchmarks.md). Null: native.
 const ReductionAlgorithm* auto_reduction(CommContext& ctx, Collective kind, const ReductionBuffers& b) {
     const bool one_rank_per_node = runtime::node_view(ctx).node_count == ctx.size;  // identical everywhere
     const std::string_view name = auto_reduction_candidate(kind, std::uint64_t(b.count) * type_size(b.type),

@@ -47,7 +47,13 @@ TEST_CASE("one rank per node: the predicted scatter for an Allreduce from 512 Ki
     CHECK(auto_reduction_candidate(Collective::allreduce, 2 << 20, slot, true) == "predicted_chain");
     CHECK(auto_reduction_candidate(Collective::allreduce, 4 << 20, slot, true) == "predicted_chain");
     CHECK(auto_reduction_candidate(Collective::allreduce, 64 << 20, 128 << 20, true) == "predicted_chain");
-    CHECK(auto_reduction_candidate(Collective::reduce, 16 << 20, slot, true).empty());
+}
+
+TEST_CASE("one rank per node: Clairvoyant for a Reduce from 256 KiB") {
+    CHECK(auto_reduction_candidate(Collective::reduce, 64 * 1024, slot, true).empty());
+    CHECK(auto_reduction_candidate(Collective::reduce, 256 * 1024 - 1, slot, true).empty());
+    CHECK(auto_reduction_candidate(Collective::reduce, 256 * 1024, slot, true) == "clairvoyant");
+    CHECK(auto_reduction_candidate(Collective::reduce, 16 << 20, slot, true) == "clairvoyant");
 }
 
 TEST_CASE("Allgather has no arrival-following candidate") {

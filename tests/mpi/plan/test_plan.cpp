@@ -302,6 +302,43 @@ void auto_gather_bdr() {
     MPI_Comm_free(&c.comm);
 }
 
+// `auto` on Reduces of 256 KiB under a persistently late rank: with one rank per node, once
+// the guard trusts the predictions and sees the imbalance, it runs Clairvoyant's plan
+// (native before, and on nodes shared by several ranks the arrival chain instead). The root
+// is fixed, as the predicted signature includes it. Results against native on the root.
+void auto_reduce_clairvoyant() {
+    Comm c{MPI_COMM_NULL, 0, 0};
+    MPI_Comm_dup(MPI_COMM_WORLD, &c.comm);
+    MPI_Comm_rank(c.comm, &c.rank);
+    MPI_Comm_size(c.comm, &c.size);
+    if (!accepted(c.comm, "reduce", "auto")) {
+        MPI_Comm_free(&c.comm);
+        return;
+    }
+    constexpr int kInts = (256 << 10) / int(sizeof(int)) + 1;
+    const int root = c.size > 2 ? 1 : 0;
+    int clairvoyant_calls = 0;
+    for (int call = 0; call < 24; ++call) {
+        compute(delay_for('l', call, c.rank, c.size));
+        reduce_call(c, false, kInts, root, call, "auto reduce 256 KiB pattern l");
+        char ran[64] = {};
+        papshim_get_last_algorithm(c.comm, "reduce", ran, sizeof ran);
+        clairvoyant_calls += std::string(ran) == "clairvoyant" ? 1 : 0;
+    }
+    const papshim_plan_stats s = stats_of(c.comm);
+    const char* node_size = std::getenv("PAPSHIM_NODE_SIZE");
+    const bool rank_per_node = node_size && std::string(node_size) == "1";
+    if (std::getenv("TEST_PLAN_VERBOSE") && c.rank == 0)
+        fmt::print("auto reduce 256 KiB pattern l: {} of 24 calls ran clairvoyant (exchanges {} assessed {} good {} "
+                   "armed {})\n", clairvoyant_calls, s.exchanges, s.assessed, s.good, s.armed);
+    if (rank_per_node && c.size > 1 && s.armed && s.assessed >= 8 && s.good == s.assessed && clairvoyant_calls == 0)
+        fail(fmt::format("auto reduce 256 KiB pattern l: never ran clairvoyant with one rank per node ({} exchanges, "
+                         "all {} predictions good)", s.exchanges, s.assessed));
+    if (!rank_per_node && clairvoyant_calls > 0)
+        fail(fmt::format("auto reduce 256 KiB pattern l: ran clairvoyant {} times on shared nodes", clairvoyant_calls));
+    MPI_Comm_free(&c.comm);
+}
+
 // A communicator freed while its per-call exchange is armed and an exchange is in flight.
 void free_while_armed() {
     MPI_Comm comm = MPI_COMM_NULL;
@@ -330,6 +367,7 @@ void run_matrix() {
     for (char pattern : {'l', 'x', 'u', '-'}) gather_pattern("auto", pattern, 20, false);
     mixed_sites("auto");
     auto_gather_bdr();
+    auto_reduce_clairvoyant();
     for (const char* algorithm : {"clairvoyant", "clairvoyant_rs", "predicted_chain", "predicted_scatter", "auto"})
         for (char pattern : {'l', 's', 'x'}) reductions(algorithm, pattern);
     for (const char* algorithm : {"clairvoyant", "predicted_scatter"}) reductions(algorithm, 'h');
