@@ -252,8 +252,8 @@ constexpr double kAutoMinBlockBytes = 256 * 1024;
 // null for native. `auto`: native on one node and for blocks below kAutoMinBlockBytes; BDR
 // where auto_allgather_runs_bdr says it wins and this call has a trusted plan (the planner
 // follows such calls only while the helper thread runs, to post BDR's background receives);
-// else the lowest modelled cost. BSLB loses everywhere measured (docs/benchmarks.md): it runs
-// when named. Collective (the node split) on first use under `auto`: call on the calling thread.
+// else the lowest modelled cost on the communicator's link. BSLB loses everywhere measured
+// (docs/benchmarks.md): it runs when named. Collective (the node split) on first use under `auto`: call on the calling thread.
 const AllgatherAlgorithm* choose_allgather(std::string_view choice, CommContext& ctx, std::uint64_t bytes,
                                           std::uint64_t largest, const Planning& planning) {
     if (choice != "auto") return find_allgather_algorithm(choice);
@@ -262,7 +262,7 @@ const AllgatherAlgorithm* choose_allgather(std::string_view choice, CommContext&
     if (planning.plan && planning.guard &&
         auto_allgather_runs_bdr({ctx.size, bytes, largest, true, planning.guard->trusted(), planning.guard->imbalanced()}))
         return find_allgather_algorithm("bdr");
-    return &auto_allgather_algorithm(ctx.size, block, runtime::state().link);
+    return &auto_allgather_algorithm(ctx.size, block, runtime::link_of(ctx));
 }
 
 // On the helper thread, as soon as the plan for call plan.seq is known: if that call will

@@ -153,6 +153,9 @@ void update_policy(CommContext& ctx);
 // share of the vector for a reduction, a rank's block for Allgather, the largest block for
 // Allgatherv (docs/algorithms/bdr.md §6). Never communicates (the helper thread calls it).
 std::int64_t tau_ns(const CommContext& ctx, std::uint64_t segment_bytes);
+// The link model of `ctx`: its own once measure_link measured it, MPI_Init's world model
+// before; identical on every rank (rank 0's measurement, broadcast).
+const LinkModel& link_of(const CommContext& ctx);
 // Measures ctx's link model once, at the first call the planner follows on it (collective:
 // every rank reaches that call alike), unless PAPSHIM_TAU_US fixes τ or the communicator's
 // rank 0 and last rank are the world's, whose model MPI_Init measured.

@@ -77,10 +77,12 @@ plan::Planner* planner(CommContext& ctx) {
     return ctx.planner.get();
 }
 
+const LinkModel& link_of(const CommContext& ctx) { return ctx.link ? *ctx.link : state().link; }
+
 std::int64_t tau_ns(const CommContext& ctx, std::uint64_t segment_bytes) {
     const State& s = state();
     if (s.config.tau_us > 0) return std::int64_t(std::llround(s.config.tau_us * 1e3));
-    const LinkModel& link = ctx.link ? *ctx.link : s.link;
+    const LinkModel& link = link_of(ctx);
     return std::max<std::int64_t>(1, std::llround((link.alpha + link.beta * double(segment_bytes)) * 1e9));
 }
 
