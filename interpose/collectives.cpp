@@ -397,10 +397,15 @@ std::uint64_t type_extent(MPI_Datatype type) {
     return std::uint64_t(extent);
 }
 
+// The named floating-point types of every language binding (a Fortran code's MPI_REAL or
+// MPI_DOUBLE_PRECISION reaches the shim as its C handle).
 bool floating_point(MPI_Datatype type) {
     for (MPI_Datatype t : {MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE, MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX,
-                           MPI_C_LONG_DOUBLE_COMPLEX, MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_DOUBLE_INT})
-        if (type == t) return true;
+                           MPI_C_LONG_DOUBLE_COMPLEX, MPI_CXX_FLOAT_COMPLEX, MPI_CXX_DOUBLE_COMPLEX,
+                           MPI_CXX_LONG_DOUBLE_COMPLEX, MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_DOUBLE_INT, MPI_REAL,
+                           MPI_DOUBLE_PRECISION, MPI_COMPLEX, MPI_DOUBLE_COMPLEX, MPI_REAL4, MPI_REAL8, MPI_REAL16,
+                           MPI_COMPLEX8, MPI_COMPLEX16, MPI_COMPLEX32, MPI_2REAL, MPI_2DOUBLE_PRECISION})
+        if (type != MPI_DATATYPE_NULL && type == t) return true;
     return !predefined(type);  // a user type may hold anything: assume floating point
 }
 

@@ -35,9 +35,10 @@ std::string_view auto_reduction_candidate(Collective collective, std::uint64_t b
     // stream per link. Planned only where the guard sees a predictable imbalance; native
     // otherwise.
     // A Reduce, same network (docs/benchmarks.md, "Clairvoyant Reduce under auto across
-    // nodes"): Clairvoyant's plan cut native's mean time in the call to 0.52-0.57x under one
-    // late rank and 0.71-0.93x under a staircase from 256 KiB to 4 MiB, the only planned
-    // Reduce to win under both (the predicted chain lost 1.5x under the staircase).
+    // nodes"): Clairvoyant's plan cut native's mean time in the call to 0.51-0.58x under one
+    // late rank and 0.50-0.93x under a staircase from 256 KiB to 4 MiB (root 0 or the late
+    // rank). The predicted chain did a little better at 256 KiB but lost 1.5x under the
+    // staircase from 1 MiB; at 64 KiB Clairvoyant's root ended later than native's.
     constexpr std::uint64_t network_scatter_min_bytes = 512 * 1024, network_chain_min_bytes = 2 << 20;
     constexpr std::uint64_t network_reduce_min_bytes = 256 * 1024;
     if (one_rank_per_node) {

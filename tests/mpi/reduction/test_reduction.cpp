@@ -468,6 +468,98 @@ Comm make(std::string name, MPI_Comm comm) {
     return c;
 }
 
+// Under PAPSHIM_REPRODUCIBLE=1: algorithms whose combining order follows the arrivals leave
+// every floating-point type to MPI (C, C++ and Fortran names alike), and still run integer
+// ones; the fixed-order algorithms keep floating point. Values are multiples of 1/4, so
+// every order sums them exactly and the results compare byte for byte with native's.
+void reproducible(Tally& t) {
+    MPI_Comm dup = MPI_COMM_NULL;
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    Comm c = make("world-dup", dup);
+    struct FloatType {
+        const char* name;
+        MPI_Datatype type;
+        bool single;  // components are float (else double)
+        int components;
+    };
+    const FloatType types[] = {
+        {"float", MPI_FLOAT, true, 1},          {"double", MPI_DOUBLE, false, 1},
+        {"real", MPI_REAL, true, 1},            {"double precision", MPI_DOUBLE_PRECISION, false, 1},
+        {"real8", MPI_REAL8, false, 1},         {"complex", MPI_COMPLEX, true, 2},
+        {"double complex", MPI_DOUBLE_COMPLEX, false, 2}, {"c double complex", MPI_C_DOUBLE_COMPLEX, false, 2},
+        {"cxx float complex", MPI_CXX_FLOAT_COMPLEX, true, 2},
+    };
+    constexpr int count = 5;
+    const auto run = [&](const std::string& collective, const std::string& algorithm, MPI_Datatype type,
+                         const std::function<void(std::vector<unsigned char>&)>& fill_values, const char* type_name,
+                         bool must_be_native) {
+        int size = 0;
+        if (type == MPI_DATATYPE_NULL || MPI_Type_size(type, &size) != MPI_SUCCESS || size == 0) return;  // not in this MPI
+        ++t.cases;
+        std::vector<unsigned char> in(std::size_t(count * size)), expected(in.size()), actual(in.size());
+        fill_values(in);
+        const bool reduce = collective == "reduce";
+        if (reduce) {
+            PMPI_Reduce(in.data(), expected.data(), count, type, MPI_SUM, 0, c.comm);
+            MPI_Reduce(in.data(), actual.data(), count, type, MPI_SUM, 0, c.comm);
+        } else {
+            PMPI_Allreduce(in.data(), expected.data(), count, type, MPI_SUM, c.comm);
+            MPI_Allreduce(in.data(), actual.data(), count, type, MPI_SUM, c.comm);
+        }
+        char ran[64] = {};
+        papshim_get_last_algorithm(c.comm, collective.c_str(), ran, sizeof ran);
+        t.own += std::string(ran) != "native" ? 1 : 0;
+        const auto report = [&](const std::string& what) {
+            ++t.failures;
+            if (t.printed++ < 20)
+                fmt::print(stderr, "FAIL reproducible {} {} {} p={} rank={}: {}\n", collective, algorithm, type_name,
+                           c.size, c.rank, what);
+        };
+        if (c.size > 1 && must_be_native && std::string(ran) != "native") report(fmt::format("ran '{}', not native", ran));
+        if (c.size > 1 && !must_be_native && std::string(ran) == "native") report("forwarded to native");
+        if ((!reduce || c.rank == 0) && actual != expected) report("differs from native");
+    };
+    const std::vector<std::string> arrival_ordered_reduce = {"arrival_chain", "clairvoyant", "predicted_chain"};
+    const std::vector<std::string> arrival_ordered_allreduce = {"dynamic_leader", "arrival_chain", "hierarchical",
+                                                                "clairvoyant", "clairvoyant_rs", "predicted_chain",
+                                                                "predicted_scatter"};
+    for (const char* collective : {"reduce", "allreduce"}) {
+        const bool reduce = std::string(collective) == "reduce";
+        const auto& ordered = reduce ? arrival_ordered_reduce : arrival_ordered_allreduce;
+        std::vector<std::string> algorithms = ordered;
+        algorithms.push_back(reduce ? "binomial" : "recursive_doubling");  // fixed order: keeps floating point
+        for (const auto& algorithm : algorithms) {
+            if (papshim_set_algorithm(c.comm, collective, algorithm.c_str()) != MPI_SUCCESS) {
+                ++t.failures;
+                fmt::print(stderr, "FAIL reproducible: papshim_set_algorithm refused {} for {}\n", algorithm, collective);
+                continue;
+            }
+            const bool arrival_ordered = std::find(ordered.begin(), ordered.end(), algorithm) != ordered.end();
+            for (const FloatType& f : types) {
+                run(collective, algorithm, f.type, [&](std::vector<unsigned char>& bytes) {
+                    for (std::size_t i = 0; i < bytes.size() / (f.single ? sizeof(float) : sizeof(double)); ++i) {
+                        const double value = 0.25 * double((c.rank + 1) * (int(i) + 1));
+                        if (f.single) {
+                            const float v = float(value);
+                            std::memcpy(bytes.data() + i * sizeof v, &v, sizeof v);
+                        } else {
+                            std::memcpy(bytes.data() + i * sizeof value, &value, sizeof value);
+                        }
+                    }
+                }, f.name, arrival_ordered);
+            }
+            run(collective, algorithm, MPI_INT, [&](std::vector<unsigned char>& bytes) {
+                for (std::size_t i = 0; i < bytes.size() / sizeof(int); ++i) {
+                    const int v = c.rank * 7 + int(i);
+                    std::memcpy(bytes.data() + i * sizeof v, &v, sizeof v);
+                }
+            }, "int", false);
+        }
+        papshim_set_algorithm(c.comm, collective, "native");
+    }
+    MPI_Comm_free(&c.comm);
+}
+
 // The matrix on world, a reversed and a split sub-communicator.
 void run_all(const Kinds& kinds, int world_size, int world_rank, Tally& t) {
     MPI_Comm world = MPI_COMM_NULL, reversed = MPI_COMM_NULL, parity = MPI_COMM_NULL;
@@ -510,6 +602,7 @@ void leave_for_finalize(int world_size, int world_rank, Tally& t) {
 // test_reduction                 the matrix on world and two sub-communicators
 // test_reduction --soak SECONDS  back-to-back random calls
 // test_reduction --threads       two threads on two communicators at once
+// test_reduction --reproducible  under PAPSHIM_REPRODUCIBLE=1: floating point stays in fixed order
 int main(int argc, char** argv) {
     const std::string mode = argc > 1 ? argv[1] : "";
     int provided = 0;
@@ -528,6 +621,8 @@ int main(int argc, char** argv) {
             soak(kinds, argc > 2 ? std::atof(argv[2]) : 30.0, t);
         } else if (mode == "--threads") {
             threads(kinds, t);
+        } else if (mode == "--reproducible") {
+            reproducible(t);
         } else {
             run_all(kinds, world_size, world_rank, t);
             leave_for_finalize(world_size, world_rank, t);
