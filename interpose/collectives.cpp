@@ -405,7 +405,7 @@ bool floating_point(MPI_Datatype type) {
                            MPI_CXX_LONG_DOUBLE_COMPLEX, MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_DOUBLE_INT, MPI_REAL,
                            MPI_DOUBLE_PRECISION, MPI_COMPLEX, MPI_DOUBLE_COMPLEX, MPI_REAL4, MPI_REAL8, MPI_REAL16,
                            MPI_COMPLEX8, MPI_COMPLEX16, MPI_COMPLEX32, MPI_2REAL, MPI_2DOUBLE_PRECISION})
-        if (type != MPI_DATATYPE_NULL && type == t) return true;
+        if (type == t) return true;
     return !predefined(type);  // a user type may hold anything: assume floating point
 }
 

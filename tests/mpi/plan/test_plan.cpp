@@ -85,6 +85,15 @@ struct Comm {
     int rank, size;
 };
 
+// A fresh duplicate of the world for one scenario, so its plans and history start empty.
+Comm duplicate_world() {
+    Comm c{MPI_COMM_NULL, 0, 0};
+    MPI_Comm_dup(MPI_COMM_WORLD, &c.comm);
+    MPI_Comm_rank(c.comm, &c.rank);
+    MPI_Comm_size(c.comm, &c.size);
+    return c;
+}
+
 // The shim's result against native's, and the element past it untouched (-1).
 bool same_as_native(const std::vector<int>& expected, const std::vector<int>& actual) {
     return std::equal(expected.begin(), expected.end() - 1, actual.begin()) && actual.back() == -1;
@@ -171,10 +180,7 @@ papshim_plan_stats stats_of(MPI_Comm comm) {
 // With `holey`, Allgatherv of one stable layout with empty blocks instead: its plans carry
 // the layout, and BDR's and BSLB's background receives are sized from it.
 void gather_pattern(const char* algorithm, char pattern, int calls, bool must_plan, bool holey = false) {
-    Comm c{MPI_COMM_NULL, 0, 0};
-    MPI_Comm_dup(MPI_COMM_WORLD, &c.comm);
-    MPI_Comm_rank(c.comm, &c.rank);
-    MPI_Comm_size(c.comm, &c.size);
+    Comm c = duplicate_world();
     if (!accepted(c.comm, "allgather", algorithm) || !accepted(c.comm, "allgatherv", algorithm)) {
         MPI_Comm_free(&c.comm);
         return;  // not built into this papshim
@@ -208,10 +214,7 @@ void gather_pattern(const char* algorithm, char pattern, int calls, bool must_pl
 
 // Sites that alternate, a site whose size changes, Allgather and Allgatherv interleaved.
 void mixed_sites(const char* algorithm) {
-    Comm c{MPI_COMM_NULL, 0, 0};
-    MPI_Comm_dup(MPI_COMM_WORLD, &c.comm);
-    MPI_Comm_rank(c.comm, &c.rank);
-    MPI_Comm_size(c.comm, &c.size);
+    Comm c = duplicate_world();
     if (!accepted(c.comm, "allgather", algorithm) || !accepted(c.comm, "allgatherv", algorithm)) {
         MPI_Comm_free(&c.comm);
         return;
@@ -227,10 +230,7 @@ void mixed_sites(const char* algorithm) {
 }
 
 void reductions(const char* algorithm, char pattern) {
-    Comm c{MPI_COMM_NULL, 0, 0};
-    MPI_Comm_dup(MPI_COMM_WORLD, &c.comm);
-    MPI_Comm_rank(c.comm, &c.rank);
-    MPI_Comm_size(c.comm, &c.size);
+    Comm c = duplicate_world();
     const bool reduce_ok = accepted(c.comm, "reduce", algorithm);
     const bool allreduce_ok = accepted(c.comm, "allreduce", algorithm);
     const std::string label = fmt::format("{} pattern {}", algorithm, pattern);
@@ -268,10 +268,7 @@ void reductions(const char* algorithm, char pattern) {
 // at MPI_THREAD_MULTIPLE), the cost model's pick before. Results against native; and where
 // every prediction was good and the spread was seen, BDR must have run.
 void auto_gather_bdr() {
-    Comm c{MPI_COMM_NULL, 0, 0};
-    MPI_Comm_dup(MPI_COMM_WORLD, &c.comm);
-    MPI_Comm_rank(c.comm, &c.rank);
-    MPI_Comm_size(c.comm, &c.size);
+    Comm c = duplicate_world();
     if (!accepted(c.comm, "allgather", "auto")) {
         MPI_Comm_free(&c.comm);
         return;
@@ -307,10 +304,7 @@ void auto_gather_bdr() {
 // (native before, and on nodes shared by several ranks the arrival chain instead). The root
 // is fixed, as the predicted signature includes it. Results against native on the root.
 void auto_reduce_clairvoyant() {
-    Comm c{MPI_COMM_NULL, 0, 0};
-    MPI_Comm_dup(MPI_COMM_WORLD, &c.comm);
-    MPI_Comm_rank(c.comm, &c.rank);
-    MPI_Comm_size(c.comm, &c.size);
+    Comm c = duplicate_world();
     if (!accepted(c.comm, "reduce", "auto")) {
         MPI_Comm_free(&c.comm);
         return;
@@ -355,19 +349,15 @@ void auto_reduce_clairvoyant() {
 
 // A communicator freed while its per-call exchange is armed and an exchange is in flight.
 void free_while_armed() {
-    MPI_Comm comm = MPI_COMM_NULL;
-    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
-    Comm c{comm, 0, 0};
-    MPI_Comm_rank(comm, &c.rank);
-    MPI_Comm_size(comm, &c.size);
+    Comm c = duplicate_world();
     // Allreduce under auto exchanges (Allgather's auto only from 1 MiB blocks); 5000 ints fit a
     // dynamic-leader slot, and the late rank's 2 ms is far more than kImbalanceFactor·τ.
-    if (accepted(comm, "allreduce", "auto"))
+    if (accepted(c.comm, "allreduce", "auto"))
         for (int call = 0; call < 24; ++call) {
             compute(delay_for('l', call, c.rank, c.size));
             reduce_call(c, true, 5000, -1, call, "free while armed");
         }
-    MPI_Comm_free(&comm);
+    MPI_Comm_free(&c.comm);
 }
 
 void run_matrix() {
