@@ -345,7 +345,7 @@ int run_planned_allgather(CommContext& ctx, const AllgatherAlgorithm& algorithm,
     plan::Planner::Background& background = planner->background(planning.seq);
     if (background.active && background.seq == planning.seq && background.build == algorithm.build) {
         ++ctx.planned_calls;
-        node::wait_until([&] { return background.done.load(std::memory_order_acquire); });
+        plan::Progress::instance().await(background.done);
         run.prefetched = &background.prefetch;
         const int error = execute_allgather(background.schedule, buffers, run);
         background.active = false;

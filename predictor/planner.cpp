@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "papshim/node_shared.hpp"
 #include "papshim/progress.hpp"
 
 namespace papshim::plan {
@@ -21,7 +20,7 @@ void Planner::discard_background(std::uint64_t seq) {
     Background& b = background(seq);
     if (!b.active || b.seq != seq) return;
     b.cancel.store(true, std::memory_order_release);
-    node::wait_until([&] { return b.done.load(std::memory_order_acquire); });
+    Progress::instance().await(b.done);
     b.active = false;
     b.prefetch.clear();
 }
@@ -30,7 +29,7 @@ void Planner::complete_exchange() {
     if (!posted_) return;
     if (watched_) {
         // The helper thread owns the request; it almost always finished long ago.
-        node::wait_until([&] { return done_.load(std::memory_order_acquire); });
+        Progress::instance().await(done_);
     } else {
         PMPI_Wait(&request_, MPI_STATUS_IGNORE);
         next_ = now_;

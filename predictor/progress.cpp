@@ -1,8 +1,21 @@
 #include "papshim/progress.hpp"
 
-#include <ctime>
+#include <algorithm>
+
+#include "papshim/node_shared.hpp"
 
 namespace papshim::plan {
+namespace {
+
+// The helper thread's nap between polls of pending work doubles from kFirstNap. While a
+// rank's call waits for that work (await()), up to kNapAwaited: the call needs it now. While
+// nobody waits, the application computes and the work only has to be done by its next call:
+// up to kNapInBackground. Polling MPI every 50 us for a whole imbalance froze this machine's
+// VM for 10-65 s at a time (8 ranks on 2 cores, Reduce with 2 ranks per emulated node;
+// docs/benchmarks.md, "The helper thread's polling froze the machine").
+constexpr std::chrono::nanoseconds kFirstNap{1'000}, kNapAwaited{50'000}, kNapInBackground{1'000'000};
+
+}  // namespace
 
 Progress& Progress::instance() {
     static Progress progress;
@@ -41,6 +54,18 @@ void Progress::watch(std::vector<MPI_Request> requests, std::function<void()> th
     wake_.notify_one();
 }
 
+void Progress::await(const std::atomic<bool>& done) {
+    if (done.load(std::memory_order_acquire)) return;
+    awaiting_.fetch_add(1, std::memory_order_acq_rel);
+    {
+        std::lock_guard guard(lock_);
+        hurry_ = true;
+    }
+    wake_.notify_one();
+    node::wait_until([&] { return done.load(std::memory_order_acquire); });
+    awaiting_.fetch_sub(1, std::memory_order_acq_rel);
+}
+
 // Tests every active watch once; finished ones run their continuation and leave the list.
 bool Progress::poll(std::vector<Watch>& active) {
     bool completed = false;
@@ -67,11 +92,13 @@ bool Progress::poll(std::vector<Watch>& active) {
 
 void Progress::loop() {
     std::vector<Watch> active;
-    long nap_ns = 1000;
+    std::chrono::nanoseconds nap = kFirstNap;
     for (;;) {
         {
             std::unique_lock guard(lock_);
             if (active.empty() && incoming_.empty() && !stopping_) wake_.wait(guard);
+            if (hurry_ || !incoming_.empty()) nap = kFirstNap;
+            hurry_ = false;
             for (Watch& w : incoming_) active.push_back(std::move(w));
             incoming_.clear();
             // Stop only once nothing is left: every watched exchange completes, since every
@@ -79,13 +106,14 @@ void Progress::loop() {
             if (stopping_ && active.empty()) return;
         }
         if (poll(active)) {
-            nap_ns = 1000;
+            nap = kFirstNap;
             continue;
         }
-        // Back off: a few microseconds after recent progress, up to 50 us when waiting long.
-        const timespec nap{0, nap_ns};
-        nanosleep(&nap, nullptr);
-        nap_ns = std::min(nap_ns * 2, 50'000L);
+        // Back off; new work, a waiting call or stop() cuts the nap short.
+        std::unique_lock guard(lock_);
+        wake_.wait_for(guard, nap, [this] { return hurry_ || stopping_ || !incoming_.empty(); });
+        const auto cap = awaiting_.load(std::memory_order_acquire) > 0 ? kNapAwaited : kNapInBackground;
+        nap = std::min(nap * 2, cap);
     }
 }
 

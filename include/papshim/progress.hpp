@@ -1,14 +1,15 @@
 // The helper thread (DESIGN §5): it drives papshim's nonblocking background work — the plan
 // exchanges, and receives a PAP-aware algorithm posts before its rank enters the call — to
 // completion while the application computes, so no rank waits for another's progress. It
-// polls with back-off (sleeps up to 50 us when nothing completes) and sleeps on a condition
-// variable when idle: it never spins on a core the application needs. Only with
-// MPI_THREAD_MULTIPLE.
+// polls with back-off (naps up to 1 ms while the application computes, 50 us while a call
+// awaits the work) and sleeps on a condition variable when idle: it never spins on a core
+// the application needs. Only with MPI_THREAD_MULTIPLE.
 #pragma once
 
 #include <mpi.h>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <functional>
 #include <mutex>
@@ -36,6 +37,9 @@ public:
     void watch(std::vector<MPI_Request> requests, std::function<void()> then, std::atomic<bool>* done,
                std::atomic<bool>* cancel = nullptr);
 
+    // Returns once `done` (a watch's flag) is true; meanwhile the thread polls at its fastest.
+    void await(const std::atomic<bool>& done);
+
 private:
     struct Watch {
         std::vector<MPI_Request> requests;
@@ -52,6 +56,8 @@ private:
     std::vector<Watch> incoming_;  // guarded by lock_
     std::atomic<bool> running_{false};
     bool stopping_ = false;        // guarded by lock_
+    bool hurry_ = false;           // guarded by lock_: a call began to await; poll now
+    std::atomic<int> awaiting_{0};  // calls awaiting watched work
     std::thread thread_;
 };
 
