@@ -160,8 +160,8 @@ int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, 
     trace::PlanUse plan_use = trace::PlanUse::none;
     std::optional<Shape> shape;
     plan::Planner* planner = mode == Mode::dispatch ? runtime::planner(ctx) : nullptr;
-    const auto one_rank_per_node = [&ctx] { return runtime::node_view(ctx).node_count == ctx.size; };
-    if (planner && (shape = describe(ctx)) && ctx.policy.follows(std::uint8_t(kind), shape->bytes, one_rank_per_node)) {
+    const auto layout = [&ctx] { return node_layout(runtime::node_view(ctx).node_count, ctx.size); };
+    if (planner && (shape = describe(ctx)) && ctx.policy.follows(std::uint8_t(kind), shape->bytes, layout)) {
         if (!planner->has_plan_hook())
             planner->set_plan_hook([&ctx](plan::Planner& p, const plan::Plan& next, const plan::Guard& guard) {
                 prepare_background(ctx, p, next, guard);
@@ -429,15 +429,15 @@ bool fits_slot(const ReductionBuffers& b) {
 // sampled exchanges show (Guard::kImbalanceFactor), the algorithm measured to win at this
 // size and node layout (auto_reduction_candidate): on nodes shared by several ranks, one that
 // follows the real arrivals through shared memory and needs no prediction (the dynamic
-// leader, spec §5, or the arrival-ordered chain, §6.5); with one rank per node, a planned
+// leader, spec §5, or the arrival-ordered chain, §6.5, on one node only); with one rank per node, a planned
 // algorithm: the predicted scatter or chain for an Allreduce, Clairvoyant for a Reduce, each
 // only with a trusted plan for this call (else native). Clairvoyant's Allreduce is not
 // picked: measured, it loses to the chain even under predictable imbalance
 // (docs/benchmarks.md). Null: native.
 const ReductionAlgorithm* auto_reduction(CommContext& ctx, Collective kind, const ReductionBuffers& b) {
-    const bool one_rank_per_node = runtime::node_view(ctx).node_count == ctx.size;  // identical everywhere
+    const NodeLayout layout = node_layout(runtime::node_view(ctx).node_count, ctx.size);  // identical everywhere
     const std::string_view name = auto_reduction_candidate(kind, std::uint64_t(b.count) * type_size(b.type),
-                                                           runtime::state().config.shm_slot, one_rank_per_node);
+                                                           runtime::state().config.shm_slot, layout);
     if (name.empty() || (name == "dynamic_leader" && !fits_slot(b))) return nullptr;
     const ReductionAlgorithm* algorithm = find_reduction_algorithm(kind, name);
     return algorithm && applicable(*algorithm, b) ? algorithm : nullptr;

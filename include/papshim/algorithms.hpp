@@ -151,12 +151,23 @@ struct ReductionAlgorithm {
 std::span<const ReductionAlgorithm> reduction_algorithms(Collective collective);
 const ReductionAlgorithm* find_reduction_algorithm(Collective collective, std::string_view name);
 
+// Where a communicator's ranks sit, as auto's Reduce/Allreduce choices depend on it
+// (identical on every rank).
+enum class NodeLayout : std::uint8_t {
+    one_node,           // shared memory between every pair
+    one_rank_per_node,  // nothing can go through shared memory
+    mixed,              // several nodes, some of them with several ranks
+};
+constexpr NodeLayout node_layout(int node_count, int ranks) {
+    return node_count <= 1 ? NodeLayout::one_node
+                           : node_count == ranks ? NodeLayout::one_rank_per_node : NodeLayout::mixed;
+}
+
 // The algorithm `auto` runs for a Reduce/Allreduce of `bytes` once the arrivals are
-// imbalanced, before the per-call checks (op, datatype); `one_rank_per_node`: the
-// communicator's ranks all sit on different nodes, so nothing can go through shared memory.
-// Empty: native at this size and layout whatever the arrivals.
+// imbalanced, before the per-call checks (op, datatype). Empty: native at this size and
+// layout whatever the arrivals.
 std::string_view auto_reduction_candidate(Collective collective, std::uint64_t bytes, std::uint64_t shm_slot,
-                                          bool one_rank_per_node);
+                                          NodeLayout layout);
 
 // Runs `plan` (built for this rank of `comm`, the private duplicate) on `buffers`: the
 // executor of every Reduce/Allreduce schedule, reducing with PMPI_Reduce_local. Returns an

@@ -35,7 +35,7 @@ struct Policy {
     // on different nodes, or not; null: every size): only calls whose algorithm can change
     // with the arrivals.
     std::uint8_t sampled_collectives = 0;
-    bool (*sampled_size)(std::uint8_t collective, std::uint64_t bytes, int ranks, bool one_rank_per_node) = nullptr;
+    bool (*sampled_size)(std::uint8_t collective, std::uint64_t bytes, int ranks, NodeLayout layout) = nullptr;
     int ranks = 1;
     // sampled: collectives (bit c) whose followed calls exchange on every call, not one in
     // sample_every: where the exchange costs a negligible part of the call (auto's 1 MiB
@@ -45,22 +45,25 @@ struct Policy {
 
     // Whether calls of this collective and size go through the planner at all (the others
     // cost nothing beyond the native call: nothing on them can use a plan or the guard).
-    // `one_rank_per_node()` gives the communicator's layout; it is asked only when the answer
+    // `layout()` gives the communicator's NodeLayout; it is asked only when the answer
     // depends on it (a first ask may split the communicator by node: every rank asks at the
     // same call, as the sizes of a collective agree).
     template <class Layout>
-    bool follows(std::uint8_t collective, std::uint64_t bytes, Layout&& one_rank_per_node) const {
+    bool follows(std::uint8_t collective, std::uint64_t bytes, Layout&& layout) const {
         if (exchange == Exchange::always) return true;
         if (exchange != Exchange::sampled || (sampled_collectives >> collective & 1) == 0) return false;
         if (!sampled_size) return true;
-        const bool shared = sampled_size(collective, bytes, ranks, false),
-                   spread = sampled_size(collective, bytes, ranks, true);
-        if (shared == spread) return shared;
-        return one_rank_per_node() ? spread : shared;
+        const bool one_node = sampled_size(collective, bytes, ranks, NodeLayout::one_node);
+        if (one_node == sampled_size(collective, bytes, ranks, NodeLayout::one_rank_per_node) &&
+            one_node == sampled_size(collective, bytes, ranks, NodeLayout::mixed))
+            return one_node;
+        return sampled_size(collective, bytes, ranks, layout());
     }
     // The same on some layout (for a caller that has filtered by its own already).
     bool follows(std::uint8_t collective, std::uint64_t bytes) const {
-        return follows(collective, bytes, [] { return false; }) || follows(collective, bytes, [] { return true; });
+        for (const NodeLayout layout : {NodeLayout::one_node, NodeLayout::one_rank_per_node, NodeLayout::mixed})
+            if (follows(collective, bytes, [layout] { return layout; })) return true;
+        return false;
     }
 };
 

@@ -25,7 +25,7 @@ const ReductionAlgorithm* find_reduction_algorithm(Collective collective, std::s
 }
 
 std::string_view auto_reduction_candidate(Collective collective, std::uint64_t bytes, std::uint64_t shm_slot,
-                                          bool one_rank_per_node) {
+                                          NodeLayout layout) {
     // Measured on the emulated 1 Gbit/s network, p = 8, one rank per node (docs/benchmarks.md,
     // "predicted_scatter"; data/sweep-ar-scatter-4abea10-*): under one late rank or a
     // staircase, auto with the predicted scatter has 0.39-0.79x native's excess from 512 KiB
@@ -41,7 +41,7 @@ std::string_view auto_reduction_candidate(Collective collective, std::uint64_t b
     // staircase from 1 MiB; at 64 KiB Clairvoyant's root ended later than native's.
     constexpr std::uint64_t network_scatter_min_bytes = 512 * 1024, network_chain_min_bytes = 2 << 20;
     constexpr std::uint64_t network_reduce_min_bytes = 256 * 1024;
-    if (one_rank_per_node) {
+    if (layout == NodeLayout::one_rank_per_node) {
         if (collective == Collective::reduce) return bytes >= network_reduce_min_bytes ? "clairvoyant" : "";
         if (collective != Collective::allreduce || bytes < network_scatter_min_bytes) return {};
         return bytes >= network_chain_min_bytes ? "predicted_chain" : "predicted_scatter";
@@ -52,7 +52,12 @@ std::string_view auto_reduction_candidate(Collective collective, std::uint64_t b
     // (0.59-0.91x); its Allreduce is native's time within ±7% from 1 MiB, so native.
     constexpr std::uint64_t chain_min_bytes = 256 * 1024;
     if (collective == Collective::allreduce && bytes <= shm_slot) return "dynamic_leader";
-    if (collective == Collective::reduce && bytes >= chain_min_bytes) return "arrival_chain";
+    // Across nodes with 2 ranks on each (p = 8, 1 Gbit/s emulated, 1 and 4 MiB): the chain's
+    // Reduce only tied native (0.997-1.10x its time; the leaders' binomial Reduce dominates),
+    // and `auto` running it lost 3-43% (the exchange it needs to judge the arrivals;
+    // docs/benchmarks.md, "Several ranks per node across nodes"). So native there.
+    if (collective == Collective::reduce && bytes >= chain_min_bytes && layout == NodeLayout::one_node)
+        return "arrival_chain";
     return {};
 }
 

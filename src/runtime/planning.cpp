@@ -19,12 +19,12 @@ constexpr std::uint64_t kSampledMinBytes = 16 * 1024;
 // the sizes auto_reduction_candidate names for the communicator's node layout; Allgather(v)
 // of the sizes where auto may run BDR, if the helper thread runs to post BDR's background
 // receives (without them BDR loses, so then auto follows no Allgather).
-bool auto_can_switch(std::uint8_t collective, std::uint64_t bytes, int ranks, bool one_rank_per_node) {
+bool auto_can_switch(std::uint8_t collective, std::uint64_t bytes, int ranks, NodeLayout layout) {
     const Collective kind = Collective(collective);
     if (gathers(kind))
         return plan::Progress::instance().running() && auto_allgather_may_plan(ranks, bytes);
     return bytes >= kSampledMinBytes &&
-           !auto_reduction_candidate(kind, bytes, state().config.shm_slot, one_rank_per_node).empty();
+           !auto_reduction_candidate(kind, bytes, state().config.shm_slot, layout).empty();
 }
 
 }  // namespace

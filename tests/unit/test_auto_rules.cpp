@@ -12,53 +12,66 @@ namespace {
 
 using papshim::Collective;
 using papshim::auto_reduction_candidate;
+using papshim::NodeLayout;
+constexpr NodeLayout one_node = NodeLayout::one_node, spread = NodeLayout::one_rank_per_node, mixed = NodeLayout::mixed;
 
 constexpr std::uint64_t slot = 64 * 1024;
 
 std::uint8_t bit(Collective c) { return std::uint8_t(1u << unsigned(c)); }
 
 // The sampled policy's size filter, as the runtime sets it (without its 16 KiB floor).
-bool has_candidate(std::uint8_t collective, std::uint64_t bytes, int /*ranks*/, bool one_rank_per_node) {
-    return !auto_reduction_candidate(Collective(collective), bytes, slot, one_rank_per_node).empty();
+bool has_candidate(std::uint8_t collective, std::uint64_t bytes, int /*ranks*/, NodeLayout layout) {
+    return !auto_reduction_candidate(Collective(collective), bytes, slot, layout).empty();
 }
 
 }  // namespace
 
 TEST_CASE("auto's Allreduce candidate: the dynamic leader while the vector fits a slot") {
-    CHECK(auto_reduction_candidate(Collective::allreduce, 8, slot, false) == "dynamic_leader");
-    CHECK(auto_reduction_candidate(Collective::allreduce, slot, slot, false) == "dynamic_leader");
-    CHECK(auto_reduction_candidate(Collective::allreduce, slot + 1, slot, false).empty());
-    CHECK(auto_reduction_candidate(Collective::allreduce, 4 << 20, slot, false).empty());
-    CHECK(auto_reduction_candidate(Collective::allreduce, 4 << 20, 8 << 20, false) == "dynamic_leader");  // a larger slot
+    CHECK(auto_reduction_candidate(Collective::allreduce, 8, slot, one_node) == "dynamic_leader");
+    CHECK(auto_reduction_candidate(Collective::allreduce, slot, slot, one_node) == "dynamic_leader");
+    CHECK(auto_reduction_candidate(Collective::allreduce, slot + 1, slot, one_node).empty());
+    CHECK(auto_reduction_candidate(Collective::allreduce, 4 << 20, slot, one_node).empty());
+    CHECK(auto_reduction_candidate(Collective::allreduce, 4 << 20, 8 << 20, one_node) == "dynamic_leader");  // a larger slot
 }
 
 TEST_CASE("auto's Reduce candidate: the chain from 256 KiB") {
-    CHECK(auto_reduction_candidate(Collective::reduce, 64 * 1024, slot, false).empty());
-    CHECK(auto_reduction_candidate(Collective::reduce, 256 * 1024 - 1, slot, false).empty());
-    CHECK(auto_reduction_candidate(Collective::reduce, 256 * 1024, slot, false) == "arrival_chain");
-    CHECK(auto_reduction_candidate(Collective::reduce, 16 << 20, slot, false) == "arrival_chain");
+    CHECK(auto_reduction_candidate(Collective::reduce, 64 * 1024, slot, one_node).empty());
+    CHECK(auto_reduction_candidate(Collective::reduce, 256 * 1024 - 1, slot, one_node).empty());
+    CHECK(auto_reduction_candidate(Collective::reduce, 256 * 1024, slot, one_node) == "arrival_chain");
+    CHECK(auto_reduction_candidate(Collective::reduce, 16 << 20, slot, one_node) == "arrival_chain");
 }
 
 TEST_CASE("one rank per node: the predicted scatter for an Allreduce from 512 KiB, the chain from 2 MiB") {
-    CHECK(auto_reduction_candidate(Collective::allreduce, 8, slot, true).empty());  // no shared memory
-    CHECK(auto_reduction_candidate(Collective::allreduce, 512 * 1024 - 1, slot, true).empty());
-    CHECK(auto_reduction_candidate(Collective::allreduce, 512 * 1024, slot, true) == "predicted_scatter");
-    CHECK(auto_reduction_candidate(Collective::allreduce, (2 << 20) - 1, slot, true) == "predicted_scatter");
-    CHECK(auto_reduction_candidate(Collective::allreduce, 2 << 20, slot, true) == "predicted_chain");
-    CHECK(auto_reduction_candidate(Collective::allreduce, 4 << 20, slot, true) == "predicted_chain");
-    CHECK(auto_reduction_candidate(Collective::allreduce, 64 << 20, 128 << 20, true) == "predicted_chain");
+    CHECK(auto_reduction_candidate(Collective::allreduce, 8, slot, spread).empty());  // no shared memory
+    CHECK(auto_reduction_candidate(Collective::allreduce, 512 * 1024 - 1, slot, spread).empty());
+    CHECK(auto_reduction_candidate(Collective::allreduce, 512 * 1024, slot, spread) == "predicted_scatter");
+    CHECK(auto_reduction_candidate(Collective::allreduce, (2 << 20) - 1, slot, spread) == "predicted_scatter");
+    CHECK(auto_reduction_candidate(Collective::allreduce, 2 << 20, slot, spread) == "predicted_chain");
+    CHECK(auto_reduction_candidate(Collective::allreduce, 4 << 20, slot, spread) == "predicted_chain");
+    CHECK(auto_reduction_candidate(Collective::allreduce, 64 << 20, 128 << 20, spread) == "predicted_chain");
 }
 
 TEST_CASE("one rank per node: Clairvoyant for a Reduce from 256 KiB") {
-    CHECK(auto_reduction_candidate(Collective::reduce, 64 * 1024, slot, true).empty());
-    CHECK(auto_reduction_candidate(Collective::reduce, 256 * 1024 - 1, slot, true).empty());
-    CHECK(auto_reduction_candidate(Collective::reduce, 256 * 1024, slot, true) == "clairvoyant");
-    CHECK(auto_reduction_candidate(Collective::reduce, 16 << 20, slot, true) == "clairvoyant");
+    CHECK(auto_reduction_candidate(Collective::reduce, 64 * 1024, slot, spread).empty());
+    CHECK(auto_reduction_candidate(Collective::reduce, 256 * 1024 - 1, slot, spread).empty());
+    CHECK(auto_reduction_candidate(Collective::reduce, 256 * 1024, slot, spread) == "clairvoyant");
+    CHECK(auto_reduction_candidate(Collective::reduce, 16 << 20, slot, spread) == "clairvoyant");
+}
+
+TEST_CASE("several ranks per node across nodes: the dynamic leader's Allreduce, a native Reduce") {
+    CHECK(papshim::node_layout(1, 8) == one_node);
+    CHECK(papshim::node_layout(8, 8) == spread);
+    CHECK(papshim::node_layout(4, 8) == mixed);
+    CHECK(papshim::node_layout(1, 1) == one_node);
+    CHECK(auto_reduction_candidate(Collective::allreduce, 8, slot, mixed) == "dynamic_leader");
+    CHECK(auto_reduction_candidate(Collective::allreduce, slot + 1, slot, mixed).empty());
+    CHECK(auto_reduction_candidate(Collective::reduce, 256 * 1024, slot, mixed).empty());
+    CHECK(auto_reduction_candidate(Collective::reduce, 16 << 20, slot, mixed).empty());
 }
 
 TEST_CASE("Allgather has no arrival-following candidate") {
-    CHECK(auto_reduction_candidate(Collective::allgather, 1 << 20, slot, false).empty());
-    CHECK(auto_reduction_candidate(Collective::allgatherv, 1 << 20, slot, false).empty());
+    CHECK(auto_reduction_candidate(Collective::allgather, 1 << 20, slot, one_node).empty());
+    CHECK(auto_reduction_candidate(Collective::allgatherv, 1 << 20, slot, one_node).empty());
 }
 
 TEST_CASE("the sampled policy follows only auto's collectives at sizes with a candidate") {
@@ -73,19 +86,22 @@ TEST_CASE("the sampled policy follows only auto's collectives at sizes with a ca
     CHECK(policy.follows(std::uint8_t(Collective::allreduce), 4 << 20));        // the chain across nodes
     // The communicator's layout decides where only one layout has a candidate.
     int asked = 0;
-    const auto spread = [&asked] { ++asked; return true; };
-    const auto shared = [&asked] { ++asked; return false; };
-    CHECK(policy.follows(std::uint8_t(Collective::allreduce), 4 << 20, spread));
+    const auto on_nodes = [&asked] { ++asked; return spread; };
+    const auto shared = [&asked] { ++asked; return one_node; };
+    CHECK(policy.follows(std::uint8_t(Collective::allreduce), 4 << 20, on_nodes));
     CHECK_FALSE(policy.follows(std::uint8_t(Collective::allreduce), 4 << 20, shared));
     CHECK(policy.follows(std::uint8_t(Collective::allreduce), 32 * 1024, shared));
-    CHECK_FALSE(policy.follows(std::uint8_t(Collective::allreduce), 32 * 1024, spread));  // no shared memory
+    CHECK_FALSE(policy.follows(std::uint8_t(Collective::allreduce), 32 * 1024, on_nodes));  // no shared memory
     CHECK(asked == 4);
-    CHECK_FALSE(policy.follows(std::uint8_t(Collective::allreduce), 256 * 1024, spread));  // no candidate anywhere:
-    CHECK(asked == 4);                                                                  // layout not asked
+    CHECK_FALSE(policy.follows(std::uint8_t(Collective::allreduce), 256 * 1024, on_nodes));  // no candidate anywhere:
+    CHECK(asked == 4);                                                                    // layout not asked
     CHECK_FALSE(policy.follows(std::uint8_t(Collective::reduce), 1 << 20));     // Reduce is not auto here
 
     policy.sampled_collectives |= bit(Collective::reduce);
     CHECK(policy.follows(std::uint8_t(Collective::reduce), 1 << 20));
+    // Several ranks per node across nodes: the Reduce has no candidate there, so no exchange.
+    CHECK_FALSE(policy.follows(std::uint8_t(Collective::reduce), 1 << 20, [] { return mixed; }));
+    CHECK(policy.follows(std::uint8_t(Collective::allreduce), 32 * 1024, [] { return mixed; }));
 
     policy.exchange = papshim::plan::Exchange::always;  // a planned algorithm needs every call
     CHECK(policy.follows(std::uint8_t(Collective::allgather), 8));

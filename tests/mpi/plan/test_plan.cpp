@@ -301,8 +301,9 @@ void auto_gather_bdr() {
 
 // `auto` on Reduces of 256 KiB under a persistently late rank: with one rank per node, once
 // the guard trusts the predictions and sees the imbalance, it runs Clairvoyant's plan
-// (native before, and on nodes shared by several ranks the arrival chain instead). The root
-// is fixed, as the predicted signature includes it. Results against native on the root.
+// (native before; on one node the arrival chain instead; across nodes of several ranks
+// native, without exchanging). The root is fixed, as the predicted signature includes it.
+// Results against native on the root.
 void auto_reduce_clairvoyant() {
     Comm c = duplicate_world();
     if (!accepted(c.comm, "reduce", "auto")) {
@@ -311,7 +312,7 @@ void auto_reduce_clairvoyant() {
     }
     constexpr int kInts = (256 << 10) / int(sizeof(int)) + 1;
     const int root = c.size > 2 ? 1 : 0;
-    int clairvoyant_calls = 0;
+    int clairvoyant_calls = 0, chain_calls = 0;
     for (int call = 0; call < 24; ++call) {
         // Ten times the other patterns' delay, as for BDR: far above 6τ for 256 KiB on a node.
         compute(10 * delay_for('l', call, c.rank, c.size));
@@ -319,6 +320,7 @@ void auto_reduce_clairvoyant() {
         char ran[64] = {};
         papshim_get_last_algorithm(c.comm, "reduce", ran, sizeof ran);
         clairvoyant_calls += std::string(ran) == "clairvoyant" ? 1 : 0;
+        chain_calls += std::string(ran) == "arrival_chain" ? 1 : 0;
     }
     const papshim_plan_stats s = stats_of(c.comm);
     // One rank per node: virtual nodes of one (PAPSHIM_NODE_SIZE=1), or real ones.
@@ -344,6 +346,10 @@ void auto_reduce_clairvoyant() {
                          "all {} predictions good)", s.exchanges, s.assessed));
     if (!rank_per_node && clairvoyant_calls > 0)
         fail(fmt::format("auto reduce 256 KiB pattern l: ran clairvoyant {} times on shared nodes", clairvoyant_calls));
+    const bool mixed = node_size && std::atoi(node_size) > 1 && std::atoi(node_size) < c.size;
+    if (mixed && (chain_calls > 0 || s.exchanges > 0))
+        fail(fmt::format("auto reduce 256 KiB pattern l: across nodes of {} ranks ran the chain {} times and exchanged "
+                         "{} times (native expected)", node_size, chain_calls, s.exchanges));
     MPI_Comm_free(&c.comm);
 }
 
