@@ -46,18 +46,20 @@ std::string_view auto_reduction_candidate(Collective collective, std::uint64_t b
         if (collective != Collective::allreduce || bytes < network_scatter_min_bytes) return {};
         return bytes >= network_chain_min_bytes ? "predicted_chain" : "predicted_scatter";
     }
+    // Across nodes with 2 ranks on each (p = 8, 1 Gbit/s emulated; docs/benchmarks.md,
+    // "Several ranks per node across nodes"): `auto` lost to native with either candidate,
+    // paying for the exchange it needs to judge the arrivals over the network: the chain's
+    // Reduce by 3-43% at 1-4 MiB (named, it only tied native: the leaders' binomial Reduce
+    // dominates), the dynamic leader's 64 KiB Allreduce by 6-9% on balanced arrivals (named,
+    // 0.61-1.03x native's time). So native there.
+    if (layout != NodeLayout::one_node) return {};
     // Measured on one node (p = 4, 10-20τ; docs/benchmarks.md): the dynamic leader's
     // Allreduce beats native wherever it fits a slot (0.71-0.79x its time at 64 KiB); the
     // chain's Reduce loses to native at 64 KiB (up to 1.35x) and wins from 1 MiB
     // (0.59-0.91x); its Allreduce is native's time within ±7% from 1 MiB, so native.
     constexpr std::uint64_t chain_min_bytes = 256 * 1024;
     if (collective == Collective::allreduce && bytes <= shm_slot) return "dynamic_leader";
-    // Across nodes with 2 ranks on each (p = 8, 1 Gbit/s emulated, 1 and 4 MiB): the chain's
-    // Reduce only tied native (0.997-1.10x its time; the leaders' binomial Reduce dominates),
-    // and `auto` running it lost 3-43% (the exchange it needs to judge the arrivals;
-    // docs/benchmarks.md, "Several ranks per node across nodes"). So native there.
-    if (collective == Collective::reduce && bytes >= chain_min_bytes && layout == NodeLayout::one_node)
-        return "arrival_chain";
+    if (collective == Collective::reduce && bytes >= chain_min_bytes) return "arrival_chain";
     return {};
 }
 

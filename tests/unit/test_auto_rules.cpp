@@ -58,12 +58,14 @@ TEST_CASE("one rank per node: Clairvoyant for a Reduce from 256 KiB") {
     CHECK(auto_reduction_candidate(Collective::reduce, 16 << 20, slot, spread) == "clairvoyant");
 }
 
-TEST_CASE("several ranks per node across nodes: the dynamic leader's Allreduce, a native Reduce") {
+TEST_CASE("several ranks per node across nodes: native") {
     CHECK(papshim::node_layout(1, 8) == one_node);
     CHECK(papshim::node_layout(8, 8) == spread);
     CHECK(papshim::node_layout(4, 8) == mixed);
     CHECK(papshim::node_layout(1, 1) == one_node);
-    CHECK(auto_reduction_candidate(Collective::allreduce, 8, slot, mixed) == "dynamic_leader");
+    CHECK(auto_reduction_candidate(Collective::allreduce, 8, slot, mixed).empty());
+    CHECK(auto_reduction_candidate(Collective::allreduce, 32 * 1024, slot, mixed).empty());
+    CHECK(auto_reduction_candidate(Collective::allreduce, 4 << 20, slot, mixed).empty());
     CHECK(auto_reduction_candidate(Collective::allreduce, slot + 1, slot, mixed).empty());
     CHECK(auto_reduction_candidate(Collective::reduce, 256 * 1024, slot, mixed).empty());
     CHECK(auto_reduction_candidate(Collective::reduce, 16 << 20, slot, mixed).empty());
@@ -99,9 +101,9 @@ TEST_CASE("the sampled policy follows only auto's collectives at sizes with a ca
 
     policy.sampled_collectives |= bit(Collective::reduce);
     CHECK(policy.follows(std::uint8_t(Collective::reduce), 1 << 20));
-    // Several ranks per node across nodes: the Reduce has no candidate there, so no exchange.
+    // Several ranks per node across nodes: no candidate there, so no exchange.
     CHECK_FALSE(policy.follows(std::uint8_t(Collective::reduce), 1 << 20, [] { return mixed; }));
-    CHECK(policy.follows(std::uint8_t(Collective::allreduce), 32 * 1024, [] { return mixed; }));
+    CHECK_FALSE(policy.follows(std::uint8_t(Collective::allreduce), 32 * 1024, [] { return mixed; }));
 
     policy.exchange = papshim::plan::Exchange::always;  // a planned algorithm needs every call
     CHECK(policy.follows(std::uint8_t(Collective::allgather), 8));
