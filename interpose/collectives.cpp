@@ -427,11 +427,11 @@ bool fits_slot(const ReductionBuffers& b) {
 // arrivals, where papshim's point-to-point baselines
 // lose to a tuned MPI (1.3-2.8x, docs/benchmarks.md); under the imbalance the communicator's
 // sampled exchanges show (Guard::kImbalanceFactor), the algorithm measured to win at this
-// size and node layout (auto_reduction_candidate): on nodes shared by several ranks, one that
-// follows the real arrivals through shared memory and needs no prediction (the dynamic
-// leader, spec §5, or the arrival-ordered chain, §6.5, on one node only); with one rank per node, a planned
-// algorithm: the predicted scatter or chain for an Allreduce, Clairvoyant for a Reduce, each
-// only with a trusted plan for this call (else native). Clairvoyant's Allreduce is not
+// size and node layout (auto_reduction_candidate): on one node, one that follows the real
+// arrivals through shared memory and needs no prediction (the dynamic leader, spec §5, or the
+// arrival-ordered chain, §6.5); with one rank per node, a planned algorithm: the predicted
+// scatter or chain for an Allreduce, Clairvoyant for a Reduce, each only with a trusted plan
+// for this call (else native); across nodes of several ranks each, native. Clairvoyant's Allreduce is not
 // picked: measured, it loses to the chain even under predictable imbalance
 // (docs/benchmarks.md). Null: native.
 const ReductionAlgorithm* auto_reduction(CommContext& ctx, Collective kind, const ReductionBuffers& b) {

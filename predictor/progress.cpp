@@ -109,9 +109,12 @@ void Progress::loop() {
             nap = kFirstNap;
             continue;
         }
-        // Back off; new work, a waiting call or stop() cuts the nap short.
+        // Back off; new work or a waiting call cuts the nap short (stop() does not: the watches
+        // left still need polling, not faster). Other ranks' helpers may be napping up to
+        // 1 ms too, so a multi-round exchange can lag a little while everyone computes; the
+        // rounds still complete before the calls that need them (measured: no loss, docs).
         std::unique_lock guard(lock_);
-        wake_.wait_for(guard, nap, [this] { return hurry_ || stopping_ || !incoming_.empty(); });
+        wake_.wait_for(guard, nap, [this] { return hurry_ || !incoming_.empty(); });
         const auto cap = awaiting_.load(std::memory_order_acquire) > 0 ? kNapAwaited : kNapInBackground;
         nap = std::min(nap * 2, cap);
     }

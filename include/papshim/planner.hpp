@@ -31,9 +31,9 @@ enum class Exchange : std::uint8_t {
 struct Policy {
     Exchange exchange = Exchange::off;
     // sampled: the collectives (bit c: collective c) whose calls may exchange, and of those,
-    // the sizes that do on a communicator of `ranks` ranks and the given layout (its ranks all
-    // on different nodes, or not; null: every size): only calls whose algorithm can change
-    // with the arrivals.
+    // the sizes that do on a communicator of `ranks` ranks and the given NodeLayout (one node,
+    // one rank per node, or several nodes of several ranks; null: every size): only calls
+    // whose algorithm can change with the arrivals.
     std::uint8_t sampled_collectives = 0;
     bool (*sampled_size)(std::uint8_t collective, std::uint64_t bytes, int ranks, NodeLayout layout) = nullptr;
     int ranks = 1;

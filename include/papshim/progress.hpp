@@ -30,14 +30,16 @@ public:
 
     // Hands `requests` over to the thread: it tests them until all are complete, then runs
     // `then` on the thread (may be empty) and stores true into `done` (release). The caller
-    // does not touch the requests afterwards. Without the thread, the caller completes them
-    // itself (complete_here()).
+    // does not touch the requests afterwards. Without the thread, callers do not watch: they
+    // wait for their requests themselves.
     // With `cancel`: once it reads true, the thread cancels the requests still pending (the
     // messages will not come) and completes the watch.
     void watch(std::vector<MPI_Request> requests, std::function<void()> then, std::atomic<bool>* done,
                std::atomic<bool>* cancel = nullptr);
 
-    // Returns once `done` (a watch's flag) is true; meanwhile the thread polls at its fastest.
+    // Returns once `done` (a watch's flag) is true; meanwhile the thread naps at most 50 us
+    // between polls. Only while the thread runs, and never on the thread itself (from a
+    // watch's continuation): nothing would complete the watch.
     void await(const std::atomic<bool>& done);
 
 private:
