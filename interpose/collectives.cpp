@@ -160,7 +160,7 @@ int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, 
     trace::PlanUse plan_use = trace::PlanUse::none;
     std::optional<Shape> shape;
     plan::Planner* planner = mode == Mode::dispatch ? runtime::planner(ctx) : nullptr;
-    const auto layout = [&ctx] { return node_layout(runtime::node_view(ctx).node_count, ctx.size); };
+    const auto layout = [&ctx] { return runtime::layout_of(ctx); };
     if (planner && (shape = describe(ctx)) && ctx.policy.follows(std::uint8_t(kind), shape->bytes, layout)) {
         if (!planner->has_plan_hook())
             planner->set_plan_hook([&ctx](plan::Planner& p, const plan::Plan& next, const plan::Guard& guard) {
@@ -435,9 +435,8 @@ bool fits_slot(const ReductionBuffers& b) {
 // picked: measured, it loses to the chain even under predictable imbalance
 // (docs/benchmarks.md). Null: native.
 const ReductionAlgorithm* auto_reduction(CommContext& ctx, Collective kind, const ReductionBuffers& b) {
-    const NodeLayout layout = node_layout(runtime::node_view(ctx).node_count, ctx.size);  // identical everywhere
     const std::string_view name = auto_reduction_candidate(kind, std::uint64_t(b.count) * type_size(b.type),
-                                                           runtime::state().config.shm_slot, layout);
+                                                           runtime::state().config.shm_slot, runtime::layout_of(ctx));
     if (name.empty() || (name == "dynamic_leader" && !fits_slot(b))) return nullptr;
     const ReductionAlgorithm* algorithm = find_reduction_algorithm(kind, name);
     return algorithm && applicable(*algorithm, b) ? algorithm : nullptr;

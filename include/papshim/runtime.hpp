@@ -139,6 +139,9 @@ std::optional<bool> spans_nodes_if_known(CommContext& ctx);
 // The communicator seen node by node, with the node's shared-memory segment; created on
 // first use, collective over the communicator like node_communicator(). Freed with the context.
 node::NodeView& node_view(CommContext& ctx);
+// Its NodeLayout (one node, one rank per node, or mixed), from node_view(): collective on
+// first use like it.
+NodeLayout layout_of(CommContext& ctx);
 
 // PAPSHIM_PREDICTOR, _EMA_ALPHA and _SMA_WINDOW as the predictor's settings: the online
 // planners' and the trace merge's offline prediction alike.

@@ -147,6 +147,8 @@ bool spans_nodes(CommContext& ctx) {
     return spans_nodes_if_known(ctx).value_or(false);
 }
 
+NodeLayout layout_of(CommContext& ctx) { return node_layout(node_view(ctx).node_count, ctx.size); }
+
 std::optional<bool> spans_nodes_if_known(CommContext& ctx) {
     std::lock_guard guard(ctx.lock);
     if (ctx.node == MPI_COMM_NULL) return std::nullopt;

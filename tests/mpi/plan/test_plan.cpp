@@ -169,7 +169,8 @@ bool accepted(MPI_Comm comm, const char* collective, const char* name) {
 }
 
 // Whether the environment names, for some collective, an algorithm that plans from predicted
-// arrivals: then every call of every communicator exchanges predictions.
+// arrivals: then every call of every communicator exchanges predictions. The names mirror the
+// registries' `plans` flags (papshim::uses_plans, which the shim does not export to tests).
 bool env_plans_every_call() {
     for (const char* variable : {"PAPSHIM_ALLGATHER", "PAPSHIM_ALLGATHERV", "PAPSHIM_REDUCE", "PAPSHIM_ALLREDUCE"}) {
         const char* value = std::getenv(variable);
