@@ -171,7 +171,13 @@ int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, 
         planning.seq = seq;
         runtime::measure_link(ctx);  // once per communicator, at its first followed call
         planning.tau_ns = runtime::tau_ns(ctx, shape->segment != 0 ? shape->segment : shape->bytes / std::uint64_t(ctx.size));
-        planner->enter(seq, caller, signature, arrival, planning.tau_ns, ctx.policy, shape->blocks);
+        // On one node, auto's sampled exchanges go through the node's shared memory where the
+        // call's completion proves every rank has written (Planner, "The board").
+        node::Segment* board = nullptr;
+        if (ctx.policy.exchange == plan::Exchange::sampled && completes_after_every_entry(kind) &&
+            layout() == NodeLayout::one_node)
+            board = &runtime::node_view(ctx).segment;
+        planner->enter(seq, caller, signature, arrival, planning.tau_ns, ctx.policy, shape->blocks, board);
         planning.guard = &planner->guard();
         if (const plan::Plan* p = planner->plan()) {
             // The guard (spec §1.5, §2.8): a plan from predictions that were recently wrong

@@ -71,6 +71,7 @@ PAPSHIM_EXPORT int papshim_get_plan_stats(MPI_Comm comm, papshim_plan_stats* sta
     stats->unplanned = ctx->unplanned_calls;
     if (const plan::Planner* planner = ctx->planner.get()) {
         stats->exchanges = planner->exchanges();
+        stats->board_exchanges = planner->board_exchanges();
         stats->assessed = planner->guard().assessed();
         stats->good = planner->guard().good();
         stats->last_right = planner->guard().last_right();

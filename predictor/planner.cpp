@@ -7,10 +7,14 @@
 namespace papshim::plan {
 
 Planner::Planner(MPI_Comm priv, predict::Settings settings, ToGlobalNs to_global)
-    : priv_(priv), settings_(settings), to_global_(std::move(to_global)) {}
+    : priv_(priv), settings_(settings), to_global_(std::move(to_global)) {
+    PMPI_Comm_rank(priv_, &rank_);
+    PMPI_Comm_size(priv_, &size_);
+}
 
 Planner::~Planner() {
-    if (posted_) complete_exchange();
+    // An exchange on the board needs nothing more (the segment may be gone already).
+    if (posted_ && !posted_board_) complete_exchange();
     for (Background& b : background_) discard_background(b.seq);
     if (data_comm_ != MPI_COMM_NULL) PMPI_Comm_free(&data_comm_);
     if (comm_ != MPI_COMM_NULL) PMPI_Comm_free(&comm_);
@@ -27,7 +31,9 @@ void Planner::discard_background(std::uint64_t seq) {
 
 void Planner::complete_exchange() {
     if (!posted_) return;
-    if (watched_) {
+    if (posted_board_) {
+        read_board();
+    } else if (watched_) {
         // The helper thread owns the request; it almost always finished long ago.
         Progress::instance().await(done_);
     } else {
@@ -37,6 +43,21 @@ void Planner::complete_exchange() {
     }
     now_ = std::move(next_);
     posted_ = false;
+    posted_board_ = nullptr;
+}
+
+void Planner::read_board() {
+    for (int r = 0; r < size_; ++r) {
+        node::BoardCell& cell = posted_board_->board_cell(posted_slot_, r);
+        // Stored before that rank's call, which has completed here: visible at once or nearly.
+        node::wait_until([&] { return cell.seq.load(std::memory_order_acquire) == posted_seq_; });
+        all_[std::size_t(r)] = Contribution{std::int64_t(cell.next_arrival_ns.load(std::memory_order_relaxed)),
+                                            std::int64_t(cell.arrival_ns.load(std::memory_order_relaxed)),
+                                            cell.next_signature.load(std::memory_order_relaxed), posted_seq_};
+    }
+    next_ = now_;
+    ++next_.board_exchanges;
+    digest(next_, all_, posted_seq_, posted_tau_ns_);
 }
 
 void Planner::digest(Learned& learned, const std::vector<Contribution>& vector, std::uint64_t seq,
@@ -53,7 +74,7 @@ void Planner::digest(Learned& learned, const std::vector<Contribution>& vector, 
 
 void Planner::enter(std::uint64_t seq, const void* site, const predict::Signature& signature,
                     std::uint64_t arrival_ticks, std::int64_t tau_ns, const Policy& policy,
-                    std::span<const std::uint64_t> block_bytes) {
+                    std::span<const std::uint64_t> block_bytes, node::Segment* board) {
     seq_ = seq;
     tau_ns_ = std::max<std::int64_t>(tau_ns, 1);
     const auto expected = history_.enter(site, signature, arrival_ticks, settings_);
@@ -76,7 +97,7 @@ void Planner::enter(std::uint64_t seq, const void* site, const predict::Signatur
         case Exchange::sampled:
             if (policy.follows(signature.collective, signature.bytes))
                 exchange = eligible_calls_++ % std::uint64_t(policy.sample_every) == 0 || now_.armed ||
-                           (policy.every_call_collectives >> signature.collective & 1) != 0;
+                           (policy.every_call_collectives >> signature.collective & 1) != 0 || board;
             break;
     }
     if (!exchange) return;
@@ -99,12 +120,23 @@ void Planner::enter(std::uint64_t seq, const void* site, const predict::Signatur
         mine_.next_signature = next->signature.hash();
         predicted_signature_ = next->signature;
     }
+    posted_seq_ = seq;
+    posted_tau_ns_ = tau_ns_;
+    if (board) {
+        posted_slot_ = int(board_calls_++ % node::kBoardSlots);
+        node::BoardCell& cell = board->board_cell(posted_slot_, rank_);
+        cell.next_arrival_ns.store(std::uint64_t(mine_.next_arrival_ns), std::memory_order_relaxed);
+        cell.arrival_ns.store(std::uint64_t(mine_.arrival_ns), std::memory_order_relaxed);
+        cell.next_signature.store(mine_.next_signature, std::memory_order_relaxed);
+        cell.seq.store(seq, std::memory_order_release);
+        posted_board_ = board;
+        posted_ = true;
+        return;
+    }
     const int error = PMPI_Iallgather(&mine_, sizeof mine_, MPI_BYTE, all_.data(), sizeof mine_, MPI_BYTE, comm_,
                                       &request_);
     if (error != MPI_SUCCESS) return;  // every rank sees the same failure: no plan next time
     posted_ = true;
-    posted_seq_ = seq;
-    posted_tau_ns_ = tau_ns_;
     done_.store(false, std::memory_order_relaxed);
     watched_ = Progress::instance().running();
     if (watched_) {

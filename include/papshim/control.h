@@ -39,6 +39,8 @@ typedef struct papshim_plan_stats {
                           * were within half of max(predicted spread, actual spread, tau)
                           * of the real arrivals */
     int armed;           /* the per-call exchange is armed */
+    long board_exchanges; /* ... of the exchanges, those read from the node's shared memory
+                           * (one-node communicators: no message) */
 } papshim_plan_stats;
 int papshim_get_plan_stats(MPI_Comm comm, papshim_plan_stats* stats);
 

@@ -24,6 +24,20 @@ inline constexpr std::size_t kLine = 128;
 // Control slots of the arrival chain: a Reduce lets early ranks leave and start later calls,
 // so consecutive calls must not share one slot (spec §6.4 item 4).
 inline constexpr int kChainSlots = 4;
+// Slots of the prediction board (plan::Planner's exchange through shared memory): a rank
+// reads the previous board call's slot while a faster one writes at most the next call's.
+inline constexpr int kBoardSlots = 4;
+
+// One rank's prediction record on the board: plan::Contribution's four words, `seq` stored
+// last (release), so a reader that sees the expected seq sees the rest.
+struct BoardCell {
+    std::atomic<std::uint64_t> next_arrival_ns;
+    std::atomic<std::uint64_t> arrival_ns;
+    std::atomic<std::uint64_t> next_signature;
+    std::atomic<std::uint64_t> seq;  // kBoardEmpty until the first write
+};
+inline constexpr std::uint64_t kBoardEmpty = ~std::uint64_t(0);
+static_assert(sizeof(BoardCell) == 32);
 
 static_assert(std::atomic<std::uint64_t>::is_always_lock_free, "shared-memory flags need lock-free atomics");
 static_assert(std::atomic<std::uint32_t>::is_always_lock_free, "shared-memory flags need lock-free atomics");
@@ -32,6 +46,7 @@ static_assert(std::atomic<std::uint32_t>::is_always_lock_free, "shared-memory fl
 //   header lines: leader_epoch, partial_epoch, bcast_epoch
 //   ready[local_size]                 one line each: epoch of the last deposit of that rank
 //   chain slot [kChainSlots]          epoch, ticket, departed lines + order[local_size] cells
+//   board[kBoardSlots][local_size]    BoardCell each (32 bytes), each slot from a line
 //   data[local_size][slot_bytes]      deposits of the dynamic leader
 //   result[slot_bytes]                a node partial or a result to copy out
 class Segment {
@@ -62,6 +77,10 @@ public:
         return *at<std::uint64_t>(chain_offset(slot) + 3 * kLine + std::size_t(k) * 8);
     }
 
+    BoardCell& board_cell(int slot, int local_rank) {
+        return *reinterpret_cast<BoardCell*>(base_ + board_offset(local_size_, slot) + std::size_t(local_rank) * sizeof(BoardCell));
+    }
+
     std::byte* data(int local_rank) { return base_ + data_offset(local_size_) + std::size_t(local_rank) * slot_bytes_; }
     std::byte* result() { return data(local_size_); }
 
@@ -75,8 +94,13 @@ private:
     std::size_t chain_offset(int slot) const {
         return (kHeaderLines + std::size_t(local_size_)) * kLine + std::size_t(slot) * chain_slot_bytes(local_size_);
     }
+    static std::size_t board_slot_bytes(int local_size) { return round_up(std::size_t(local_size) * sizeof(BoardCell)); }
+    static std::size_t board_offset(int local_size, int slot) {
+        return (kHeaderLines + std::size_t(local_size)) * kLine + kChainSlots * chain_slot_bytes(local_size) +
+               std::size_t(slot) * board_slot_bytes(local_size);
+    }
     static std::size_t data_offset(int local_size) {
-        const std::size_t flags = (kHeaderLines + std::size_t(local_size)) * kLine + kChainSlots * chain_slot_bytes(local_size);
+        const std::size_t flags = board_offset(local_size, kBoardSlots);
         return (flags + 4095) / 4096 * 4096;
     }
     template <class T>
@@ -96,6 +120,13 @@ inline void Segment::initialise() {
         new (&chain_departed(j)) std::atomic<std::uint32_t>(0);
         for (int k = 0; k < local_size_; ++k) new (&chain_order(j, k)) std::atomic<std::uint64_t>(0);
     }
+    for (int j = 0; j < kBoardSlots; ++j)
+        for (int k = 0; k < local_size_; ++k) {
+            BoardCell& cell = board_cell(j, k);
+            for (auto* word : {&cell.next_arrival_ns, &cell.arrival_ns, &cell.next_signature})
+                new (word) std::atomic<std::uint64_t>(0);
+            new (&cell.seq) std::atomic<std::uint64_t>(kBoardEmpty);
+        }
 }
 
 // Waits without stealing a core: a short spin (a peer on another core answers within

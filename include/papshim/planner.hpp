@@ -1,8 +1,8 @@
 // One communicator's side of prediction and planning (DESIGN §5): the local call-site
 // history (predictor.hpp), the exchange of predictions over a second private duplicate of
-// the communicator, and what every rank derives alike from the exchanged vectors
-// (plan.hpp): the plan for the next call, the prediction-quality guard, and whether the
-// per-call exchange is armed.
+// the communicator (or, on one node, through its shared-memory board), and what every rank
+// derives alike from the exchanged vectors (plan.hpp): the plan for the next call, the
+// prediction-quality guard, and whether the per-call exchange is armed.
 #pragma once
 
 #include <mpi.h>
@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "papshim/algorithms.hpp"
+#include "papshim/node_shared.hpp"
 #include "papshim/plan.hpp"
 #include "papshim/predictor.hpp"
 
@@ -70,6 +71,14 @@ struct Policy {
 // Converts this rank's clock ticks to global-clock nanoseconds (identical meaning on every rank).
 using ToGlobalNs = std::function<std::int64_t(std::uint64_t ticks)>;
 
+// The board (node::Segment's BoardCells): on a communicator whose ranks share one node, a call
+// that can complete on a rank only once every rank has entered it (an Allreduce, an
+// Allgather(v)) can exchange without a message. Each rank stores its Contribution in the slot
+// of the call at entry; the next followed call reads the slot, whose cells are written by
+// then, as the call that wrote them has completed here. That costs a store and p loads (no
+// Iallgather, no helper thread, no synchronisation at the next entry), so calls on the board
+// exchange every time rather than one in Policy::sample_every; plans it brings get no
+// background work (as with no helper thread).
 class Planner {
 public:
     // Exchanges go over a duplicate of `priv`, made at the first exchange (collectively).
@@ -85,8 +94,10 @@ public:
     // so for a call of `bytes` bytes. `tau_ns` is the unit the guard measures errors in.
     // `block_bytes`: an Allgatherv's per-rank block bytes (signature.blocks is their hash),
     // kept so that a later plan for a call of that layout can size its background receives.
+    // `board`: where this call may exchange without a message, or null (see SharedBoard).
     void enter(std::uint64_t seq, const void* site, const predict::Signature& signature, std::uint64_t arrival_ticks,
-               std::int64_t tau_ns, const Policy& policy, std::span<const std::uint64_t> block_bytes = {});
+               std::int64_t tau_ns, const Policy& policy, std::span<const std::uint64_t> block_bytes = {},
+               node::Segment* board = nullptr);
     void leave(std::uint64_t exit_ticks);
 
     // This call's plan, if the previous call exchanged and every rank predicted this call
@@ -97,6 +108,7 @@ public:
     const Guard& guard() const { return now_.guard; }
     bool armed() const { return now_.armed; }
     long exchanges() const { return now_.exchanges; }
+    long board_exchanges() const { return now_.board_exchanges; }
     // What this rank predicted for the next call when it last contributed (valid when that
     // call's plan is usable: then every rank predicted the same).
     const predict::Signature& predicted_signature() const { return predicted_signature_; }
@@ -144,8 +156,10 @@ private:
         Plan assessed;  // the plan of the call whose arrivals the next vector brings
         bool armed = false;
         long exchanges = 0;
+        long board_exchanges = 0;  // of which through the node's shared memory
     };
     void complete_exchange();  // waits for the exchange in flight; `next_` becomes `now_`
+    void read_board();         // completes an exchange posted on the board
     static void digest(Learned& learned, const std::vector<Contribution>& vector, std::uint64_t seq,
                        std::int64_t tau_ns);
 
@@ -184,6 +198,11 @@ private:
     MPI_Request request_ = MPI_REQUEST_NULL;
     std::atomic<bool> done_{false};
     bool watched_ = false;  // handed to the helper thread
+    // An exchange through shared memory: its segment and slot (null: over comm_).
+    node::Segment* posted_board_ = nullptr;
+    int posted_slot_ = 0;
+    int rank_ = 0;
+    std::uint64_t board_calls_ = 0;  // exchanges on the board so far: the slot's index, alike everywhere
 };
 
 }  // namespace papshim::plan

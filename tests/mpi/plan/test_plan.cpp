@@ -181,6 +181,25 @@ bool env_plans_every_call() {
     return false;
 }
 
+// Ranks of `comm` on this rank's node as papshim sees them: virtual nodes of
+// PAPSHIM_NODE_SIZE consecutive ranks, or the machine's (collective).
+int ranks_per_node(MPI_Comm comm) {
+    int size = 1;
+    MPI_Comm_size(comm, &size);
+    if (const char* node_size = std::getenv("PAPSHIM_NODE_SIZE")) {
+        int rank = 0;
+        MPI_Comm_rank(comm, &rank);
+        const int n = std::atoi(node_size);
+        return std::min(n, size - rank / n * n);
+    }
+    MPI_Comm node = MPI_COMM_NULL;
+    int node_ranks = 0;
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &node_ranks);
+    MPI_Comm_free(&node);
+    return node_ranks;
+}
+
 papshim_plan_stats stats_of(MPI_Comm comm) {
     papshim_plan_stats stats{};
     papshim_get_plan_stats(comm, &stats);
@@ -250,11 +269,12 @@ void reductions(const char* algorithm, char pattern) {
     // `auto` stays native until the sampled exchanges show the imbalance, then takes a
     // PAP-aware algorithm.
     const bool reports_switch = std::string(algorithm) == "auto" && pattern != 'x' && c.size > 1;
-    int own_calls = 0;
+    int own_calls = 0, allreduce_calls = 0;
     for (int call = 0; reduce_ok || allreduce_ok ? call < (reports_switch ? 60 : 30) : false; ++call) {
         compute(delay_for(pattern, call, c.rank, c.size));
         if (reduce_ok) reduce_call(c, false, 5000, call % c.size, call, label);
         if (allreduce_ok) reduce_call(c, true, 5000, -1, call, label);
+        allreduce_calls += allreduce_ok ? 1 : 0;
         char ran[64] = {};
         papshim_get_last_algorithm(c.comm, "allreduce", ran, sizeof ran);
         own_calls += std::string(ran) != "native" ? 1 : 0;
@@ -263,8 +283,8 @@ void reductions(const char* algorithm, char pattern) {
     // not asserted: on Open MPI it switches; on an oversubscribed MPICH τ can exceed it).
     if (reports_switch && allreduce_ok && c.rank == 0 && std::getenv("TEST_PLAN_VERBOSE")) {
         const papshim_plan_stats s = stats_of(c.comm);
-        fmt::print("{}: {} of the calls ran papshim's own Allreduce ({} exchanges, armed {})\n", label, own_calls,
-                   s.exchanges, s.armed);
+        fmt::print("{}: {} of the calls ran papshim's own Allreduce ({} exchanges, {} through shared memory, armed {})\n",
+                   label, own_calls, s.exchanges, s.board_exchanges, s.armed);
     }
     // With one rank per node the chain has no arrivals to order on a node, so `auto` stays
     // native whatever the arrivals for these 5000-int vectors, below the predicted scatter's
@@ -272,6 +292,18 @@ void reductions(const char* algorithm, char pattern) {
     const char* node_size = std::getenv("PAPSHIM_NODE_SIZE");
     if (std::string(algorithm) == "auto" && node_size && std::string(node_size) == "1" && own_calls > 0)
         fail(fmt::format("{}: {} Allreduce calls left native with one rank per node", label, own_calls));
+    // On one node auto's Allreduce of a slot's size exchanges through shared memory on every
+    // call, reading each call's vector at the next (Reduce of this size is never followed);
+    // anywhere else, or for a planned algorithm, over messages.
+    const papshim_plan_stats s = stats_of(c.comm);
+    const bool one_node = ranks_per_node(c.comm) == c.size;
+    const bool on_board = std::string(algorithm) == "auto" && one_node && c.size > 1 && !env_plans_every_call();
+    if (on_board && allreduce_ok && (s.board_exchanges != s.exchanges || s.exchanges != allreduce_calls - 1))
+        fail(fmt::format("{}: {} exchanges after {} Allreduce calls on one node, {} of them through shared memory "
+                         "(all but the last call's expected)", label, s.exchanges, allreduce_calls, s.board_exchanges));
+    if (!on_board && s.board_exchanges != 0)
+        fail(fmt::format("{}: {} exchanges through shared memory off one node or not under auto", label,
+                         s.board_exchanges));
     MPI_Comm_free(&c.comm);
 }
 
@@ -336,17 +368,9 @@ void auto_reduce_clairvoyant() {
         chain_calls += std::string(ran) == "arrival_chain" ? 1 : 0;
     }
     const papshim_plan_stats s = stats_of(c.comm);
-    // One rank per node: virtual nodes of one (PAPSHIM_NODE_SIZE=1), or real ones.
+    const int node_ranks = ranks_per_node(c.comm);
+    const bool rank_per_node = node_ranks == 1;
     const char* node_size = std::getenv("PAPSHIM_NODE_SIZE");
-    bool rank_per_node = node_size && std::string(node_size) == "1";
-    if (!node_size) {
-        MPI_Comm node = MPI_COMM_NULL;
-        int node_ranks = 0;
-        MPI_Comm_split_type(c.comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-        MPI_Comm_size(node, &node_ranks);
-        MPI_Comm_free(&node);
-        rank_per_node = node_ranks == 1;
-    }
     if (std::getenv("TEST_PLAN_VERBOSE") && c.rank == 0)
         fmt::print("auto reduce 256 KiB pattern l: {} of 24 calls ran clairvoyant (exchanges {} assessed {} good {} "
                    "armed {} planned {})\n", clairvoyant_calls, s.exchanges, s.assessed, s.good, s.armed, s.planned);
