@@ -31,19 +31,24 @@ void Planner::discard_background(std::uint64_t seq) {
 
 void Planner::complete_exchange() {
     if (!posted_) return;
+    posted_ = false;
+    if (watched_) {
+        // The helper thread owns the request and digests into `next_`; it almost always
+        // finished long ago.
+        Progress::instance().await(done_);
+        now_ = std::move(next_);
+        return;
+    }
+    // Nothing else reads `now_` (no helper thread took part): digest in place, and no
+    // background work either.
     if (posted_board_) {
         read_board();
-    } else if (watched_) {
-        // The helper thread owns the request; it almost always finished long ago.
-        Progress::instance().await(done_);
+        ++now_.board_exchanges;
+        posted_board_ = nullptr;
     } else {
         PMPI_Wait(&request_, MPI_STATUS_IGNORE);
-        next_ = now_;
-        digest(next_, all_, posted_seq_, posted_tau_ns_);  // no helper thread: no background work either
     }
-    now_ = std::move(next_);
-    posted_ = false;
-    posted_board_ = nullptr;
+    digest(now_, all_, posted_seq_, posted_tau_ns_);
 }
 
 void Planner::read_board() {
@@ -55,9 +60,6 @@ void Planner::read_board() {
                                             std::int64_t(cell.arrival_ns.load(std::memory_order_relaxed)),
                                             cell.next_signature.load(std::memory_order_relaxed), posted_seq_};
     }
-    next_ = now_;
-    ++next_.board_exchanges;
-    digest(next_, all_, posted_seq_, posted_tau_ns_);
 }
 
 void Planner::digest(Learned& learned, const std::vector<Contribution>& vector, std::uint64_t seq,
@@ -97,7 +99,7 @@ void Planner::enter(std::uint64_t seq, const void* site, const predict::Signatur
         case Exchange::sampled:
             if (policy.follows(signature.collective, signature.bytes))
                 exchange = eligible_calls_++ % std::uint64_t(policy.sample_every) == 0 || now_.armed ||
-                           (policy.every_call_collectives >> signature.collective & 1) != 0 || board;
+                           (policy.every_call_collectives >> signature.collective & 1) != 0;
             break;
     }
     if (!exchange) return;
@@ -131,6 +133,7 @@ void Planner::enter(std::uint64_t seq, const void* site, const predict::Signatur
         cell.seq.store(seq, std::memory_order_release);
         posted_board_ = board;
         posted_ = true;
+        watched_ = false;
         return;
     }
     const int error = PMPI_Iallgather(&mine_, sizeof mine_, MPI_BYTE, all_.data(), sizeof mine_, MPI_BYTE, comm_,

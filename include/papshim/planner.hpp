@@ -76,9 +76,9 @@ using ToGlobalNs = std::function<std::int64_t(std::uint64_t ticks)>;
 // Allgather(v)) can exchange without a message. Each rank stores its Contribution in the slot
 // of the call at entry; the next followed call reads the slot, whose cells are written by
 // then, as the call that wrote them has completed here. That costs a store and p loads (no
-// Iallgather, no helper thread, no synchronisation at the next entry), so calls on the board
-// exchange every time rather than one in Policy::sample_every; plans it brings get no
-// background work (as with no helper thread).
+// Iallgather, no helper thread, no synchronisation at the next entry); which calls exchange
+// is Policy's decision as before. Plans it brings get no background work (as with no helper
+// thread).
 class Planner {
 public:
     // Exchanges go over a duplicate of `priv`, made at the first exchange (collectively).
@@ -158,8 +158,8 @@ private:
         long exchanges = 0;
         long board_exchanges = 0;  // of which through the node's shared memory
     };
-    void complete_exchange();  // waits for the exchange in flight; `next_` becomes `now_`
-    void read_board();         // completes an exchange posted on the board
+    void complete_exchange();  // waits for the exchange in flight; `now_` learns from it
+    void read_board();         // the vector of an exchange posted on the board, into all_
     static void digest(Learned& learned, const std::vector<Contribution>& vector, std::uint64_t seq,
                        std::int64_t tau_ns);
 
