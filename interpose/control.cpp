@@ -60,6 +60,10 @@ PAPSHIM_EXPORT int papshim_get_last_algorithm(MPI_Comm comm, const char* collect
     return MPI_SUCCESS;
 }
 
+// papshim_plan_stats::exchange documents these values.
+static_assert(int(papshim::plan::Exchange::off) == 0 && int(papshim::plan::Exchange::sampled) == 1 &&
+              int(papshim::plan::Exchange::always) == 2);
+
 PAPSHIM_EXPORT int papshim_get_plan_stats(MPI_Comm comm, papshim_plan_stats* stats) {
     using namespace papshim;
     if (!runtime::state().initialised || comm == MPI_COMM_NULL || !stats) return MPI_ERR_ARG;
@@ -69,6 +73,7 @@ PAPSHIM_EXPORT int papshim_get_plan_stats(MPI_Comm comm, papshim_plan_stats* sta
     stats->calls = long(ctx->next_seq);
     stats->planned = ctx->planned_calls;
     stats->unplanned = ctx->unplanned_calls;
+    stats->exchange = int(ctx->policy.exchange);
     if (const plan::Planner* planner = ctx->planner.get()) {
         stats->exchanges = planner->exchanges();
         stats->board_exchanges = planner->board_exchanges();

@@ -41,6 +41,10 @@ typedef struct papshim_plan_stats {
     int armed;           /* the per-call exchange is armed */
     long board_exchanges; /* ... of the exchanges, those read from the node's shared memory
                            * (one-node communicators: no message) */
+    int exchange;        /* when the communicator exchanges predictions, from the algorithms
+                          * selected on it: 0 never, 1 on sampled calls of `auto`'s
+                          * collectives, 2 on every call (an algorithm that plans from
+                          * predicted arrivals is selected for some collective) */
 } papshim_plan_stats;
 int papshim_get_plan_stats(MPI_Comm comm, papshim_plan_stats* stats);
 

@@ -168,19 +168,6 @@ bool accepted(MPI_Comm comm, const char* collective, const char* name) {
     return papshim_set_algorithm(comm, collective, name) == MPI_SUCCESS;
 }
 
-// Whether the environment names, for some collective, an algorithm that plans from predicted
-// arrivals: then every call of every communicator exchanges predictions. The names mirror the
-// registries' `plans` flags (papshim::uses_plans, which the shim does not export to tests).
-bool env_plans_every_call() {
-    for (const char* variable : {"PAPSHIM_ALLGATHER", "PAPSHIM_ALLGATHERV", "PAPSHIM_REDUCE", "PAPSHIM_ALLREDUCE"}) {
-        const char* value = std::getenv(variable);
-        if (!value) continue;
-        for (const char* planned : {"bdr", "bslb", "clairvoyant", "clairvoyant_rs", "predicted_chain", "predicted_scatter"})
-            if (std::string(value) == planned) return true;
-    }
-    return false;
-}
-
 // Ranks of `comm` on this rank's node as papshim sees them: virtual nodes of
 // PAPSHIM_NODE_SIZE consecutive ranks, or the machine's (collective).
 int ranks_per_node(MPI_Comm comm) {
@@ -199,6 +186,10 @@ int ranks_per_node(MPI_Comm comm) {
     MPI_Comm_free(&node);
     return node_ranks;
 }
+
+// papshim_plan_stats::exchange: calls exchange on a sample (auto alone), not on every call
+// (the environment named an algorithm that plans, for some collective).
+constexpr int kSampled = 1;
 
 papshim_plan_stats stats_of(MPI_Comm comm) {
     papshim_plan_stats stats{};
@@ -297,7 +288,7 @@ void reductions(const char* algorithm, char pattern) {
     // or for a planned algorithm, over messages.
     const papshim_plan_stats s = stats_of(c.comm);
     const bool one_node = ranks_per_node(c.comm) == c.size;
-    const bool on_board = std::string(algorithm) == "auto" && one_node && c.size > 1 && !env_plans_every_call();
+    const bool on_board = std::string(algorithm) == "auto" && one_node && c.size > 1 && s.exchange == kSampled;
     if (on_board && allreduce_ok && (s.board_exchanges != s.exchanges || s.exchanges == 0))
         fail(fmt::format("{}: {} exchanges after {} Allreduce calls on one node, {} of them through shared memory "
                          "(all, and at least one, expected)", label, s.exchanges, allreduce_calls, s.board_exchanges));
@@ -384,7 +375,7 @@ void auto_reduce_clairvoyant() {
     if (!rank_per_node && clairvoyant_calls > 0)
         fail(fmt::format("auto reduce 256 KiB pattern l: ran clairvoyant {} times on shared nodes", clairvoyant_calls));
     const bool mixed = node_size && std::atoi(node_size) > 1 && std::atoi(node_size) < c.size;
-    if (mixed && (chain_calls > 0 || (s.exchanges > 0 && !env_plans_every_call())))
+    if (mixed && (chain_calls > 0 || (s.exchanges > 0 && s.exchange == kSampled)))
         fail(fmt::format("auto reduce 256 KiB pattern l: across nodes of {} ranks ran the chain {} times and exchanged "
                          "{} times (native expected)", node_size, chain_calls, s.exchanges));
     MPI_Comm_free(&c.comm);
