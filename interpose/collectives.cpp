@@ -171,10 +171,13 @@ int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, 
         planning.seq = seq;
         runtime::measure_link(ctx);  // once per communicator, at its first followed call
         planning.tau_ns = runtime::tau_ns(ctx, shape->segment != 0 ? shape->segment : shape->bytes / std::uint64_t(ctx.size));
-        // On one node, auto's sampled exchanges go through the node's shared memory where the
-        // call's completion proves every rank has written (Planner, "The board").
+        // On one node, auto's sampled exchanges of an Allreduce go through the node's shared
+        // memory (Planner, "The board"): every rank's result depends on every rank's data (a
+        // followed call is never empty), so its completion here proves every rank entered it
+        // and wrote. Not a Reduce (non-roots may leave first) nor an Allgatherv (a rank with
+        // an empty block need not be waited for); auto runs Allgather natively on one node.
         node::Segment* board = nullptr;
-        if (ctx.policy.exchange == plan::Exchange::sampled && completes_after_every_entry(kind) &&
+        if (kind == Collective::allreduce && ctx.policy.exchange == plan::Exchange::sampled &&
             layout() == NodeLayout::one_node)
             board = &runtime::node_view(ctx).segment;
         planner->enter(seq, caller, signature, arrival, planning.tau_ns, ctx.policy, shape->blocks, board);

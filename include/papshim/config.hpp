@@ -20,9 +20,6 @@ enum class Collective : std::uint8_t { allgather, allgatherv, reduce, allreduce 
 inline constexpr int collective_count = 4;
 // Allgather or Allgatherv: the collectives whose algorithms are the Allgather table's.
 constexpr bool gathers(Collective c) { return c == Collective::allgather || c == Collective::allgatherv; }
-// Whether a call can complete on a rank only once every rank has entered it (every rank's
-// result depends on every rank's data): all but the Reduce, whose non-roots may leave first.
-constexpr bool completes_after_every_entry(Collective c) { return c != Collective::reduce; }
 std::string_view collective_name(Collective c);
 std::optional<Collective> parse_collective(std::string_view name);
 

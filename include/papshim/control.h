@@ -24,7 +24,9 @@ int papshim_get_algorithm(MPI_Comm comm, const char* collective, char* name, int
 int papshim_get_last_algorithm(MPI_Comm comm, const char* collective, char* name, int len);
 
 /* What papshim's arrival prediction did on `comm` so far (this rank's view; the counts that
- * come from exchanged data are the same on every rank). A query, not a collective. */
+ * come from exchanged data are the same on every rank). A query, not a collective. New
+ * fields are appended as papshim grows (board_exchanges and exchange came with 0.1.0's
+ * shared-memory exchange): compile against the header of the library you run. */
 typedef struct papshim_plan_stats {
     long calls;          /* calls papshim saw on the communicator */
     long exchanges;      /* prediction exchanges completed */

@@ -122,10 +122,7 @@ inline void Segment::initialise() {
     }
     for (int j = 0; j < kBoardSlots; ++j)
         for (int k = 0; k < local_size_; ++k) {
-            BoardCell& cell = board_cell(j, k);
-            for (auto* word : {&cell.next_arrival_ns, &cell.arrival_ns, &cell.next_signature})
-                new (word) std::atomic<std::uint64_t>(0);
-            new (&cell.seq) std::atomic<std::uint64_t>(kBoardEmpty);
+            new (&board_cell(j, k)) BoardCell{{0}, {0}, {0}, {kBoardEmpty}};
         }
 }
 

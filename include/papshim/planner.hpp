@@ -72,8 +72,8 @@ struct Policy {
 using ToGlobalNs = std::function<std::int64_t(std::uint64_t ticks)>;
 
 // The board (node::Segment's BoardCells): on a communicator whose ranks share one node, a call
-// that can complete on a rank only once every rank has entered it (an Allreduce, an
-// Allgather(v)) can exchange without a message. Each rank stores its Contribution in the slot
+// that can complete on a rank only once every rank has entered it (a non-empty Allreduce) can
+// exchange without a message. Each rank stores its Contribution in the slot
 // of the call at entry; the next followed call reads the slot, whose cells are written by
 // then, as the call that wrote them has completed here. That costs a store and p loads (no
 // Iallgather, no helper thread, no synchronisation at the next entry); which calls exchange
@@ -94,7 +94,7 @@ public:
     // so for a call of `bytes` bytes. `tau_ns` is the unit the guard measures errors in.
     // `block_bytes`: an Allgatherv's per-rank block bytes (signature.blocks is their hash),
     // kept so that a later plan for a call of that layout can size its background receives.
-    // `board`: where this call may exchange without a message, or null (see SharedBoard).
+    // `board`: where this call may exchange without a message, or null (see "The board").
     void enter(std::uint64_t seq, const void* site, const predict::Signature& signature, std::uint64_t arrival_ticks,
                std::int64_t tau_ns, const Policy& policy, std::span<const std::uint64_t> block_bytes = {},
                node::Segment* board = nullptr);

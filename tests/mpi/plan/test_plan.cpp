@@ -168,20 +168,18 @@ bool accepted(MPI_Comm comm, const char* collective, const char* name) {
     return papshim_set_algorithm(comm, collective, name) == MPI_SUCCESS;
 }
 
-// Ranks of `comm` on this rank's node as papshim sees them: virtual nodes of
-// PAPSHIM_NODE_SIZE consecutive ranks, or the machine's (collective).
+// Ranks of `comm` on this rank's node as papshim sees them (collective): the machine's node,
+// cut into virtual nodes of PAPSHIM_NODE_SIZE consecutive world ranks when that is above 0.
 int ranks_per_node(MPI_Comm comm) {
-    int size = 1;
-    MPI_Comm_size(comm, &size);
-    if (const char* node_size = std::getenv("PAPSHIM_NODE_SIZE")) {
-        int rank = 0;
-        MPI_Comm_rank(comm, &rank);
-        const int n = std::atoi(node_size);
-        return std::min(n, size - rank / n * n);
-    }
     MPI_Comm node = MPI_COMM_NULL;
-    int node_ranks = 0;
     MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    const char* node_size = std::getenv("PAPSHIM_NODE_SIZE");
+    if (const int n = node_size ? std::atoi(node_size) : 0; n > 0) {
+        MPI_Comm shared = node;
+        MPI_Comm_split(shared, world_rank / n, 0, &node);
+        MPI_Comm_free(&shared);
+    }
+    int node_ranks = 0;
     MPI_Comm_size(node, &node_ranks);
     MPI_Comm_free(&node);
     return node_ranks;
@@ -375,6 +373,13 @@ void auto_reduce_clairvoyant() {
     if (!rank_per_node && clairvoyant_calls > 0)
         fail(fmt::format("auto reduce 256 KiB pattern l: ran clairvoyant {} times on shared nodes", clairvoyant_calls));
     const bool mixed = node_size && std::atoi(node_size) > 1 && std::atoi(node_size) < c.size;
+    // A Reduce's non-roots may leave before every rank has entered, so on one node its
+    // exchanges go by message, never through the shared-memory board.
+    if (s.board_exchanges != 0)
+        fail(fmt::format("auto reduce 256 KiB pattern l: {} of {} exchanges through shared memory (a Reduce must not "
+                         "use the board)", s.board_exchanges, s.exchanges));
+    if (node_ranks == c.size && c.size > 1 && s.exchange == kSampled && s.exchanges == 0)
+        fail("auto reduce 256 KiB pattern l: no exchange on one node (the first call is sampled)");
     if (mixed && (chain_calls > 0 || (s.exchanges > 0 && s.exchange == kSampled)))
         fail(fmt::format("auto reduce 256 KiB pattern l: across nodes of {} ranks ran the chain {} times and exchanged "
                          "{} times (native expected)", node_size, chain_calls, s.exchanges));
