@@ -37,6 +37,7 @@ struct CommContext {
     MPI_Comm priv = MPI_COMM_NULL;   // private duplicate: the shim's traffic never meets the user's
     MPI_Comm node = MPI_COMM_NULL;   // ranks of `priv` sharing this node's memory; see node_communicator()
     std::unique_ptr<node::NodeView> nodes;  // see node_view()
+    std::atomic<node::NodeView*> nodes_ready{nullptr};  // `nodes` once made: node_view() without a lock
     // Prediction and plans (DESIGN §5): when this communicator exchanges predictions (from the
     // algorithms chosen for it, so identical on every member), and its planner.
     plan::Policy policy;

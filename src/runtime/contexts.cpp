@@ -157,6 +157,8 @@ std::optional<bool> spans_nodes_if_known(CommContext& ctx) {
 }
 
 node::NodeView& node_view(CommContext& ctx) {
+    // Every followed Allreduce asks (its layout, its board): no locks once the view exists.
+    if (node::NodeView* ready = ctx.nodes_ready.load(std::memory_order_acquire)) return *ready;
     const MPI_Comm node = node_communicator(ctx);  // takes ctx.lock itself
     std::lock_guard guard(ctx.lock);
     if (ctx.nodes) return *ctx.nodes;
@@ -197,6 +199,7 @@ node::NodeView& node_view(CommContext& ctx) {
     if (view->local_rank == 0) view->segment.initialise();
     PMPI_Barrier(node);
     ctx.nodes = std::move(view);
+    ctx.nodes_ready.store(ctx.nodes.get(), std::memory_order_release);
     return *ctx.nodes;
 }
 
