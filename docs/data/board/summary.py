@@ -6,7 +6,7 @@ def span(values):
     return f"{min(values):.2f}-{max(values):.2f}"
 
 
-for label, files in [("p8", ["shm8-%s-b.json.gz", "shm8-%s-c.json.gz"]), ("p4", ["shm4-%s-e.json.gz"])]:
+for label, files in [("p8", ["shm8-%s-b.json.gz", "shm8-%s-c.json.gz", "shm8-%s-d.json.gz"]), ("p4", ["shm4-%s-e.json.gz"])]:
     for build in ["before", "after"]:
         over_leader, auto, leader, balanced = [], [], [], []
         for name in files:
