@@ -10,6 +10,7 @@ Planner::Planner(MPI_Comm priv, predict::Settings settings, ToGlobalNs to_global
     : priv_(priv), settings_(settings), to_global_(std::move(to_global)) {
     PMPI_Comm_rank(priv_, &rank_);
     PMPI_Comm_size(priv_, &size_);
+    all_.resize(std::size_t(size_));
 }
 
 Planner::~Planner() {
@@ -108,8 +109,6 @@ void Planner::enter(std::uint64_t seq, const void* site, const predict::Signatur
         // duplicate is collective in step.
         PMPI_Comm_dup(priv_, &comm_);
         PMPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
-        PMPI_Comm_size(comm_, &size_);
-        all_.resize(std::size_t(size_));
         PMPI_Comm_dup(priv_, &data_comm_);
         PMPI_Comm_set_errhandler(data_comm_, MPI_ERRORS_RETURN);
     }
