@@ -258,19 +258,21 @@ const schedule::Schedule& planned_schedule(CommContext& ctx, schedule::Builder b
 constexpr double kAutoMinBlockBytes = 256 * 1024;
 
 // The algorithm for an Allgather(v) of `bytes` (largest block `largest`) under `choice`, or
-// null for native. `auto`: native on one node and for blocks below kAutoMinBlockBytes; BDR
-// where auto_allgather_runs_bdr says it wins and this call has a trusted plan (the planner
-// follows such calls only while the helper thread runs, to post BDR's background receives);
-// else the lowest modelled cost on the communicator's link. BSLB loses everywhere measured
-// (docs/benchmarks.md): it runs when named. Collective (the node split) on first use under `auto`: call on the calling thread.
+// null for native. `auto`: native on one node; BDR where auto_allgather_runs_bdr says it
+// wins and this call has a trusted plan (the planner follows such calls only while the helper
+// thread runs, to post BDR's background receives); else native for blocks below
+// kAutoMinBlockBytes and the lowest modelled cost on the communicator's link above. BSLB
+// loses everywhere measured (docs/benchmarks.md): it runs when named. Collective (the node
+// split) on first use under `auto`: call on the calling thread.
 const AllgatherAlgorithm* choose_allgather(std::string_view choice, CommContext& ctx, std::uint64_t bytes,
                                           std::uint64_t largest, const Planning& planning) {
     if (choice != "auto") return find_allgather_algorithm(choice);
     const double block = double(bytes) / ctx.size;
-    if (block < kAutoMinBlockBytes || !runtime::spans_nodes(ctx)) return nullptr;
-    if (planning.plan && planning.guard &&
-        auto_allgather_runs_bdr({ctx.size, bytes, largest, true, planning.guard->trusted(), planning.guard->imbalanced()}))
+    // A plan exists only for calls the planner follows, which auto_allgather_may_plan bounds.
+    if (planning.plan && planning.guard && planning.guard->trusted() && planning.guard->imbalanced() &&
+        auto_allgather_runs_bdr({ctx.size, bytes, largest, runtime::layout_of(ctx), true, true}))
         return find_allgather_algorithm("bdr");
+    if (block < kAutoMinBlockBytes || !runtime::spans_nodes(ctx)) return nullptr;
     return &auto_allgather_algorithm(ctx.size, block, runtime::link_of(ctx));
 }
 
@@ -305,10 +307,10 @@ void prepare_background(CommContext& ctx, plan::Planner& planner, const plan::Pl
     const AllgatherAlgorithm* algorithm = nullptr;
     if (choice == "auto") {
         // What choose_allgather will decide, from the same exchanged state. The node layout is
-        // known by now (auto split it at an earlier call of this size); if not, BDR's receives
-        // wait for the call.
-        const std::optional<bool> spread = runtime::spans_nodes_if_known(ctx);
-        if (spread && auto_allgather_runs_bdr({ctx.size, next.bytes, largest, *spread, true, guard.imbalanced()}))
+        // known by now (the planner asked for it at an earlier call of this size); if not,
+        // BDR's receives wait for the call.
+        const std::optional<NodeLayout> layout = runtime::layout_if_known(ctx);
+        if (layout && auto_allgather_runs_bdr({ctx.size, next.bytes, largest, *layout, true, guard.imbalanced()}))
             algorithm = find_allgather_algorithm("bdr");
     } else {
         algorithm = find_allgather_algorithm(choice);

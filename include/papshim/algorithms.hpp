@@ -24,6 +24,18 @@ struct LinkModel {
     double gamma = 2.5e-10;
 };
 
+// Where a communicator's ranks sit, as auto's choices depend on it
+// (identical on every rank).
+enum class NodeLayout : std::uint8_t {
+    one_node,           // shared memory between every pair
+    one_rank_per_node,  // nothing can go through shared memory
+    mixed,              // several nodes, some of them with several ranks
+};
+constexpr NodeLayout node_layout(int node_count, int ranks) {
+    return node_count <= 1 ? NodeLayout::one_node
+                           : node_count == ranks ? NodeLayout::one_rank_per_node : NodeLayout::mixed;
+}
+
 struct AllgatherAlgorithm {
     std::string_view name;
     schedule::Builder build;
@@ -40,20 +52,23 @@ const AllgatherAlgorithm* find_allgather_algorithm(std::string_view name);
 const AllgatherAlgorithm& auto_allgather_algorithm(int ranks, double bytes_per_rank,
                                                    const LinkModel& link);
 
-// `auto` runs BDR only where it was measured to win (docs/benchmarks.md, "`auto` runs BDR"):
-// across nodes, with its background receives (the helper thread), from 1 MiB per rank, under
-// a predictable imbalance. Below that size the planner does not follow auto's Allgather(v).
-inline constexpr std::uint64_t kAutoBdrMinBlockBytes = 1 << 20;
-// Whether `auto` may ever run BDR for an Allgather(v) of `bytes` in all over `ranks` (so the
-// planner follows such calls).
-bool auto_allgather_may_plan(int ranks, std::uint64_t bytes);
+// `auto` runs BDR only where it was measured to win (docs/benchmarks.md, "`auto` runs BDR"
+// and "`auto` runs BDR from 64 KiB per rank"): across nodes, with its background receives
+// (the helper thread), under a predictable imbalance, from 64 KiB per rank with one rank per
+// node and from 1 MiB per rank with several (not measured below). Below these sizes the
+// planner does not follow auto's Allgather(v).
+inline constexpr std::uint64_t kAutoBdrMinBlockBytesOnePerNode = 64 << 10;
+inline constexpr std::uint64_t kAutoBdrMinBlockBytesMixed = 1 << 20;
+// Whether `auto` may ever run BDR for an Allgather(v) of `bytes` in all over `ranks` laid out
+// as `layout` (so the planner follows such calls).
+bool auto_allgather_may_plan(int ranks, std::uint64_t bytes, NodeLayout layout);
 // What decides whether `auto` runs BDR on one call; every field is identical on every rank
 // (the call's arguments, the node layout, and the guard's state from the exchanged vectors).
 struct AutoBdrCall {
     int ranks = 0;
     std::uint64_t bytes = 0;          // the whole gathered vector
     std::uint64_t largest_block = 0;  // an Allgatherv's largest block (an Allgather's block)
-    bool spans_nodes = false;         // not every rank on one node
+    NodeLayout layout = NodeLayout::one_node;
     bool trusted = false;             // Guard::trusted(): recent predictions were right
     bool imbalanced = false;          // Guard::imbalanced(): recent spreads were >= 6 tau
 };
@@ -150,18 +165,6 @@ struct ReductionAlgorithm {
 // Every Reduce (collective reduce) or Allreduce algorithm of papshim's own.
 std::span<const ReductionAlgorithm> reduction_algorithms(Collective collective);
 const ReductionAlgorithm* find_reduction_algorithm(Collective collective, std::string_view name);
-
-// Where a communicator's ranks sit, as auto's Reduce/Allreduce choices depend on it
-// (identical on every rank).
-enum class NodeLayout : std::uint8_t {
-    one_node,           // shared memory between every pair
-    one_rank_per_node,  // nothing can go through shared memory
-    mixed,              // several nodes, some of them with several ranks
-};
-constexpr NodeLayout node_layout(int node_count, int ranks) {
-    return node_count <= 1 ? NodeLayout::one_node
-                           : node_count == ranks ? NodeLayout::one_rank_per_node : NodeLayout::mixed;
-}
 
 // The algorithm `auto` runs for a Reduce/Allreduce of `bytes` once the arrivals are
 // imbalanced, before the per-call checks (op, datatype). Empty: native at this size and

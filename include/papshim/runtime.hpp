@@ -132,10 +132,8 @@ CommContext& context(MPI_Comm comm);
 // identically on every rank (as every dispatch decision is). Freed with the context.
 MPI_Comm node_communicator(CommContext& ctx);
 // Whether the communicator's ranks are not all on one node: collective on first use, as
-// node_communicator(). `if_known` never splits (for the helper thread): nullopt until a
-// collective call has.
+// node_communicator().
 bool spans_nodes(CommContext& ctx);
-std::optional<bool> spans_nodes_if_known(CommContext& ctx);
 
 // The communicator seen node by node, with the node's shared-memory segment; created on
 // first use, collective over the communicator like node_communicator(). Freed with the context.
@@ -143,6 +141,8 @@ node::NodeView& node_view(CommContext& ctx);
 // Its NodeLayout (one node, one rank per node, or mixed), from node_view(): collective on
 // first use like it.
 NodeLayout layout_of(CommContext& ctx);
+// The layout if node_view() has made it, or nullopt; never collective (for the helper thread).
+std::optional<NodeLayout> layout_if_known(CommContext& ctx);
 
 // PAPSHIM_PREDICTOR, _EMA_ALPHA and _SMA_WINDOW as the predictor's settings: the online
 // planners' and the trace merge's offline prediction alike.

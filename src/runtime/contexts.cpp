@@ -143,17 +143,17 @@ MPI_Comm node_communicator(CommContext& ctx) {
 }
 
 bool spans_nodes(CommContext& ctx) {
-    node_communicator(ctx);  // splits on first use
-    return spans_nodes_if_known(ctx).value_or(false);
+    const MPI_Comm node = node_communicator(ctx);  // splits on first use
+    int node_ranks = ctx.size;
+    return PMPI_Comm_size(node, &node_ranks) == MPI_SUCCESS && node_ranks != ctx.size;
 }
 
 NodeLayout layout_of(CommContext& ctx) { return node_layout(node_view(ctx).node_count, ctx.size); }
 
-std::optional<bool> spans_nodes_if_known(CommContext& ctx) {
-    std::lock_guard guard(ctx.lock);
-    if (ctx.node == MPI_COMM_NULL) return std::nullopt;
-    int node_ranks = ctx.size;
-    return PMPI_Comm_size(ctx.node, &node_ranks) == MPI_SUCCESS && node_ranks != ctx.size;
+std::optional<NodeLayout> layout_if_known(CommContext& ctx) {
+    const node::NodeView* view = ctx.nodes_ready.load(std::memory_order_acquire);
+    if (!view) return std::nullopt;
+    return node_layout(view->node_count, ctx.size);
 }
 
 node::NodeView& node_view(CommContext& ctx) {

@@ -24,8 +24,7 @@ constexpr std::uint64_t kSampledMinBytes = 16 * 1024;
 bool auto_can_switch(std::uint8_t collective, std::uint64_t bytes, int ranks, NodeLayout layout) {
     const Collective kind = Collective(collective);
     if (gathers(kind))
-        return layout != NodeLayout::one_node && plan::Progress::instance().running() &&
-               auto_allgather_may_plan(ranks, bytes);
+        return plan::Progress::instance().running() && auto_allgather_may_plan(ranks, bytes, layout);
     return bytes >= kSampledMinBytes &&
            !auto_reduction_candidate(kind, bytes, state().config.shm_slot, layout).empty();
 }

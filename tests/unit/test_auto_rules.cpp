@@ -130,18 +130,24 @@ TEST_CASE("the fast path: native always, auto's reductions below the sampled siz
     CHECK(native_below(Collective::allgather, "auto", sampled) == 0);
 }
 
-TEST_CASE("auto's BDR: across nodes, from 1 MiB per rank, under trusted predictions of an imbalance") {
+TEST_CASE("auto's BDR: across nodes, from 64 KiB per rank with one rank per node and 1 MiB with several, under trusted predictions of an imbalance") {
     using papshim::AutoBdrCall;
     using papshim::auto_allgather_runs_bdr;
+    using papshim::NodeLayout;
+    using papshim::auto_allgather_may_plan;
+    constexpr std::uint64_t kib = 1 << 10;
     constexpr std::uint64_t mib = 1 << 20;
-    CHECK_FALSE(papshim::auto_allgather_may_plan(8, 8 * mib - 1));  // a block just under 1 MiB
-    CHECK(papshim::auto_allgather_may_plan(8, 8 * mib));
-    CHECK_FALSE(papshim::auto_allgather_may_plan(1, 64 * mib));     // nothing to gather from others
+    CHECK_FALSE(auto_allgather_may_plan(8, 8 * 64 * kib - 1, NodeLayout::one_rank_per_node));  // just under 64 KiB
+    CHECK(auto_allgather_may_plan(8, 8 * 64 * kib, NodeLayout::one_rank_per_node));
+    CHECK_FALSE(auto_allgather_may_plan(8, 8 * mib - 1, NodeLayout::mixed));  // a block just under 1 MiB
+    CHECK(auto_allgather_may_plan(8, 8 * mib, NodeLayout::mixed));
+    CHECK_FALSE(auto_allgather_may_plan(8, 8 * 64 * mib, NodeLayout::one_node));  // shared memory: never
+    CHECK_FALSE(auto_allgather_may_plan(1, 64 * mib, NodeLayout::one_rank_per_node));  // nothing to gather from others
 
-    const AutoBdrCall wins{8, 8 * mib, mib, true, true, true};
+    const AutoBdrCall wins{8, 8 * mib, mib, NodeLayout::mixed, true, true};
     CHECK(auto_allgather_runs_bdr(wins));
     AutoBdrCall c = wins;
-    c.spans_nodes = false;  // shared memory: BDR lost at every size
+    c.layout = NodeLayout::one_node;  // shared memory: BDR lost at every size
     CHECK_FALSE(auto_allgather_runs_bdr(c));
     c = wins;
     c.trusted = false;  // the guard distrusts the predictions
@@ -153,6 +159,8 @@ TEST_CASE("auto's BDR: across nodes, from 1 MiB per rank, under trusted predicti
     c.bytes = 8 * mib - 8;
     c.largest_block = mib - 1;
     CHECK_FALSE(auto_allgather_runs_bdr(c));
+    c.layout = NodeLayout::one_rank_per_node;  // the same call with one rank per node
+    CHECK(auto_allgather_runs_bdr(c));
     // Allgatherv: near-equal blocks only (BDR plans on the largest).
     c = wins;
     c.largest_block = mib + mib / 4;

@@ -49,8 +49,11 @@ const AllgatherAlgorithm& auto_allgather_algorithm(int ranks, double bytes_per_r
     return *best;
 }
 
-bool auto_allgather_may_plan(int ranks, std::uint64_t bytes) {
-    return ranks > 1 && bytes / std::uint64_t(ranks) >= kAutoBdrMinBlockBytes;
+bool auto_allgather_may_plan(int ranks, std::uint64_t bytes, NodeLayout layout) {
+    if (ranks <= 1 || layout == NodeLayout::one_node) return false;
+    const std::uint64_t smallest =
+        layout == NodeLayout::one_rank_per_node ? kAutoBdrMinBlockBytesOnePerNode : kAutoBdrMinBlockBytesMixed;
+    return bytes / std::uint64_t(ranks) >= smallest;
 }
 
 bool auto_allgather_runs_bdr(const AutoBdrCall& call) {
@@ -58,8 +61,8 @@ bool auto_allgather_runs_bdr(const AutoBdrCall& call) {
     // (1.3-4.5x native). An Allgatherv whose largest block is far above the mean plans on the
     // largest (tau) and loses under a staircase (docs/algorithms/bdr.md, unequal blocks), so
     // only near-equal layouts qualify.
-    if (!call.spans_nodes || !call.trusted || !call.imbalanced) return false;
-    if (!auto_allgather_may_plan(call.ranks, call.bytes)) return false;
+    if (!call.trusted || !call.imbalanced) return false;
+    if (!auto_allgather_may_plan(call.ranks, call.bytes, call.layout)) return false;
     const std::uint64_t mean = call.bytes / std::uint64_t(call.ranks);
     return call.largest_block <= mean + mean / 4;
 }

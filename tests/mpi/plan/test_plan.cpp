@@ -296,23 +296,25 @@ void reductions(const char* algorithm, char pattern) {
     MPI_Comm_free(&c.comm);
 }
 
-// `auto` on Allgathers of 1 MiB per rank under a persistently late rank: once the guard
-// trusts the predictions and sees the imbalance, it runs BDR where BDR can win (across nodes,
-// with the helper thread for its background receives: here virtual nodes and an application
-// at MPI_THREAD_MULTIPLE), the cost model's pick before. Results against native; and where
-// every prediction was good and the spread was seen, BDR must have run.
-void auto_gather_bdr() {
+// `auto` on Allgathers of `block_bytes` per rank under a persistently late rank: once the
+// guard trusts the predictions and sees the imbalance, it runs BDR where BDR can win (across
+// nodes, from 64 KiB per rank with one rank per node and from 1 MiB with several, with the
+// helper thread for its background receives: here virtual nodes and an application at
+// MPI_THREAD_MULTIPLE), the cost model's pick or native before. Results against native; and
+// where every prediction was good and the spread was seen, BDR must have run.
+void auto_gather_bdr(int block_bytes) {
     Comm c = duplicate_world();
     if (!accepted(c.comm, "allgather", "auto")) {
         MPI_Comm_free(&c.comm);
         return;
     }
-    constexpr int kInts = (1 << 20) / int(sizeof(int));
+    const int ints = block_bytes / int(sizeof(int));
+    const std::string label = fmt::format("auto {} KiB pattern l", block_bytes >> 10);
     int bdr_calls = 0;
     for (int call = 0; call < 24; ++call) {
         // Ten times the other patterns' delay: far above 6τ for a 1 MiB block on a node.
         compute(10 * delay_for('l', call, c.rank, c.size));
-        gather_call(c, 0, kInts, call, "auto 1 MiB pattern l");
+        gather_call(c, 0, ints, call, label);
         char ran[64] = {};
         papshim_get_last_algorithm(c.comm, "allgather", ran, sizeof ran);
         bdr_calls += std::string(ran) == "bdr" ? 1 : 0;
@@ -320,21 +322,22 @@ void auto_gather_bdr() {
     const papshim_plan_stats s = stats_of(c.comm);
     int level = -1;
     PMPI_Query_thread(&level);
-    const char* node_size = std::getenv("PAPSHIM_NODE_SIZE");
-    const bool can_run_bdr = node_size && std::atoi(node_size) < c.size && level == MPI_THREAD_MULTIPLE;
+    const int node_ranks = ranks_per_node(c.comm);
+    int widest_node = 0;
+    MPI_Allreduce(&node_ranks, &widest_node, 1, MPI_INT, MPI_MAX, c.comm);
+    const int smallest_block = widest_node == 1 ? 64 << 10 : 1 << 20;
+    const bool can_run_bdr = node_ranks < c.size && block_bytes >= smallest_block && level == MPI_THREAD_MULTIPLE;
     if (std::getenv("TEST_PLAN_VERBOSE") && c.rank == 0)
-        fmt::print("auto 1 MiB pattern l: {} of 24 calls ran bdr (exchanges {} assessed {} good {} armed {}, can run "
-                   "bdr {})\n", bdr_calls, s.exchanges, s.assessed, s.good, s.armed, can_run_bdr);
+        fmt::print("{}: {} of 24 calls ran bdr (exchanges {} assessed {} good {} armed {}, can run bdr {})\n", label,
+                   bdr_calls, s.exchanges, s.assessed, s.good, s.armed, can_run_bdr);
     if (can_run_bdr && s.armed && s.assessed >= 8 && s.good == s.assessed && bdr_calls == 0)
-        fail(fmt::format("auto 1 MiB pattern l: never ran bdr across virtual nodes ({} exchanges, all {} predictions "
-                         "good)", s.exchanges, s.assessed));
-    if (!can_run_bdr && bdr_calls > 0)
-        fail(fmt::format("auto 1 MiB pattern l: ran bdr {} times where it cannot win", bdr_calls));
-    // On one node auto's Allgather is native whatever the arrivals, so it must not pay for
-    // an exchange (no timing involved).
-    if (ranks_per_node(c.comm) == c.size && s.exchange == kSampled && s.exchanges != 0)
-        fail(fmt::format("auto 1 MiB pattern l: {} exchanges on one node, where auto's Allgather is native",
-                         s.exchanges));
+        fail(fmt::format("{}: never ran bdr across virtual nodes ({} exchanges, all {} predictions good)", label,
+                         s.exchanges, s.assessed));
+    if (!can_run_bdr && bdr_calls > 0) fail(fmt::format("{}: ran bdr {} times where it cannot win", label, bdr_calls));
+    // Where auto's Allgather cannot switch to BDR it must not pay for an exchange: on one
+    // node whatever the size, and below BDR's smallest block (no timing involved).
+    if ((node_ranks == c.size || block_bytes < smallest_block) && s.exchange == kSampled && s.exchanges != 0)
+        fail(fmt::format("{}: {} exchanges where auto's Allgather cannot switch", label, s.exchanges));
     MPI_Comm_free(&c.comm);
 }
 
@@ -414,7 +417,7 @@ void run_matrix() {
     }
     for (char pattern : {'l', 'x', 'u', '-'}) gather_pattern("auto", pattern, 20, false);
     mixed_sites("auto");
-    auto_gather_bdr();
+    for (int block_bytes : {64 << 10, 1 << 20}) auto_gather_bdr(block_bytes);
     auto_reduce_clairvoyant();
     for (const char* algorithm : {"clairvoyant", "clairvoyant_rs", "predicted_chain", "predicted_scatter", "auto"})
         for (char pattern : {'l', 's', 'x'}) reductions(algorithm, pattern);
