@@ -53,11 +53,12 @@ const AllgatherAlgorithm& auto_allgather_algorithm(int ranks, double bytes_per_r
                                                    const LinkModel& link);
 
 // `auto` runs BDR only where it was measured to win (docs/benchmarks.md, "`auto` runs BDR"
-// and "`auto` runs BDR from 64 KiB per rank"): across nodes, with its background receives
-// (the helper thread), under a predictable imbalance, from 64 KiB per rank with one rank per
-// node and from 1 MiB per rank with several (not measured below). Below these sizes the
-// planner does not follow auto's Allgather(v).
-inline constexpr std::uint64_t kAutoBdrMinBlockBytesOnePerNode = 64 << 10;
+// and "`auto` runs BDR from 256 KiB per rank with one rank per node"): across nodes, with its
+// background receives (the helper thread), under a predictable imbalance, from 256 KiB per
+// rank with one rank per node and from 1 MiB per rank with several (not measured below).
+// Below these sizes the planner does not follow auto's Allgather(v): at 64 KiB the per-call
+// exchange cost 5-8% of native's time under fresh random delays, more than BDR's gain.
+inline constexpr std::uint64_t kAutoBdrMinBlockBytesOnePerNode = 256 << 10;
 inline constexpr std::uint64_t kAutoBdrMinBlockBytesMixed = 1 << 20;
 // Whether `auto` may ever run BDR for an Allgather(v) of `bytes` in all over `ranks` laid out
 // as `layout` (so the planner follows such calls).

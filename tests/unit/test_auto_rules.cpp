@@ -130,15 +130,16 @@ TEST_CASE("the fast path: native always, auto's reductions below the sampled siz
     CHECK(native_below(Collective::allgather, "auto", sampled) == 0);
 }
 
-TEST_CASE("auto's BDR: across nodes, from 64 KiB per rank with one rank per node and 1 MiB with several, under trusted predictions of an imbalance") {
+TEST_CASE("auto's BDR: across nodes, from 256 KiB per rank with one rank per node and 1 MiB with several, under trusted predictions of an imbalance") {
     using papshim::AutoBdrCall;
     using papshim::auto_allgather_runs_bdr;
     using papshim::NodeLayout;
     using papshim::auto_allgather_may_plan;
     constexpr std::uint64_t kib = 1 << 10;
     constexpr std::uint64_t mib = 1 << 20;
-    CHECK_FALSE(auto_allgather_may_plan(8, 8 * 64 * kib - 1, NodeLayout::one_rank_per_node));  // just under 64 KiB
-    CHECK(auto_allgather_may_plan(8, 8 * 64 * kib, NodeLayout::one_rank_per_node));
+    CHECK_FALSE(auto_allgather_may_plan(8, 8 * 256 * kib - 1, NodeLayout::one_rank_per_node));  // just under 256 KiB
+    CHECK(auto_allgather_may_plan(8, 8 * 256 * kib, NodeLayout::one_rank_per_node));
+    CHECK_FALSE(auto_allgather_may_plan(8, 8 * 64 * kib, NodeLayout::one_rank_per_node));
     CHECK_FALSE(auto_allgather_may_plan(8, 8 * mib - 1, NodeLayout::mixed));  // a block just under 1 MiB
     CHECK(auto_allgather_may_plan(8, 8 * mib, NodeLayout::mixed));
     CHECK_FALSE(auto_allgather_may_plan(8, 8 * 64 * mib, NodeLayout::one_node));  // shared memory: never

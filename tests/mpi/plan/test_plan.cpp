@@ -298,7 +298,7 @@ void reductions(const char* algorithm, char pattern) {
 
 // `auto` on Allgathers of `block_bytes` per rank under a persistently late rank: once the
 // guard trusts the predictions and sees the imbalance, it runs BDR where BDR can win (across
-// nodes, from 64 KiB per rank with one rank per node and from 1 MiB with several, with the
+// nodes, from 256 KiB per rank with one rank per node and from 1 MiB with several, with the
 // helper thread for its background receives: here virtual nodes and an application at
 // MPI_THREAD_MULTIPLE), the cost model's pick or native before. Results against native; and
 // where every prediction was good and the spread was seen, BDR must have run.
@@ -325,7 +325,7 @@ void auto_gather_bdr(int block_bytes) {
     const int node_ranks = ranks_per_node(c.comm);
     int widest_node = 0;
     MPI_Allreduce(&node_ranks, &widest_node, 1, MPI_INT, MPI_MAX, c.comm);
-    const int smallest_block = widest_node == 1 ? 64 << 10 : 1 << 20;
+    const int smallest_block = widest_node == 1 ? 256 << 10 : 1 << 20;
     const bool can_run_bdr = node_ranks < c.size && block_bytes >= smallest_block && level == MPI_THREAD_MULTIPLE;
     if (std::getenv("TEST_PLAN_VERBOSE") && c.rank == 0)
         fmt::print("{}: {} of 24 calls ran bdr (exchanges {} assessed {} good {} armed {}, can run bdr {})\n", label,
@@ -417,7 +417,7 @@ void run_matrix() {
     }
     for (char pattern : {'l', 'x', 'u', '-'}) gather_pattern("auto", pattern, 20, false);
     mixed_sites("auto");
-    for (int block_bytes : {64 << 10, 1 << 20}) auto_gather_bdr(block_bytes);
+    for (int block_bytes : {64 << 10, 256 << 10, 1 << 20}) auto_gather_bdr(block_bytes);
     auto_reduce_clairvoyant();
     for (const char* algorithm : {"clairvoyant", "clairvoyant_rs", "predicted_chain", "predicted_scatter", "auto"})
         for (char pattern : {'l', 's', 'x'}) reductions(algorithm, pattern);
