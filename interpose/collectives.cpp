@@ -251,29 +251,22 @@ const schedule::Schedule& planned_schedule(CommContext& ctx, schedule::Builder b
     return last.schedule;
 }
 
-// Per-rank blocks from which `auto` runs papshim's own Allgather(v) on a communicator that
-// spans several nodes. Measured on the emulated 1 Gbit/s network at p = 8: native wins at
-// 64 KiB (Sparbit 1.14-1.21x its time), Sparbit wins at 1 MiB (0.75-0.83x); on one node
-// native wins at every size (docs/benchmarks.md).
-constexpr double kAutoMinBlockBytes = 256 * 1024;
-
 // The algorithm for an Allgather(v) of `bytes` (largest block `largest`) under `choice`, or
-// null for native. `auto`: native on one node; BDR where auto_allgather_runs_bdr says it
-// wins and this call has a trusted plan (the planner follows such calls only while the helper
-// thread runs, to post BDR's background receives); else native for blocks below
-// kAutoMinBlockBytes and the lowest modelled cost on the communicator's link above. BSLB
-// loses everywhere measured (docs/benchmarks.md): it runs when named. Collective (the node
-// split) on first use under `auto`: call on the calling thread.
+// null for native. `auto` (algorithms.hpp, kAutoOwnMinBlockBytes): BDR where
+// auto_allgather_runs_bdr says it wins and this call has a trusted plan (the planner follows
+// such calls only while the helper thread runs, to post BDR's background receives); else
+// native on one node and below kAutoOwnMinBlockBytes per rank, auto_allgather_classic above. BSLB loses
+// everywhere measured (docs/benchmarks.md): it runs when named. Collective (the node split)
+// on first use under `auto`: call on the calling thread.
 const AllgatherAlgorithm* choose_allgather(std::string_view choice, CommContext& ctx, std::uint64_t bytes,
                                           std::uint64_t largest, const Planning& planning) {
     if (choice != "auto") return find_allgather_algorithm(choice);
-    const double block = double(bytes) / ctx.size;
     // A plan exists only for calls the planner follows, which auto_allgather_may_plan bounds.
     if (planning.plan && planning.guard && planning.guard->trusted() && planning.guard->imbalanced() &&
         auto_allgather_runs_bdr({ctx.size, bytes, largest, runtime::layout_of(ctx), true, true}))
         return find_allgather_algorithm("bdr");
-    if (block < kAutoMinBlockBytes || !runtime::spans_nodes(ctx)) return nullptr;
-    return &auto_allgather_algorithm(ctx.size, block, runtime::link_of(ctx));
+    if (bytes / std::uint64_t(ctx.size) < kAutoOwnMinBlockBytes || !runtime::spans_nodes(ctx)) return nullptr;
+    return &auto_allgather_classic(ctx.size, bytes, largest);
 }
 
 // On the helper thread, as soon as the plan for call plan.seq is known: if that call will

@@ -39,7 +39,7 @@ constexpr NodeLayout node_layout(int node_count, int ranks) {
 struct AllgatherAlgorithm {
     std::string_view name;
     schedule::Builder build;
-    // Predicted time of one call on a balanced arrival pattern, for `auto`.
+    // Predicted time of one call on a balanced arrival pattern (α-β; the simulator checks it).
     double (*cost)(int ranks, double bytes_per_rank, const LinkModel& link);
     // Builds its schedule from the exchanged predicted arrivals (a plan; its balanced form without one).
     bool plans = false;
@@ -48,18 +48,23 @@ struct AllgatherAlgorithm {
 // Every Allgather/Allgatherv algorithm of papshim's own (not "native" nor "auto").
 std::span<const AllgatherAlgorithm> allgather_algorithms();
 const AllgatherAlgorithm* find_allgather_algorithm(std::string_view name);
-// `auto`: the algorithm whose cost model is lowest for this size and process count.
-const AllgatherAlgorithm& auto_allgather_algorithm(int ranks, double bytes_per_rank,
-                                                   const LinkModel& link);
-
-// `auto` runs BDR only where it was measured to win (docs/benchmarks.md, "`auto` runs BDR"
-// and "`auto` runs BDR from 256 KiB per rank with one rank per node"): across nodes, with its
-// background receives (the helper thread), under a predictable imbalance, from 256 KiB per
-// rank with one rank per node and from 1 MiB per rank with several (not measured below).
-// Below these sizes the planner does not follow auto's Allgather(v): at 64 KiB the per-call
-// exchange cost 5-8% of native's time under fresh random delays, more than BDR's gain.
-inline constexpr std::uint64_t kAutoBdrMinBlockBytesOnePerNode = 256 << 10;
-inline constexpr std::uint64_t kAutoBdrMinBlockBytesMixed = 1 << 20;
+// `auto`'s Allgather(v), measured on the emulated 1 Gbit/s network at p = 4 and 8, one and
+// two ranks per node (docs/benchmarks.md, "`auto`'s Allgather across nodes: the ring, and
+// BDR from 256 KiB per rank"):
+// - below kAutoOwnMinBlockBytes per rank, and on one node, native;
+// - from there across nodes, the ring where the blocks are near-equal: 0.75-0.92 of native's
+//   time where Sparbit took 0.84-1.05 (p = 8 and 4), 0.49-0.66 where Sparbit took 0.57-0.80
+//   (two ranks per node); Sparbit for an Allgatherv whose largest block is above 1.25 times
+//   the mean (decreasing blocks at 1 MiB: Sparbit 0.72-0.82, the ring 0.76-0.99, whose every
+//   step waits for the largest block) (auto_allgather_classic);
+// - BDR instead with one rank per node, under a predictable imbalance, with its background
+//   receives (the helper thread). At 64 KiB the per-call exchange that follows these calls
+//   cost 5-8% of native's time under fresh random delays, more than BDR gained; with two
+//   ranks per node BDR took 1.09 of native's time under a late rank at 1 MiB, the ring 0.58.
+inline constexpr std::uint64_t kAutoOwnMinBlockBytes = 256 << 10;
+// What `auto` runs across nodes from kAutoOwnMinBlockBytes per rank where it does not run
+// BDR: the ring, or Sparbit for far-from-equal blocks. `largest`: the largest block in bytes.
+const AllgatherAlgorithm& auto_allgather_classic(int ranks, std::uint64_t bytes, std::uint64_t largest);
 // Whether `auto` may ever run BDR for an Allgather(v) of `bytes` in all over `ranks` laid out
 // as `layout` (so the planner follows such calls).
 bool auto_allgather_may_plan(int ranks, std::uint64_t bytes, NodeLayout layout);

@@ -114,13 +114,6 @@ TEST_CASE("the registry finds, lists and chooses algorithms", "[allgather][regis
     CHECK(papshim::find_allgather_algorithm("native") == nullptr);
     CHECK(papshim::find_allgather_algorithm("") == nullptr);
 
-    const LinkModel link;
-    for (int p : {1, 2, 3, 8, 100, 1024}) {
-        for (double bytes : {0.0, 8.0, 65536.0, 1e7}) {
-            // Sparbit's α-β cost is never above another's, and ties go to it (first in table).
-            CHECK(papshim::auto_allgather_algorithm(p, bytes, link).name == "sparbit");
-        }
-    }
 }
 
 TEST_CASE("cost models match the simulator on balanced arrivals", "[allgather][cost]") {

@@ -130,7 +130,7 @@ TEST_CASE("the fast path: native always, auto's reductions below the sampled siz
     CHECK(native_below(Collective::allgather, "auto", sampled) == 0);
 }
 
-TEST_CASE("auto's BDR: across nodes, from 256 KiB per rank with one rank per node and 1 MiB with several, under trusted predictions of an imbalance") {
+TEST_CASE("auto's BDR: from 256 KiB per rank with one rank per node, under trusted predictions of an imbalance") {
     using papshim::AutoBdrCall;
     using papshim::auto_allgather_runs_bdr;
     using papshim::NodeLayout;
@@ -139,33 +139,39 @@ TEST_CASE("auto's BDR: across nodes, from 256 KiB per rank with one rank per nod
     constexpr std::uint64_t mib = 1 << 20;
     CHECK_FALSE(auto_allgather_may_plan(8, 8 * 256 * kib - 1, NodeLayout::one_rank_per_node));  // just under 256 KiB
     CHECK(auto_allgather_may_plan(8, 8 * 256 * kib, NodeLayout::one_rank_per_node));
-    CHECK_FALSE(auto_allgather_may_plan(8, 8 * 64 * kib, NodeLayout::one_rank_per_node));
-    CHECK_FALSE(auto_allgather_may_plan(8, 8 * mib - 1, NodeLayout::mixed));  // a block just under 1 MiB
-    CHECK(auto_allgather_may_plan(8, 8 * mib, NodeLayout::mixed));
+    CHECK_FALSE(auto_allgather_may_plan(8, 8 * 64 * mib, NodeLayout::mixed));     // BDR lost to the ring there
     CHECK_FALSE(auto_allgather_may_plan(8, 8 * 64 * mib, NodeLayout::one_node));  // shared memory: never
     CHECK_FALSE(auto_allgather_may_plan(1, 64 * mib, NodeLayout::one_rank_per_node));  // nothing to gather from others
 
-    const AutoBdrCall wins{8, 8 * mib, mib, NodeLayout::mixed, true, true};
+    const AutoBdrCall wins{8, 8 * mib, mib, NodeLayout::one_rank_per_node, true, true};
     CHECK(auto_allgather_runs_bdr(wins));
     AutoBdrCall c = wins;
-    c.layout = NodeLayout::one_node;  // shared memory: BDR lost at every size
+    c.layout = NodeLayout::one_node;
+    CHECK_FALSE(auto_allgather_runs_bdr(c));
+    c.layout = NodeLayout::mixed;
     CHECK_FALSE(auto_allgather_runs_bdr(c));
     c = wins;
     c.trusted = false;  // the guard distrusts the predictions
     CHECK_FALSE(auto_allgather_runs_bdr(c));
     c = wins;
-    c.imbalanced = false;  // balanced: the cost model's pick
+    c.imbalanced = false;  // balanced: the ring
     CHECK_FALSE(auto_allgather_runs_bdr(c));
     c = wins;
-    c.bytes = 8 * mib - 8;
-    c.largest_block = mib - 1;
+    c.bytes = 8 * 256 * kib - 8;
+    c.largest_block = 256 * kib - 1;
     CHECK_FALSE(auto_allgather_runs_bdr(c));
-    c.layout = NodeLayout::one_rank_per_node;  // the same call with one rank per node
-    CHECK(auto_allgather_runs_bdr(c));
     // Allgatherv: near-equal blocks only (BDR plans on the largest).
     c = wins;
     c.largest_block = mib + mib / 4;
     CHECK(auto_allgather_runs_bdr(c));
     c.largest_block = mib + mib / 4 + 1;
     CHECK_FALSE(auto_allgather_runs_bdr(c));
+}
+
+TEST_CASE("auto's Allgather across nodes without BDR: the ring for near-equal blocks, Sparbit otherwise") {
+    constexpr std::uint64_t mib = 1 << 20;
+    CHECK(papshim::auto_allgather_classic(8, 8 * mib, mib).name == "ring");
+    CHECK(papshim::auto_allgather_classic(8, 8 * mib, mib + mib / 4).name == "ring");
+    CHECK(papshim::auto_allgather_classic(8, 8 * mib, mib + mib / 4 + 1).name == "sparbit");  // decreasing blocks
+    CHECK(papshim::auto_allgather_classic(8, 8 * mib, 2 * mib).name == "sparbit");
 }

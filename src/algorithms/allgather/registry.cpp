@@ -1,6 +1,6 @@
 // The table of papshim's own Allgather/Allgatherv algorithms. Adding one = a builder file
-// plus one line here. Order matters: `auto` keeps the earliest of equally cheap entries, so
-// Sparbit comes first (its α-β cost ties Bruck's, and recursive doubling's at powers of two).
+// plus one line here; append it, as a planned call's tags carry the table index. What `auto`
+// runs is in algorithms.hpp (kAutoOwnMinBlockBytes).
 
 #include <array>
 
@@ -18,7 +18,7 @@ constexpr std::array<AllgatherAlgorithm, 8> kAllgatherAlgorithms{{
     {"neighbor_exchange", allgather::build_neighbor_exchange, allgather::neighbor_exchange_cost},
     {"ring", allgather::build_ring, allgather::ring_cost},
     {"gather_bcast", allgather::build_gather_bcast, allgather::gather_bcast_cost},
-    {"bdr", allgather::build_bdr, allgather::ring_cost, true},  // balanced: the ring; after it, so `auto` keeps ring
+    {"bdr", allgather::build_bdr, allgather::ring_cost, true},  // balanced: the ring
     {"bslb", allgather::build_bslb, allgather::bslb_cost, true},  // balanced: never cheaper than the ring
 }};
 // A planned call's tags name its algorithm by this index (message_exchange.hpp).
@@ -35,36 +35,34 @@ const AllgatherAlgorithm* find_allgather_algorithm(std::string_view name) {
     return nullptr;
 }
 
-const AllgatherAlgorithm& auto_allgather_algorithm(int ranks, double bytes_per_rank,
-                                                   const LinkModel& link) {
-    const AllgatherAlgorithm* best = &kAllgatherAlgorithms.front();
-    double best_cost = best->cost(ranks, bytes_per_rank, link);
-    for (const auto& algorithm : kAllgatherAlgorithms) {
-        const double cost = algorithm.cost(ranks, bytes_per_rank, link);
-        if (cost < best_cost) {
-            best = &algorithm;
-            best_cost = cost;
-        }
-    }
-    return *best;
+namespace {
+// Blocks close enough to equal for the ring's and BDR's fixed steps: the largest at most
+// 1.25 times the mean (an Allgather's are all equal).
+bool near_equal_blocks(int ranks, std::uint64_t bytes, std::uint64_t largest) {
+    const std::uint64_t mean = bytes / std::uint64_t(ranks);
+    return largest <= mean + mean / 4;
+}
+}  // namespace
+
+const AllgatherAlgorithm& auto_allgather_classic(int ranks, std::uint64_t bytes, std::uint64_t largest) {
+    static const AllgatherAlgorithm& ring = *find_allgather_algorithm("ring");
+    static const AllgatherAlgorithm& sparbit = *find_allgather_algorithm("sparbit");
+    return ranks > 0 && near_equal_blocks(ranks, bytes, largest) ? ring : sparbit;
 }
 
 bool auto_allgather_may_plan(int ranks, std::uint64_t bytes, NodeLayout layout) {
-    if (ranks <= 1 || layout == NodeLayout::one_node) return false;
-    const std::uint64_t smallest =
-        layout == NodeLayout::one_rank_per_node ? kAutoBdrMinBlockBytesOnePerNode : kAutoBdrMinBlockBytesMixed;
-    return bytes / std::uint64_t(ranks) >= smallest;
+    return ranks > 1 && layout == NodeLayout::one_rank_per_node && bytes / std::uint64_t(ranks) >= kAutoOwnMinBlockBytes;
 }
 
 bool auto_allgather_runs_bdr(const AutoBdrCall& call) {
     // On one node a block crosses shared memory in ~0.1 ms: BDR lost there at every size
-    // (1.3-4.5x native). An Allgatherv whose largest block is far above the mean plans on the
+    // (1.3-4.5x native); with several ranks per node it lost to the ring (algorithms.hpp).
+    // An Allgatherv whose largest block is far above the mean plans on the
     // largest (tau) and loses under a staircase (docs/algorithms/bdr.md, unequal blocks), so
     // only near-equal layouts qualify.
     if (!call.trusted || !call.imbalanced) return false;
-    if (!auto_allgather_may_plan(call.ranks, call.bytes, call.layout)) return false;
-    const std::uint64_t mean = call.bytes / std::uint64_t(call.ranks);
-    return call.largest_block <= mean + mean / 4;
+    return auto_allgather_may_plan(call.ranks, call.bytes, call.layout) &&
+           near_equal_blocks(call.ranks, call.bytes, call.largest_block);
 }
 
 }  // namespace papshim
