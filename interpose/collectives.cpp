@@ -252,20 +252,23 @@ const schedule::Schedule& planned_schedule(CommContext& ctx, schedule::Builder b
 }
 
 // The algorithm for an Allgather(v) of `bytes` (largest block `largest`) under `choice`, or
-// null for native. `auto` (algorithms.hpp, kAutoOwnMinBlockBytes): BDR where
-// auto_allgather_runs_bdr says it wins and this call has a trusted plan (the planner follows
-// such calls only while the helper thread runs, to post BDR's background receives); else
-// native on one node and below kAutoOwnMinBlockBytes per rank, auto_allgather_classic above. BSLB loses
-// everywhere measured (docs/benchmarks.md): it runs when named. Collective (the node split)
-// on first use under `auto`: call on the calling thread.
+// null for native. `auto` (algorithms.hpp, kAutoOwnMinBlockBytes): native below
+// kAutoOwnMinBlockBytes per rank and on one node; BDR where auto_allgather_runs_bdr says it
+// wins, this call has a trusted plan and the helper thread runs to post BDR's background
+// receives (a plan can exist without it when another collective's named algorithm makes
+// every call exchange); else auto_allgather_classic. BSLB loses everywhere measured
+// (docs/benchmarks.md): it runs when named. Collective (the node split) on first use under
+// `auto`: call on the calling thread.
 const AllgatherAlgorithm* choose_allgather(std::string_view choice, CommContext& ctx, std::uint64_t bytes,
                                           std::uint64_t largest, const Planning& planning) {
     if (choice != "auto") return find_allgather_algorithm(choice);
-    // A plan exists only for calls the planner follows, which auto_allgather_may_plan bounds.
+    if (bytes / std::uint64_t(ctx.size) < kAutoOwnMinBlockBytes) return nullptr;
+    // Progress::running() is the same on every rank, as auto_can_switch assumes too.
     if (planning.plan && planning.guard && planning.guard->trusted() && planning.guard->imbalanced() &&
+        plan::Progress::instance().running() &&
         auto_allgather_runs_bdr({ctx.size, bytes, largest, runtime::layout_of(ctx), true, true}))
         return find_allgather_algorithm("bdr");
-    if (bytes / std::uint64_t(ctx.size) < kAutoOwnMinBlockBytes || !runtime::spans_nodes(ctx)) return nullptr;
+    if (!runtime::spans_nodes(ctx)) return nullptr;
     return &auto_allgather_classic(ctx.size, bytes, largest);
 }
 

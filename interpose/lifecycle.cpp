@@ -30,8 +30,9 @@ bool wants_helper_thread() {
                                                                  {"PAPSHIM_ALLREDUCE", Collective::allreduce}};
     for (const auto& [variable, collective] : kVariables) {
         const char* choice = std::getenv(variable);
-        // `auto` needs no helper: its exchanges complete at its next call, and the planned
-        // algorithms it runs (one rank per node) have no background part.
+        // `auto` needs no helper: its exchanges complete at its next call, and it runs BDR,
+        // the one planned algorithm of its with a background part, only where the helper
+        // already runs (the program asked for MPI_THREAD_MULTIPLE, or HELPER_THREAD=always).
         if (choice && papshim::uses_plans(collective, choice)) return true;
     }
     return false;

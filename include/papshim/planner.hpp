@@ -39,8 +39,8 @@ struct Policy {
     bool (*sampled_size)(std::uint8_t collective, std::uint64_t bytes, int ranks, NodeLayout layout) = nullptr;
     int ranks = 1;
     // sampled: collectives (bit c) whose followed calls exchange on every call, not one in
-    // sample_every: where the exchange costs a negligible part of the call (auto's 1 MiB
-    // Allgather blocks), so that a plan is ready as soon as the imbalance begins.
+    // sample_every: where the exchange costs a small part of the call (auto's Allgather
+    // blocks of 256 KiB or more), so that a plan is ready as soon as the imbalance begins.
     std::uint8_t every_call_collectives = 0;
     int sample_every = 16;
 

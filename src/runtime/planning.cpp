@@ -17,7 +17,7 @@ constexpr std::uint64_t kSampledMinBytes = 16 * 1024;
 
 // Under `auto`, the calls whose algorithm can change with the arrivals: Reduce/Allreduce of
 // the sizes auto_reduction_candidate names for the communicator's node layout; Allgather(v)
-// across nodes of the sizes where auto may run BDR, if the helper thread runs to post BDR's
+// with one rank per node of the sizes where auto may run BDR, if the helper thread runs to post BDR's
 // background receives (without them BDR loses, so then auto follows no Allgather). On one
 // node auto's Allgather is native whatever the arrivals: following it there cost a balanced
 // 1 MiB Allgather 5-19% of native's time (p = 4, docs/benchmarks.md).
@@ -48,9 +48,10 @@ void update_policy(CommContext& ctx) {
             const std::string_view choice = algorithm_for(ctx, Collective(c));
             if (uses_plans(Collective(c), choice)) policy.exchange = plan::Exchange::always;
             else if (choice == "auto") policy.sampled_collectives |= std::uint8_t(1u << c);
-            // auto's Allgather(v) follows only blocks of 1 MiB or more: 32 bytes a rank per
-            // call is nothing there, and sampling one call in 16 left BDR waiting up to 16
-            // calls after an imbalance began (docs/benchmarks.md, "`auto` runs BDR").
+            // auto's Allgather(v) follows only blocks of 256 KiB or more with one rank per node
+            // (auto_can_switch): 32 bytes a rank per call is little there, and sampling one
+            // call in 16 left BDR waiting up to 16 calls after an imbalance began
+            // (docs/benchmarks.md, "`auto` runs BDR").
             if (choice == "auto" && gathers(Collective(c)))
                 policy.every_call_collectives |= std::uint8_t(1u << c);
         }

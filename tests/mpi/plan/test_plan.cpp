@@ -397,7 +397,7 @@ void auto_reduce_clairvoyant() {
 // A communicator freed while its per-call exchange is armed and an exchange is in flight.
 void free_while_armed() {
     Comm c = duplicate_world();
-    // Allreduce under auto exchanges (Allgather's auto only from 1 MiB blocks); 5000 ints fit a
+    // Allreduce under auto exchanges (Allgather's auto only from 256 KiB blocks); 5000 ints fit a
     // dynamic-leader slot, and the late rank's 2 ms is far more than kImbalanceFactor·τ.
     if (accepted(c.comm, "allreduce", "auto"))
         for (int call = 0; call < 24; ++call) {
