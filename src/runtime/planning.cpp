@@ -17,10 +17,10 @@ constexpr std::uint64_t kSampledMinBytes = 16 * 1024;
 
 // Under `auto`, the calls whose algorithm can change with the arrivals: Reduce/Allreduce of
 // the sizes auto_reduction_candidate names for the communicator's node layout; Allgather(v)
-// with one rank per node of the sizes where auto may run BDR, if the helper thread runs to post BDR's
-// background receives (without them BDR loses, so then auto follows no Allgather). On one
-// node auto's Allgather is native whatever the arrivals: following it there cost a balanced
-// 1 MiB Allgather 5-19% of native's time (p = 4, docs/benchmarks.md).
+// with one rank per node of the sizes where auto may run BDR, if the helper thread runs to
+// post BDR's background receives (without them BDR loses, so then auto follows no
+// Allgather). On one node auto's Allgather is native whatever the arrivals: following it
+// there cost a balanced 1 MiB Allgather 5-19% of native's time (p = 4, docs/benchmarks.md).
 bool auto_can_switch(std::uint8_t collective, std::uint64_t bytes, int ranks, NodeLayout layout) {
     const Collective kind = Collective(collective);
     if (gathers(kind))

@@ -51,7 +51,8 @@ const AllgatherAlgorithm& auto_allgather_classic(int ranks, std::uint64_t bytes,
 }
 
 bool auto_allgather_may_plan(int ranks, std::uint64_t bytes, NodeLayout layout) {
-    return ranks > 1 && layout == NodeLayout::one_rank_per_node && bytes / std::uint64_t(ranks) >= kAutoOwnMinBlockBytes;
+    return ranks > 1 && layout == NodeLayout::one_rank_per_node &&
+           bytes / std::uint64_t(ranks) >= kAutoOwnMinBlockBytes;
 }
 
 bool auto_allgather_runs_bdr(const AutoBdrCall& call) {
