@@ -24,10 +24,24 @@ enum class Combine : std::uint8_t {
 // a transfer lists consecutive ascending blocks, so its data is one contiguous range.
 // An Allgather transfer that lists no blocks is a signal: a zero-byte message that only
 // orders its two ends (BSLB passes the gather's turn with it).
+//
+// A piece (Allgather only) moves part of one block: the transfer lists that one block, and
+// of its bytes (count x type size, the type signature, so the same on every rank) carries
+// the `index`-th of `count` near-equal byte ranges (reduction_block over bytes). A rank holds
+// the block once it has every piece. Pieces let one block leave its owner once, split over
+// several ranks, instead of whole along a tree (BDR's tail).
+struct Piece {
+    int index = 0;
+    int count = 0;  // 0: the transfer moves whole blocks
+    bool whole() const { return count == 0; }
+    friend bool operator==(const Piece&, const Piece&) = default;
+};
+
 struct Transfer {
     int peer = -1;
     std::vector<int> blocks;
     Combine combine = Combine::none;  // receives only
+    Piece piece{};
 };
 
 // All sends and receives of a step are posted together and completed together before the

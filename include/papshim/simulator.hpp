@@ -6,7 +6,8 @@
 // rank r matches a send to r listed in step s of rank q — the same step index on both
 // sides. When q sends to r several times in one step, the k-th such send matches r's k-th
 // receive from q in that step (MPI's non-overtaking order on one tag). A matched pair must
-// list the same blocks in the same order: the blocks are packed in that order.
+// list the same blocks in the same order (the blocks are packed in that order) and the same
+// piece.
 #pragma once
 
 #include <cstddef>
@@ -32,6 +33,9 @@ public:
         std::size_t first_block = 0;  // index into the block pool
         std::size_t block_count = 0;
         schedule::Combine combine = schedule::Combine::none;  // receives
+        std::uint16_t piece_index = 0;  // schedule::Piece, narrowed to fit the record's padding
+        std::uint16_t piece_count = 0;  // 0: whole blocks
+        schedule::Piece piece() const { return {piece_index, piece_count}; }
     };
 
     // Builds the schedule of each rank in turn with `build` and keeps only its flat form.
@@ -74,11 +78,15 @@ private:
 };
 
 // Empty when the set is correct, otherwise a description of the first problem found:
-// - a send and a receive break the pairing rule above, or list different blocks;
+// - a send and a receive break the pairing rule above, or list different blocks or pieces;
 // - a rank sends a block it does not hold at the start of that step (own block, or received
 //   in an earlier step), or lists a block twice in one message;
-// - a rank receives a block it already holds, or two messages bring the same block;
-// - a rank ends without some block.
+// - a piece transfer lists other than one block, or a piece count above 64 or unlike an
+//   earlier piece of that block, or an index outside it; a rank sends a piece it does not
+//   hold (the whole block, or that piece received earlier);
+// - a rank receives a block it already holds (a piece of it: any part of it), or two
+//   messages bring the same block or piece;
+// - a rank ends without some block (a block is held once all its pieces are).
 // Block ids must be in [0, blocks) and peers in [0, ranks), not the rank itself.
 std::string check_data_flow(const ScheduleSet& set);
 
@@ -86,7 +94,7 @@ std::string check_data_flow(const ScheduleSet& set);
 // rank starts with its own contribution to every block; a message carries the sender's
 // current partial result of its blocks; a receive with Combine::none replaces the local
 // partial, the others reduce it in. Empty when correct, otherwise the first problem:
-// - the pairing rule is broken, or a message lists no blocks, or blocks that are not
+// - the pairing rule is broken, or a message moves a piece, or lists no blocks, or blocks that are not
 //   consecutive ascending, or a block twice in one step's receives unless every one of them
 //   combines (they reduce in one after another, in the order listed, as the executor does);
 // - a combine reduces a contribution in twice (each is reduced exactly once);

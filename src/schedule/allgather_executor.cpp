@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <new>
 #include <span>
@@ -35,7 +36,7 @@ constexpr std::size_t kPackLimitBytes = std::size_t{16} * 1024;
 constexpr std::size_t kPackAlignment = 64;
 
 // One message of a step: its runs (a range of StepScratch::runs) and, if packed, where its
-// bytes live in StepScratch::packed.
+// bytes live in StepScratch::packed; or a piece of a block, as bytes.
 struct PlannedMessage {
     const schedule::Transfer* transfer = nullptr;
     bool receive = false;
@@ -43,7 +44,71 @@ struct PlannedMessage {
     std::size_t end_run = 0;
     bool packed = false;
     std::size_t packed_offset = 0;
+    schedule::ElementRange piece_bytes{};  // a piece: its bytes of the block's packed form
 };
+
+// The blocks this call moves in pieces, where the layout is not dense: each lives packed
+// (MPI_Pack's bytes, the type signature's on a homogeneous system, which is what a dense
+// peer sends) for the whole call; a block received in pieces is unpacked into the layout as
+// soon as its last piece is in, so a later whole-block send finds it there. Dense layouts
+// send and receive the pieces in place.
+class PieceStaging {
+public:
+    // The packed bytes of the piece's block, packed from the layout first if this rank holds
+    // it whole (a send of a block not staged yet), or made ready for pieces to land in. Null
+    // on error.
+    std::byte* bytes_of(const BlockLayout& layout, const schedule::Transfer& transfer, bool holder, MPI_Comm comm,
+                        int& error) {
+        const int block = transfer.blocks.front();
+        if (Entry* entry = find(block)) return entry->bytes.data();
+        const std::int64_t bytes = std::int64_t{layout.count(block)} * std::int64_t{layout.type_size()};
+        if (bytes > INT_MAX) {
+            error = MPI_ERR_COUNT;
+            return nullptr;
+        }
+        // The pieces that carry bytes: the first min(count, bytes) of them.
+        const int missing = holder ? 0 : int(std::min<std::int64_t>(transfer.piece.count, bytes));
+        Entry& entry = entries_.emplace_back(Entry{block, std::vector<std::byte>(std::size_t(bytes)), missing});
+        if (holder) {
+            int position = 0;
+            error = PMPI_Pack(layout.address(block), layout.count(block), layout.type(), entry.bytes.data(),
+                              int(bytes), &position, comm);
+            if (error == MPI_SUCCESS && position != bytes) error = MPI_ERR_TYPE;  // not the signature's bytes
+            if (error != MPI_SUCCESS) return nullptr;
+        }
+        return entry.bytes.data();
+    }
+
+    // One piece of `block` has landed; unpacks the block once every piece has.
+    int arrived(const BlockLayout& layout, int block, MPI_Comm comm) {
+        Entry* entry = find(block);
+        if (entry == nullptr || entry->missing <= 0 || --entry->missing > 0) return MPI_SUCCESS;
+        int position = 0;
+        return PMPI_Unpack(entry->bytes.data(), int(entry->bytes.size()), &position, layout.address(block),
+                           layout.count(block), layout.type(), comm);
+    }
+
+private:
+    struct Entry {
+        int block;
+        std::vector<std::byte> bytes;
+        int missing;  // pieces still to land; 0 when held whole
+    };
+    Entry* find(int block) {
+        for (Entry& entry : entries_)
+            if (entry.block == block) return &entry;
+        return nullptr;
+    }
+    std::vector<Entry> entries_;
+};
+
+// A piece's byte range of its block: the same on both ends, as both know the block's count
+// and type size (the signature).
+schedule::ElementRange piece_range(const BlockLayout& layout, const schedule::Transfer& transfer) {
+    const int block = transfer.blocks.front();
+    const std::int64_t bytes = std::int64_t{layout.count(block)} * std::int64_t{layout.type_size()};
+    return schedule::reduction_block(bytes, transfer.piece.count, transfer.piece.index);
+}
 
 // Derived types, runs, messages and packed bytes of one step; per thread and reused, so the
 // hot path of small messages does not allocate after the first call.
@@ -89,7 +154,14 @@ void plan_step(const schedule::Step& step, const BlockLayout& layout, StepScratc
     scratch.messages.clear();
     std::size_t packed_bytes = 0;
     auto plan = [&](const schedule::Transfer& transfer, bool receive) {
-        PlannedMessage message{&transfer, receive, scratch.runs.size(), 0, false, 0};
+        PlannedMessage message{&transfer, receive, scratch.runs.size(), 0, false, 0, {}};
+        if (!transfer.piece.whole()) {
+            // Empty pieces (a block shorter than its piece count in bytes) are skipped on both ends.
+            message.piece_bytes = piece_range(layout, transfer);
+            message.end_run = message.first_run;
+            if (message.piece_bytes.count > 0) scratch.messages.push_back(message);
+            return;
+        }
         schedule::append_runs(layout, transfer.blocks, scratch.runs);
         message.end_run = scratch.runs.size();
         // All blocks empty: the peer computes the same from the same byte counts and skips too.
@@ -112,8 +184,28 @@ void plan_step(const schedule::Step& step, const BlockLayout& layout, StepScratc
     if (scratch.packed.size() < packed_bytes) scratch.packed.resize(packed_bytes);
 }
 
+// The wire form of a piece: its bytes in place (dense layouts) or in the staging.
+int describe_piece(const PlannedMessage& message, StepScratch& scratch, const BlockLayout& layout,
+                   PieceStaging& staging, MPI_Comm comm) {
+    const int block = message.transfer->blocks.front();
+    const auto [first, length] = message.piece_bytes;
+    if (length > INT_MAX) return MPI_ERR_COUNT;
+    std::byte* base = nullptr;
+    if (layout.dense()) {
+        base = static_cast<std::byte*>(layout.address(block));
+    } else {
+        int error = MPI_SUCCESS;
+        base = staging.bytes_of(layout, *message.transfer, !message.receive, comm, error);
+        if (base == nullptr) return error;
+    }
+    scratch.wire.push_back({base + first, int(length), MPI_BYTE, message.transfer->peer, message.receive});
+    return MPI_SUCCESS;
+}
+
 // The wire form of one planned message; a packed send is packed first.
-int describe_message(const PlannedMessage& message, StepScratch& scratch, const BlockLayout& layout) {
+int describe_message(const PlannedMessage& message, StepScratch& scratch, const BlockLayout& layout,
+                     PieceStaging& staging, MPI_Comm comm) {
+    if (!message.transfer->piece.whole()) return describe_piece(message, scratch, layout, staging, comm);
     const auto runs = runs_of(scratch, message);
     MessageBuffer buffer;
     if (runs.empty()) {
@@ -135,7 +227,7 @@ int describe_message(const PlannedMessage& message, StepScratch& scratch, const 
     return MPI_SUCCESS;
 }
 
-int run_step(const schedule::Step& step, int tag, const BlockLayout& layout, MPI_Comm comm) {
+int run_step(const schedule::Step& step, int tag, const BlockLayout& layout, PieceStaging& staging, MPI_Comm comm) {
     auto& scratch = step_scratch;
     scratch.owned_types.clear();
     scratch.wire.clear();
@@ -143,7 +235,7 @@ int run_step(const schedule::Step& step, int tag, const BlockLayout& layout, MPI
 
     int error = MPI_SUCCESS;
     for (const PlannedMessage& message : scratch.messages) {
-        if ((error = describe_message(message, scratch, layout)) != MPI_SUCCESS) break;
+        if ((error = describe_message(message, scratch, layout, staging, comm)) != MPI_SUCCESS) break;
     }
     if (error == MPI_SUCCESS) error = schedule::exchange(scratch.wire, tag, comm);
     if (error == MPI_SUCCESS) {
@@ -152,6 +244,8 @@ int run_step(const schedule::Step& step, int tag, const BlockLayout& layout, MPI
                 schedule::unpack_runs(layout, runs_of(scratch, message),
                                       scratch.packed.data() + message.packed_offset);
             }
+            if (message.receive && !message.transfer->piece.whole() && !layout.dense() && error == MPI_SUCCESS)
+                error = staging.arrived(layout, message.transfer->blocks.front(), comm);
         }
     }
     for (MPI_Datatype& type : scratch.owned_types) PMPI_Type_free(&type);
@@ -163,7 +257,13 @@ int run_step(const schedule::Step& step, int tag, const BlockLayout& layout, MPI
 int post_prefetch(const schedule::Schedule& plan, std::span<const std::uint64_t> block_bytes, int tag_base,
                   MPI_Comm comm, Prefetch& prefetch) {
     prefetch.clear();
-    while (prefetch.steps < plan.steps.size() && plan.steps[prefetch.steps].sends.empty()) ++prefetch.steps;
+    // Pieces stay in the foreground: the staging holds whole blocks only.
+    const auto receives_pieces = [](const schedule::Step& step) {
+        return std::ranges::any_of(step.recvs, [](const schedule::Transfer& t) { return !t.piece.whole(); });
+    };
+    while (prefetch.steps < plan.steps.size() && plan.steps[prefetch.steps].sends.empty() &&
+           !receives_pieces(plan.steps[prefetch.steps]))
+        ++prefetch.steps;
     std::size_t total = 0;
     for (std::size_t s = 0; s < prefetch.steps; ++s) {
         for (const auto& transfer : plan.steps[s].recvs) {
@@ -245,8 +345,10 @@ int execute_allgather(const schedule::Schedule& plan, const AllgatherBuffers& bu
         if ((error = place_prefetched(*run.prefetched, layout, run.comm, plan.rank)) != MPI_SUCCESS) return error;
         first = run.prefetched->steps;
     }
+    PieceStaging staging;
     for (std::size_t s = first; s < plan.steps.size(); ++s) {
-        if ((error = run_step(plan.steps[s], schedule::step_tag(s, run.tag_base), layout, run.comm)) != MPI_SUCCESS)
+        if ((error = run_step(plan.steps[s], schedule::step_tag(s, run.tag_base), layout, staging, run.comm)) !=
+            MPI_SUCCESS)
             return error;
     }
     return MPI_SUCCESS;

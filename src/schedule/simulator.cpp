@@ -42,8 +42,14 @@ ScheduleSet ScheduleSet::from(std::span<const schedule::Schedule> schedules) {
 
 void ScheduleSet::append(const schedule::Schedule& plan) {
     auto flatten = [this](int step, const schedule::Transfer& transfer, std::vector<Message>& out) {
+        constexpr int kNarrow = std::numeric_limits<std::uint16_t>::max();
+        const schedule::Piece piece = transfer.piece;
+        if (piece.count < 0 || piece.count > kNarrow || piece.index < 0 || piece.index > kNarrow)
+            throw std::invalid_argument(fmt::format("piece {} of {} in step {}", piece.index, piece.count, step));
         out.push_back({.step = step, .peer = transfer.peer, .first_block = block_pool_.size(),
-                       .block_count = transfer.blocks.size(), .combine = transfer.combine});
+                       .block_count = transfer.blocks.size(), .combine = transfer.combine,
+                       .piece_index = static_cast<std::uint16_t>(piece.index),
+                       .piece_count = static_cast<std::uint16_t>(piece.count)});
         block_pool_.insert(block_pool_.end(), transfer.blocks.begin(), transfer.blocks.end());
     };
     for (std::size_t s = 0; s < plan.steps.size(); ++s) {
@@ -86,11 +92,16 @@ struct Endpoint {
     int peer;
     int step;
     std::span<const int> blocks;
+    schedule::Piece piece;
 };
 
+std::string describe_piece(schedule::Piece piece) {
+    return piece.whole() ? std::string() : fmt::format(" piece {} of {}", piece.index, piece.count);
+}
+
 std::string describe(const Endpoint& e, bool send) {
-    return fmt::format("rank {}'s {} {} {} in step {} (blocks [{}])", e.rank, send ? "send" : "receive",
-                       send ? "to" : "from", e.peer, e.step, fmt::join(e.blocks, ","));
+    return fmt::format("rank {}'s {} {} {} in step {} (blocks [{}]{})", e.rank, send ? "send" : "receive",
+                       send ? "to" : "from", e.peer, e.step, fmt::join(e.blocks, ","), describe_piece(e.piece));
 }
 
 std::string check_peer(int rank, int peer, int ranks, int step, bool send) {
@@ -141,12 +152,12 @@ std::string match_messages(const ScheduleSet& set, std::vector<std::size_t>& sen
         const std::size_t bucket_size = bucket_begin[static_cast<std::size_t>(j) + 1] - first;
         const auto send_endpoint = [&](std::size_t k) {
             const auto& m = set.all_sends()[incoming[first + k]];
-            return Endpoint{incoming_sender[first + k], j, m.step, set.blocks_of(m)};
+            return Endpoint{incoming_sender[first + k], j, m.step, set.blocks_of(m), m.piece()};
         };
         for (std::size_t k = 0; k < std::max(order.size(), bucket_size); ++k) {
             if (k >= order.size()) return describe(send_endpoint(k), true) + " has no matching receive";
             const auto& r = recvs[order[k]];
-            const Endpoint recv{j, r.peer, r.step, set.blocks_of(r)};
+            const Endpoint recv{j, r.peer, r.step, set.blocks_of(r), r.piece()};
             if (k >= bucket_size) return describe(recv, false) + " has no matching send";
             const Endpoint send = send_endpoint(k);
             if (std::pair(send.rank, send.step) < std::pair(recv.peer, recv.step)) {
@@ -155,7 +166,7 @@ std::string match_messages(const ScheduleSet& set, std::vector<std::size_t>& sen
             if (std::pair(send.rank, send.step) > std::pair(recv.peer, recv.step)) {
                 return describe(recv, false) + " has no matching send";
             }
-            if (!std::ranges::equal(send.blocks, recv.blocks)) {
+            if (!std::ranges::equal(send.blocks, recv.blocks) || send.piece != recv.piece) {
                 return describe(send, true) + " does not list the blocks of " + describe(recv, false);
             }
             send_of_recv[set.recv_offset(j) + order[k]] = incoming[first + k];
@@ -166,12 +177,39 @@ std::string match_messages(const ScheduleSet& set, std::vector<std::size_t>& sen
 
 // --- data flow -------------------------------------------------------------------------------
 
-// Follows one rank's blocks through its steps. `held` and `listed` are scratch of size blocks.
-std::string check_rank_flow(const ScheduleSet& set, int rank, std::vector<char>& held,
-                            std::vector<std::size_t>& listed, std::size_t& stamp) {
+// What a rank holds of each block: every piece (kWholeBlock), or a mask of the pieces
+// received so far. Pieces are at most 64 per block, one bit each.
+constexpr std::uint64_t kWholeBlock = ~std::uint64_t{0};
+constexpr int kMaxPieces = 64;
+
+// Checks a piece transfer's shape and that its block is cut alike everywhere on this rank
+// (`cut[b]`: the piece count first seen for block b, 0 none). Empty when fine.
+std::string check_piece(int rank, const ScheduleSet::Message& m, std::span<const int> blocks, std::vector<int>& cut,
+                        bool send) {
+    const schedule::Piece piece = m.piece();
+    const char* what = send ? "send to" : "receive from";
+    if (blocks.size() != 1)
+        return fmt::format("rank {}'s {} {} in step {} moves a piece of {} blocks", rank, what, m.peer, m.step,
+                           blocks.size());
+    if (piece.count > kMaxPieces || piece.index >= piece.count)
+        return fmt::format("rank {}'s {} {} in step {} moves piece {} of {} (at most {} pieces)", rank, what, m.peer,
+                           m.step, piece.index, piece.count, kMaxPieces);
+    int& count = cut[static_cast<std::size_t>(blocks[0])];
+    if (count != 0 && count != piece.count)
+        return fmt::format("rank {}'s {} {} in step {} cuts block {} in {} pieces, earlier in {}", rank, what, m.peer,
+                           m.step, blocks[0], piece.count, count);
+    count = piece.count;
+    return {};
+}
+
+// Follows one rank's blocks through its steps. `held`, `cut` and `listed` are scratch of
+// size blocks.
+std::string check_rank_flow(const ScheduleSet& set, int rank, std::vector<std::uint64_t>& held,
+                            std::vector<int>& cut, std::vector<std::size_t>& listed, std::size_t& stamp) {
     const int blocks = set.blocks();
     std::fill(held.begin(), held.end(), 0);
-    if (rank < blocks) held[static_cast<std::size_t>(rank)] = 1;
+    std::fill(cut.begin(), cut.end(), 0);
+    if (rank < blocks) held[static_cast<std::size_t>(rank)] = kWholeBlock;
     const auto sends = set.sends(rank);
     const auto recvs = set.recvs(rank);
     auto valid_block = [&](int b) { return b >= 0 && b < blocks; };
@@ -180,10 +218,19 @@ std::string check_rank_flow(const ScheduleSet& set, int rank, std::vector<char>&
         // Sends first: a block received in this step cannot leave in the same step.
         for (; next_send < sends.size() && sends[next_send].step == step; ++next_send) {
             const auto& m = sends[next_send];
+            const auto moved = set.blocks_of(m);
             ++stamp;
-            for (int b : set.blocks_of(m)) {
+            for (int b : moved) {
                 if (!valid_block(b)) return fmt::format("rank {} sends invalid block {} in step {}", rank, b, step);
-                if (held[static_cast<std::size_t>(b)] == 0) {
+                const std::uint64_t have = held[static_cast<std::size_t>(b)];
+                if (!m.piece().whole()) {
+                    if (auto error = check_piece(rank, m, moved, cut, true); !error.empty()) return error;
+                    if (have != kWholeBlock && (have >> m.piece_index & 1) == 0)
+                        return fmt::format("rank {} sends piece {} of block {} to {} in step {} before it holds it",
+                                           rank, m.piece_index, b, m.peer, step);
+                    continue;
+                }
+                if (have != kWholeBlock) {
                     return fmt::format("rank {} sends block {} to {} in step {} before it holds it", rank, b,
                                        m.peer, step);
                 }
@@ -196,17 +243,31 @@ std::string check_rank_flow(const ScheduleSet& set, int rank, std::vector<char>&
         }
         for (; next_recv < recvs.size() && recvs[next_recv].step == step; ++next_recv) {
             const auto& m = recvs[next_recv];
-            for (int b : set.blocks_of(m)) {
+            const auto moved = set.blocks_of(m);
+            for (int b : moved) {
                 if (!valid_block(b)) return fmt::format("rank {} receives invalid block {} in step {}", rank, b, step);
-                if (held[static_cast<std::size_t>(b)] != 0) {
-                    return fmt::format("rank {} receives block {} from {} in step {} but already holds it",
-                                       rank, b, m.peer, step);
+                std::uint64_t& have = held[static_cast<std::size_t>(b)];
+                if (m.piece().whole()) {
+                    if (have != 0) {
+                        return fmt::format("rank {} receives block {} from {} in step {} but already holds it",
+                                           rank, b, m.peer, step);
+                    }
+                    have = kWholeBlock;
+                    continue;
                 }
-                held[static_cast<std::size_t>(b)] = 1;
+                if (auto error = check_piece(rank, m, moved, cut, false); !error.empty()) return error;
+                const std::uint64_t bit = std::uint64_t{1} << m.piece_index;
+                if (have == kWholeBlock || (have & bit) != 0) {
+                    return fmt::format("rank {} receives piece {} of block {} from {} in step {} but already holds it",
+                                       rank, m.piece_index, b, m.peer, step);
+                }
+                have |= bit;
+                if (have == (m.piece_count == kMaxPieces ? kWholeBlock : (std::uint64_t{1} << m.piece_count) - 1))
+                    have = kWholeBlock;
             }
         }
     }
-    const auto missing = std::find(held.begin(), held.end(), 0);
+    const auto missing = std::find_if(held.begin(), held.end(), [](std::uint64_t have) { return have != kWholeBlock; });
     if (missing != held.end()) {
         return fmt::format("rank {} ends without block {}", rank, missing - held.begin());
     }
@@ -218,11 +279,13 @@ std::string check_rank_flow(const ScheduleSet& set, int rank, std::vector<char>&
 std::string check_data_flow(const ScheduleSet& set) {
     std::vector<std::size_t> send_of_recv;
     if (auto error = match_messages(set, send_of_recv); !error.empty()) return error;
-    std::vector<char> held(static_cast<std::size_t>(set.blocks()));
-    std::vector<std::size_t> listed(static_cast<std::size_t>(set.blocks()), 0);
+    const auto blocks = static_cast<std::size_t>(set.blocks());
+    std::vector<std::uint64_t> held(blocks);
+    std::vector<int> cut(blocks);
+    std::vector<std::size_t> listed(blocks, 0);
     std::size_t stamp = 0;
     for (int rank = 0; rank < set.ranks(); ++rank) {
-        if (auto error = check_rank_flow(set, rank, held, listed, stamp); !error.empty()) return error;
+        if (auto error = check_rank_flow(set, rank, held, cut, listed, stamp); !error.empty()) return error;
     }
     return {};
 }
@@ -269,6 +332,8 @@ private:
 std::string check_consecutive(const ScheduleSet& set, int rank, const ScheduleSet::Message& m, bool send) {
     const auto blocks = set.blocks_of(m);
     const char* what = send ? "send to" : "receive from";
+    if (!m.piece().whole())
+        return fmt::format("rank {}'s {} {} in step {} moves a piece (Allgather only)", rank, what, m.peer, m.step);
     if (blocks.empty()) return fmt::format("rank {}'s {} {} in step {} lists no blocks", rank, what, m.peer, m.step);
     for (std::size_t i = 0; i < blocks.size(); ++i) {
         if (blocks[i] < 0 || blocks[i] >= set.blocks())
@@ -437,8 +502,14 @@ TimingResult simulate_timing(const ScheduleSet& set, const TimingModel& model,
     std::vector<double> send_bytes(set.send_count()), send_wire(set.send_count()),
         send_arrival(set.send_count());
     for (std::size_t g = 0; g < set.send_count(); ++g) {
+        const auto& send = set.all_sends()[g];
         double bytes = 0;
-        for (int b : set.blocks_of(set.all_sends()[g])) bytes += block_bytes[static_cast<std::size_t>(b)];
+        for (int b : set.blocks_of(send)) bytes += block_bytes[static_cast<std::size_t>(b)];
+        // A piece: its byte range of the block, cut as the executor cuts it.
+        if (!send.piece().whole() && send.piece_index < send.piece_count) {
+            bytes = static_cast<double>(
+                schedule::reduction_block(std::llround(bytes), send.piece_count, send.piece_index).count);
+        }
         send_bytes[g] = bytes;
     }
 
@@ -614,11 +685,12 @@ std::string to_string(const schedule::Schedule& plan) {
     std::string out = fmt::format("rank {} of {} ({} steps)\n", plan.rank, plan.ranks, plan.steps.size());
     for (std::size_t s = 0; s < plan.steps.size(); ++s) {
         out += fmt::format("  step {}:", s);
-        for (const auto& t : plan.steps[s].sends) out += fmt::format(" send [{}] -> {};", fmt::join(t.blocks, ","), t.peer);
+        for (const auto& t : plan.steps[s].sends)
+            out += fmt::format(" send [{}]{} -> {};", fmt::join(t.blocks, ","), describe_piece(t.piece), t.peer);
         for (const auto& t : plan.steps[s].recvs) {
             const char* how = t.combine == schedule::Combine::none ? "" : t.combine == schedule::Combine::received_first
                                                                               ? " (+, theirs first)" : " (+, mine first)";
-            out += fmt::format(" recv [{}] <- {}{};", fmt::join(t.blocks, ","), t.peer, how);
+            out += fmt::format(" recv [{}]{} <- {}{};", fmt::join(t.blocks, ","), describe_piece(t.piece), t.peer, how);
         }
         out += '\n';
     }

@@ -280,22 +280,36 @@ TEST_CASE("BDR passes the data-flow check for p = 1..64 and samples to 1024", "[
                 INFO("p=" << p << " tau=" << tau << " " << name);
                 const ScheduleSet set = bdr_set(a, tau);
                 REQUIRE(papshim::sim::check_data_flow(set) == "");
-                CHECK(set.send_count() == static_cast<std::size_t>(p) * static_cast<std::size_t>(p - 1));
-                // One block per message, at most one send and one receive per rank and step.
+                // Each block reaches each other rank once: whole, or (the one block left to
+                // the piece tail) in p − 1 pieces that leave its owner once and then go to
+                // the p − 2 ranks missing each.
+                const auto pieces = static_cast<std::size_t>(std::count_if(
+                    set.all_sends().begin(), set.all_sends().end(), [](const auto& m) { return m.piece_count > 0; }));
+                const auto up = static_cast<std::size_t>(p);
+                CHECK((pieces == 0 || pieces == (up - 1) * (up - 1)));
+                CHECK(set.send_count() - pieces == up * (up - 1) - (pieces == 0 ? 0 : up - 1));
+                // One block per message; at most one whole-block send and one receive per rank
+                // and step; pieces only in the last two steps.
                 std::vector<int> sends_in(static_cast<std::size_t>(set.max_step_count()), 0);
                 for (int r = 0; r < p; ++r) {
                     int last_send = -1, last_recv = -1;
                     for (const auto& m : set.sends(r)) {
                         CHECK(m.block_count == 1);
+                        ++sends_in[static_cast<std::size_t>(m.step)];
+                        if (m.piece_count > 0) {
+                            CHECK(m.step + 2 >= set.max_step_count());
+                            continue;
+                        }
                         CHECK(m.step > last_send);
                         last_send = m.step;
-                        ++sends_in[static_cast<std::size_t>(m.step)];
                     }
                     for (const auto& m : set.recvs(r)) {
+                        if (m.piece_count > 0) continue;
                         CHECK(m.step > last_recv);
                         last_recv = m.step;
                     }
-                    CHECK(set.step_count(r) == std::max(last_send, last_recv) + 1);  // ends at its last message
+                    if (pieces == 0)  // a rank's schedule ends at its last message
+                        CHECK(set.step_count(r) == std::max(last_send, last_recv) + 1);
                 }
                 // Compression: no step is empty for every rank.
                 CHECK(std::count(sends_in.begin(), sends_in.end(), 0) == 0);
@@ -560,10 +574,14 @@ TEST_CASE("BDR build cost per rank", "[.bench][bdr]") {
     }
 }
 
-TEST_CASE("one block left: the tree tail replaces the spec's ring from p = 4 on", "[bdr][tail]") {
+TEST_CASE("one block left: in pieces up to 64 ranks, a tree above, the spec's ring at p = 2", "[bdr][tail]") {
     // One persistently late rank, far later than the pre-steps need: every other block is
-    // finished before it arrives, and its own goes out along a binomial tree.
-    for (int p = 2; p <= 64; ++p) {
+    // finished before it arrives. Up to 64 ranks it scatters its own block in p − 1 pieces
+    // and the others exchange them; above, the block goes out along a binomial tree.
+    std::vector<int> sizes;
+    for (int p = 2; p <= 64; ++p) sizes.push_back(p);
+    for (int p : {65, 100, 129}) sizes.push_back(p);
+    for (int p : sizes) {
         for (int late = 0; late < p; late += std::max(1, p / 5)) {
             INFO("p=" << p << " late=" << late);
             Arrivals a(static_cast<std::size_t>(p), 0);
@@ -574,13 +592,11 @@ TEST_CASE("one block left: the tree tail replaces the spec's ring from p = 4 on"
             for (const auto& plan : ours) ours_steps = std::max(ours_steps, plan.steps.size());
             for (const auto& plan : spec) spec_steps = std::max(spec_steps, plan.steps.size());
             const std::size_t pre = spec_steps - static_cast<std::size_t>(p - 1);
-            int log2p = 0;
-            while ((1 << log2p) < p) ++log2p;
-            if (p < 4) {  // the tree would not beat the ring: the spec's schedule
+            if (p < 3) {  // nothing to split: the spec's schedule
                 CHECK(canonical(ours) == canonical(spec));
                 continue;
             }
-            CHECK(ours_steps == pre + static_cast<std::size_t>(log2p));
+            CHECK(papshim::sim::check_data_flow(ScheduleSet::from(ours)) == "");
             // The pre-steps are the spec's, step for step.
             for (int r = 0; r < p; ++r) {
                 const auto& o = ours[static_cast<std::size_t>(r)];
@@ -592,19 +608,62 @@ TEST_CASE("one block left: the tree tail replaces the spec's ring from p = 4 on"
                                     papshim::sim::to_string(Schedule{p, r, p, {q.steps[step]}}));
                 }
             }
-            // The tail moves only the late rank's block, p − 1 times, and it is faster.
+            // The tail moves only the late rank's block: in p − 1 pieces, which leave the late
+            // rank once each and reach the p − 2 others in one more step; whole, along a tree.
+            const bool pieces = p <= 64;
+            int log2p = 0;
+            while ((1 << log2p) < p) ++log2p;
+            CHECK(ours_steps == pre + static_cast<std::size_t>(pieces ? 2 : log2p));
             int tail_messages = 0;
             for (const auto& plan : ours)
                 for (std::size_t step = pre; step < plan.steps.size(); ++step)
                     for (const auto& t : plan.steps[step].sends) {
                         CHECK(t.blocks == std::vector<int>{late});
+                        CHECK(t.piece.count == (pieces ? p - 1 : 0));
                         ++tail_messages;
                     }
-            CHECK(tail_messages == p - 1);
+            CHECK(tail_messages == (pieces ? (p - 1) * (p - 1) : p - 1));
             const auto arrival = as_doubles(a);
-            const auto tree = step_model(ScheduleSet::from(ours), arrival, 1000);
+            const auto tail = step_model(ScheduleSet::from(ours), arrival, 1000);
             const auto ring = step_model(ScheduleSet::from(spec), arrival, 1000);
-            CHECK(tree.mean_elapsed < ring.mean_elapsed);
+            if (p == 3)  // two steps either way; the pieces carry half the bytes (the next test)
+                CHECK(tail.mean_elapsed == ring.mean_elapsed);
+            else
+                CHECK(tail.mean_elapsed < ring.mean_elapsed);
+            if (pieces) {  // the late rank leaves after its scatter, the others one step later
+                for (int r = 0; r < p; ++r)
+                    CHECK(tail.exit[static_cast<std::size_t>(r)] == arrival[static_cast<std::size_t>(late)] + (r == late ? 1000 : 2000));
+            }
         }
+    }
+}
+
+TEST_CASE("the piece tail beats a whole-block tree where bandwidth counts", "[bdr][tail][timing]") {
+    // An α-β network with one port per rank (contention): 1 MiB blocks at 1 Gbit/s, 50 µs.
+    // The late rank's block leaves it once in pieces (about (2 − 1/(p − 1))·β·n after it
+    // arrives) instead of ceil(log2 p) times whole; the tree is what build_bdr ran up to
+    // 64 ranks before, and what it runs above.
+    TimingModel model;
+    model.latency = 50e-6;
+    model.per_byte = 8e-9;
+    model.contention = true;
+    model.background_receives = true;
+    const double block = 1 << 20;
+    for (int p : {4, 8, 16}) {
+        INFO("p=" << p);
+        Arrivals a(static_cast<std::size_t>(p), 0);
+        const auto late = static_cast<std::size_t>(p / 2);
+        a[late] = std::int64_t{1000} * 1000 * 1000;  // 1 s: every pre-step is done
+        const auto arrival = std::vector<double>(a.size(), 0.0);
+        auto seconds = arrival;
+        seconds[late] = 1.0;
+        const auto ours = papshim::sim::simulate_timing(bdr_set(a, 8'400'000), model, seconds,
+                                                        std::vector<double>(a.size(), block));
+        const double after_late = *std::max_element(ours.exit.begin(), ours.exit.end()) - 1.0;
+        int log2p = 0;
+        while ((1 << log2p) < p) ++log2p;
+        const double wire = block * model.per_byte;
+        CHECK(after_late < 2 * wire + 2 * model.latency + 1e-9);
+        CHECK(after_late < log2p * (wire + model.latency));
     }
 }

@@ -103,6 +103,90 @@ TEST_CASE("the data-flow check reports broken schedules", "[simulator][dataflow]
     }
 }
 
+namespace {
+
+// A piece transfer: piece `index` of `count` of `block`, to or from `peer`.
+Transfer piece(int peer, int block, int index, int count) {
+    return Transfer{.peer = peer, .blocks = {block}, .piece = {index, count}};
+}
+
+// p = 3: rank 0 holds block 0 whole and hands its two halves to 1 and 2, which swap them;
+// blocks 1 and 2 go around whole. `broken` swaps one of those pieces for another.
+std::vector<Schedule> halves(int rank2_forward_index = 1) {
+    return {plan(3, 0, {step({piece(1, 0, 0, 2), piece(2, 0, 1, 2)}, {{1, {1}}, {2, {2}}})}),
+            plan(3, 1, {step({{0, {1}}, {2, {1}}}, {piece(0, 0, 0, 2), {2, {2}}}),
+                        step({piece(2, 0, 0, 2)}, {piece(2, 0, 1, 2)})}),
+            plan(3, 2, {step({{0, {2}}, {1, {2}}}, {piece(0, 0, 1, 2), {1, {1}}}),
+                        step({piece(1, 0, rank2_forward_index, 2)}, {piece(1, 0, 0, 2)})})};
+}
+
+}  // namespace
+
+TEST_CASE("the data-flow check follows pieces of a block", "[simulator][dataflow][pieces]") {
+    CHECK(check(halves()) == "");
+    SECTION("a piece sent before it is held") {
+        CHECK(check(halves(0)).find("does not list the blocks") != std::string::npos);
+        // Rank 1 forwards piece 0 in the step it receives it; rank 2 returns piece 1 later.
+        const std::vector<Schedule> early{
+            plan(3, 0, {step({piece(1, 0, 0, 2), piece(2, 0, 1, 2)}, {{1, {1}}, {2, {2}}})}),
+            plan(3, 1, {step({{0, {1}}, {2, {1}}, piece(2, 0, 0, 2)}, {piece(0, 0, 0, 2), {2, {2}}}),
+                        step({}, {piece(2, 0, 1, 2)})}),
+            plan(3, 2, {step({{0, {2}}, {1, {2}}}, {piece(0, 0, 1, 2), {1, {1}}, piece(1, 0, 0, 2)}),
+                        step({piece(1, 0, 1, 2)}, {})})};
+        CHECK(check(early) == "rank 1 sends piece 0 of block 0 to 2 in step 0 before it holds it");
+    }
+    SECTION("a piece received twice, or a piece of a block already held") {
+        auto plans = halves();
+        plans[1].steps[1].recvs[0].piece.index = 0;
+        plans[2].steps[1].sends[0].piece.index = 0;
+        plans[2].steps[0].recvs[0].piece.index = 0;
+        plans[0].steps[0].sends[1].piece.index = 0;
+        CHECK(check(plans).find("but already holds it") != std::string::npos);
+        auto whole = halves();
+        whole[0].steps[0].sends[0] = Transfer{.peer = 1, .blocks = {0}};
+        whole[1].steps[0].recvs[0] = Transfer{.peer = 0, .blocks = {0}};
+        CHECK(check(whole) == "rank 1 receives piece 1 of block 0 from 2 in step 1 but already holds it");
+    }
+    SECTION("a block cut two ways, a piece of two blocks, an index outside the count") {
+        auto cut = halves();
+        cut[1].steps[1].recvs[0].piece.count = 3;
+        cut[2].steps[1].sends[0].piece.count = 3;
+        CHECK(check(cut).find("cuts block 0 in 3 pieces, earlier in 2") != std::string::npos);
+        auto two = halves();
+        two[1].steps[1].recvs[0].blocks = {0, 1};
+        two[2].steps[1].sends[0].blocks = {0, 1};
+        CHECK(check(two).find("moves a piece of 2 blocks") != std::string::npos);
+        auto outside = halves();
+        outside[1].steps[1].recvs[0].piece = {2, 2};
+        outside[2].steps[1].sends[0].piece = {2, 2};
+        CHECK(check(outside).find("moves piece 2 of 2") != std::string::npos);
+    }
+    SECTION("a rank that misses a piece ends without the block") {
+        auto plans = halves();
+        plans[2].steps[1].sends.clear();  // rank 2 keeps piece 1 to itself
+        plans[1].steps[1].recvs.clear();
+        CHECK(check(plans) == "rank 1 ends without block 0");
+    }
+    SECTION("reductions take no pieces") {
+        auto plans = halves();
+        CHECK(papshim::sim::check_reduction_flow(ScheduleSet::from(plans), -1, true).find("moves a piece") !=
+              std::string::npos);
+    }
+    SECTION("timing: a piece carries its share of the block's bytes") {
+        const TimingModel model = plain_model();
+        const std::vector<double> block_bytes{1001.0, 0.0, 0.0};
+        const auto timing = papshim::sim::simulate_timing(ScheduleSet::from(halves()), model, same(3, 0.0), block_bytes);
+        // Step 0 sends 501 bytes to rank 1 and 500 to rank 2 (near-equal, the first longer);
+        // rank 1 then waits for rank 2's 500 bytes, which rank 2 forwards once its own arrived.
+        CHECK(timing.exit[1] == Approx(2 * model.latency + 1000 * model.per_byte));
+    }
+    SECTION("to_string names the piece") {
+        CHECK(papshim::sim::to_string(halves()[1]) ==
+              "rank 1 of 3 (2 steps)\n  step 0: send [1] -> 0; send [1] -> 2; recv [0] piece 0 of 2 <- 0; recv [2] <- 2;\n"
+              "  step 1: send [0] piece 0 of 2 -> 2; recv [0] piece 1 of 2 <- 2;\n");
+    }
+}
+
 TEST_CASE("ring at p = 2 takes one message time", "[simulator][timing]") {
     const TimingModel model = plain_model();
     const auto timing =
