@@ -259,14 +259,20 @@ const schedule::Schedule& planned_schedule(CommContext& ctx, schedule::Builder b
 // every call exchange); else auto_allgather_classic. BSLB loses everywhere measured
 // (docs/benchmarks.md): it runs when named. Collective (the node split) on first use under
 // `auto`: call on the calling thread.
+// auto's BDR decision for one call: the same at the call (choose_allgather) and on the helper
+// thread ahead of it (prepare_background), which differ only in how they learn the layout.
+bool auto_runs_bdr(const CommContext& ctx, std::uint64_t bytes, std::uint64_t largest, NodeLayout layout,
+                   const plan::Guard& guard) {
+    return auto_allgather_runs_bdr({ctx.size, bytes, largest, layout, guard.trusted(), guard.imbalanced()});
+}
+
 const AllgatherAlgorithm* choose_allgather(std::string_view choice, CommContext& ctx, std::uint64_t bytes,
                                           std::uint64_t largest, const Planning& planning) {
     if (choice != "auto") return find_allgather_algorithm(choice);
     if (bytes / std::uint64_t(ctx.size) < kAutoOwnMinBlockBytes) return nullptr;
     // Progress::running() is the same on every rank, as auto_can_switch assumes too.
-    if (planning.plan && planning.guard && planning.guard->trusted() && planning.guard->imbalanced() &&
-        plan::Progress::instance().running() &&
-        auto_allgather_runs_bdr({ctx.size, bytes, largest, runtime::layout_of(ctx), true, true}))
+    if (planning.plan && planning.guard && plan::Progress::instance().running() &&
+        auto_runs_bdr(ctx, bytes, largest, runtime::layout_of(ctx), *planning.guard))
         return find_allgather_algorithm("bdr");
     if (!runtime::spans_nodes(ctx)) return nullptr;
     return &auto_allgather_classic(ctx.size, bytes, largest);
@@ -306,8 +312,7 @@ void prepare_background(CommContext& ctx, plan::Planner& planner, const plan::Pl
         // known by now (the planner asked for it at an earlier call of this size); if not,
         // BDR's receives wait for the call.
         const std::optional<NodeLayout> layout = runtime::layout_if_known(ctx);
-        if (layout && auto_allgather_runs_bdr({ctx.size, next.bytes, largest, *layout, true, guard.imbalanced()}))
-            algorithm = find_allgather_algorithm("bdr");
+        if (layout && auto_runs_bdr(ctx, next.bytes, largest, *layout, guard)) algorithm = find_allgather_algorithm("bdr");
     } else {
         algorithm = find_allgather_algorithm(choice);
     }
