@@ -177,3 +177,44 @@ TEST_CASE("planning algorithms come from the tables, and the helper-thread text 
     for (const char* other : {"native", "auto", "no_such_algorithm"})
         for (int c = 0; c < collective_count; ++c) CHECK_FALSE(uses_plans(Collective(c), other));
 }
+
+TEST_CASE("the predictor's variables and PAPSHIM_TAU_US: defaults, valid values, clear errors") {
+    auto defaults = parse({});
+    REQUIRE(defaults.config);
+    CHECK(defaults.config->predictor == "ema");
+    CHECK(defaults.config->ema_alpha == 0.25);
+    CHECK(defaults.config->sma_window == 8);
+    CHECK(defaults.config->tau_us == 0);  // measured
+
+    auto set = parse({{"PAPSHIM_PREDICTOR", "sma"}, {"PAPSHIM_EMA_ALPHA", "1"}, {"PAPSHIM_SMA_WINDOW", "1024"},
+                      {"PAPSHIM_TAU_US", "37.5"}});
+    REQUIRE(set.config);
+    CHECK(set.config->predictor == "sma");
+    CHECK(set.config->ema_alpha == 1.0);
+    CHECK(set.config->sma_window == 1024);
+    CHECK(set.config->tau_us == 37.5);
+    CHECK(parse({{"PAPSHIM_PREDICTOR", "last"}}).config->predictor == "last");
+    CHECK(parse({{"PAPSHIM_SMA_WINDOW", "1"}}).config->sma_window == 1);
+
+    auto predictor = parse({{"PAPSHIM_PREDICTOR", "EMA"}});
+    REQUIRE(predictor.error);
+    CHECK(predictor.error->message == "invalid PAPSHIM_PREDICTOR='EMA': expected one of ema, sma, last");
+    for (const char* bad : {"0", "-0.5", "1.01", "nan", "0.25x", ""}) {
+        INFO("PAPSHIM_EMA_ALPHA=" << bad);
+        auto r = parse({{"PAPSHIM_EMA_ALPHA", bad}});
+        REQUIRE(r.error);
+        CHECK(r.error->message.find("invalid PAPSHIM_EMA_ALPHA='" + std::string(bad) + "'") == 0);
+    }
+    for (const char* bad : {"0", "1025", "-1", "8.5", "eight"}) {
+        INFO("PAPSHIM_SMA_WINDOW=" << bad);
+        auto r = parse({{"PAPSHIM_SMA_WINDOW", bad}});
+        REQUIRE(r.error);
+        CHECK(r.error->message == "invalid PAPSHIM_SMA_WINDOW='" + std::string(bad) + "': expected an integer in 1..1024");
+    }
+    for (const char* bad : {"0", "-3", "inf", "1e10", "fast"}) {
+        INFO("PAPSHIM_TAU_US=" << bad);
+        auto r = parse({{"PAPSHIM_TAU_US", bad}});
+        REQUIRE(r.error);
+        CHECK(r.error->message.find("invalid PAPSHIM_TAU_US='" + std::string(bad) + "'") == 0);
+    }
+}
