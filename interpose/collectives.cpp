@@ -251,6 +251,13 @@ const schedule::Schedule& planned_schedule(CommContext& ctx, schedule::Builder b
     return last.schedule;
 }
 
+// auto's BDR decision for one call: the same at the call (choose_allgather) and on the helper
+// thread ahead of it (prepare_background), which differ only in how they learn the layout.
+bool auto_runs_bdr(const CommContext& ctx, std::uint64_t bytes, std::uint64_t largest, NodeLayout layout,
+                   const plan::Guard& guard) {
+    return auto_allgather_runs_bdr({ctx.size, bytes, largest, layout, guard.trusted(), guard.imbalanced()});
+}
+
 // The algorithm for an Allgather(v) of `bytes` (largest block `largest`) under `choice`, or
 // null for native. `auto` (algorithms.hpp, kAutoOwnMinBlockBytes): native below
 // kAutoOwnMinBlockBytes per rank and on one node; BDR where auto_allgather_runs_bdr says it
@@ -259,13 +266,6 @@ const schedule::Schedule& planned_schedule(CommContext& ctx, schedule::Builder b
 // every call exchange); else auto_allgather_classic. BSLB loses everywhere measured
 // (docs/benchmarks.md): it runs when named. Collective (the node split) on first use under
 // `auto`: call on the calling thread.
-// auto's BDR decision for one call: the same at the call (choose_allgather) and on the helper
-// thread ahead of it (prepare_background), which differ only in how they learn the layout.
-bool auto_runs_bdr(const CommContext& ctx, std::uint64_t bytes, std::uint64_t largest, NodeLayout layout,
-                   const plan::Guard& guard) {
-    return auto_allgather_runs_bdr({ctx.size, bytes, largest, layout, guard.trusted(), guard.imbalanced()});
-}
-
 const AllgatherAlgorithm* choose_allgather(std::string_view choice, CommContext& ctx, std::uint64_t bytes,
                                           std::uint64_t largest, const Planning& planning) {
     if (choice != "auto") return find_allgather_algorithm(choice);

@@ -61,7 +61,7 @@ public:
                         int& error) {
         const int block = transfer.blocks.front();
         if (Entry* entry = find(block)) return entry->bytes.data();
-        const std::int64_t bytes = std::int64_t{layout.count(block)} * std::int64_t{layout.type_size()};
+        const std::int64_t bytes = layout.bytes(block);
         if (bytes > INT_MAX) {
             error = MPI_ERR_COUNT;
             return nullptr;
@@ -105,9 +105,7 @@ private:
 // A piece's byte range of its block: the same on both ends, as both know the block's count
 // and type size (the signature).
 schedule::ElementRange piece_range(const BlockLayout& layout, const schedule::Transfer& transfer) {
-    const int block = transfer.blocks.front();
-    const std::int64_t bytes = std::int64_t{layout.count(block)} * std::int64_t{layout.type_size()};
-    return schedule::reduction_block(bytes, transfer.piece.count, transfer.piece.index);
+    return schedule::reduction_block(layout.bytes(transfer.blocks.front()), transfer.piece.count, transfer.piece.index);
 }
 
 // Derived types, runs, messages and packed bytes of one step; per thread and reused, so the

@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <vector>
 
@@ -26,6 +27,8 @@ public:
         return first_element * extent_;
     }
     bool empty(int block) const { return type_size_ == 0 || count(block) == 0; }
+    // Block b's bytes of type signature (count x type size): the same on every rank.
+    std::int64_t bytes(int block) const { return std::int64_t{count(block)} * std::int64_t{type_size_}; }
     void* address(int block) const { return at(offset(block)); }
     // `base` + byte_offset, computed with MPI_Aint_add because `base` may be MPI_BOTTOM.
     void* at(MPI_Aint byte_offset) const;

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -48,6 +49,9 @@ BuildInput bdr_input(int p, int rank, const Arrivals& arrival, std::int64_t tau)
 }
 
 int ranks_of(const Arrivals& arrival) { return static_cast<int>(arrival.size()); }
+
+// Steps of a doubling tree over p ranks.
+int ceil_log2(int p) { return static_cast<int>(std::bit_width(static_cast<unsigned>(p - 1))); }
 
 std::vector<Schedule> bdr_plans(const Arrivals& arrival, std::int64_t tau,
                                 papshim::schedule::Builder builder = build_bdr) {
@@ -611,8 +615,7 @@ TEST_CASE("one block left: in pieces up to 64 ranks, a tree above, the spec's ri
             // The tail moves only the late rank's block: in p − 1 pieces, which leave the late
             // rank once each and reach the p − 2 others in one more step; whole, along a tree.
             const bool pieces = p <= 64;
-            int log2p = 0;
-            while ((1 << log2p) < p) ++log2p;
+            const int log2p = ceil_log2(p);
             CHECK(ours_steps == pre + static_cast<std::size_t>(pieces ? 2 : log2p));
             int tail_messages = 0;
             for (const auto& plan : ours)
@@ -660,8 +663,7 @@ TEST_CASE("the piece tail beats a whole-block tree where bandwidth counts", "[bd
         const auto ours = papshim::sim::simulate_timing(bdr_set(a, 8'400'000), model, seconds,
                                                         std::vector<double>(a.size(), block));
         const double after_late = *std::max_element(ours.exit.begin(), ours.exit.end()) - 1.0;
-        int log2p = 0;
-        while ((1 << log2p) < p) ++log2p;
+        const int log2p = ceil_log2(p);
         const double wire = block * model.per_byte;
         CHECK(after_late < 2 * wire + 2 * model.latency + 1e-9);
         CHECK(after_late < log2p * (wire + model.latency));

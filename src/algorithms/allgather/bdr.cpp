@@ -65,13 +65,16 @@ struct Message {
     schedule::Piece piece{};
 };
 
-void add_messages(schedule::Schedule& plan, const std::vector<Message>& messages) {
-    if (messages.empty()) return;
+// This rank's schedule from its messages.
+schedule::Schedule schedule_of(const schedule::BuildInput& input, const std::vector<Message>& messages) {
+    schedule::Schedule plan = empty_schedule(input);
+    if (messages.empty()) return plan;
     plan.steps.resize(messages.back().step + 1);
     for (const Message& m : messages) {
         auto& list = m.send ? plan.steps[m.step].sends : plan.steps[m.step].recvs;
         list.push_back(schedule::Transfer{.peer = m.peer, .blocks = {m.block}, .piece = m.piece});
     }
+    return plan;
 }
 
 // Up to this many ranks, one block left is finished in pieces (add_piece_tail): every rank
@@ -297,20 +300,16 @@ schedule::Schedule build(const schedule::BuildInput& input, Tail tail) {
 
     // One block left (L's: the latest rank never sends in a pre-step, so it is always left):
     // up to 64 ranks, in pieces.
-    const auto unfinished = std::count_if(sent.begin(), sent.end(), [p](int n) { return n < p - 1; });
-    const int late = static_cast<int>(std::find_if(sent.begin(), sent.end(), [p](int n) { return n < p - 1; }) -
-                                      sent.begin());
+    const auto missing_someone = [p](int reached) { return reached < p - 1; };
+    const auto unfinished = std::count_if(sent.begin(), sent.end(), missing_someone);
+    const int late = static_cast<int>(std::find_if(sent.begin(), sent.end(), missing_someone) - sent.begin());
     if (tail == Tail::best && unfinished == 1 && p >= 3 && p <= kPieceTailMaxRanks) {
         add_piece_tail(p, me, late, step, mine);
-        schedule::Schedule plan = empty_schedule(input);
-        add_messages(plan, mine);
-        return plan;
+        return schedule_of(input, mine);
     }
     // Up to 64 ranks, the greedy tail where it beats the ring.
     if (tail == Tail::best && p <= kGreedyTailMaxRanks && add_greedy_tail(p, me, step, sent, arrival, mine)) {
-        schedule::Schedule plan = empty_schedule(input);
-        add_messages(plan, mine);
-        return plan;
+        return schedule_of(input, mine);
     }
     // Above, with one block left, the binomial tree from L where it beats the ring.
     if (tail == Tail::best && p > kPieceTailMaxRanks && unfinished == 1 && tree_beats_ring(p)) {
@@ -320,9 +319,7 @@ schedule::Schedule build(const schedule::BuildInput& input, Tail tail) {
             if (v < span && v + span < p) mine.push_back({step + static_cast<std::size_t>(k), wrap_rank(me + span, p), late, true});
             if (v >= span && v < 2 * span) mine.push_back({step + static_cast<std::size_t>(k), wrap_rank(me - span, p), late, false});
         }
-        schedule::Schedule plan = empty_schedule(input);
-        add_messages(plan, mine);
-        return plan;
+        return schedule_of(input, mine);
     }
 
     // Ring: hop j carries block i − j from i to i + 1 while that block still has ranks ahead
@@ -335,9 +332,7 @@ schedule::Schedule build(const schedule::BuildInput& input, Tail tail) {
         if (sent[static_cast<std::size_t>(out)] + j < p - 1) mine.push_back({hop, next, out, true});
         if (sent[static_cast<std::size_t>(in)] + j < p - 1) mine.push_back({hop, prev, in, false});
     }
-    schedule::Schedule plan = empty_schedule(input);
-    add_messages(plan, mine);
-    return plan;
+    return schedule_of(input, mine);
 }
 
 }  // namespace
