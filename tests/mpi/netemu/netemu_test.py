@@ -42,13 +42,13 @@ def clean_environment():
             if not name.startswith("PAPSHIM_") and name != "LD_PRELOAD"}
 
 
-def execute(command, env=None):
+def execute(command, env=None, timeout_s=RUN_TIMEOUT_S):
     print(f"$ {shlex.join(command)}", flush=True)
     try:
-        return subprocess.run(command, capture_output=True, text=True, timeout=RUN_TIMEOUT_S,
+        return subprocess.run(command, capture_output=True, text=True, timeout=timeout_s,
                               env=env or clean_environment(), check=False)
     except subprocess.TimeoutExpired as timeout:
-        raise CheckFailed(f"timed out after {RUN_TIMEOUT_S} s: {shlex.join(command)}\n"
+        raise CheckFailed(f"timed out after {timeout_s} s: {shlex.join(command)}\n"
                           f"stdout: {timeout.stdout}\nstderr: {timeout.stderr}") from timeout
 
 
@@ -415,15 +415,54 @@ def case_terminate(options, work):
     print("terminate: nothing left behind after a failed setup, SIGTERM or SIGKILL")
 
 
+def case_program(options):
+    """One of the MPI test programs (--program) over the emulated network: papshim's algorithms,
+    its exchanges and helper thread, with TCP between the emulated nodes and, at two ranks per
+    node, its node algorithms inside them. The program checks every result against native and
+    exits non-zero on any difference or failure."""
+    require_emulation(options)
+    settings = dict(setting.split("=", 1) for setting in options.set)
+    env = clean_environment()
+    env.update(settings)
+    flags = ["--emulate-network", options.rate, "--ranks-per-node", str(options.ranks_per_node)]
+    command = Job(options).command(flags, options.np, shlex.split(options.program))
+    shown = " ".join(f"{name}={value}" for name, value in settings.items())
+    done = execute(command, env, timeout_s=options.timeout)
+    if done.returncode != 0:
+        raise CheckFailed(f"the program failed over the emulated network ({shown or 'no PAPSHIM_ setting'})\n"
+                          f"{describe(command, done)}")
+    # papshim-run's closing line shows that the job ran on the emulated network at all.
+    summary = re.search(r"^papshim-run: emulated network: .*$", done.stderr, re.M)
+    if not summary:
+        raise CheckFailed(f"papshim-run printed no emulated-network summary\n{describe(command, done)}")
+    print(done.stdout[-3000:], end="")
+    print(f"program over the emulated network ({options.np} ranks, {options.ranks_per_node} per node, "
+          f"{options.rate}{', ' + shown if shown else ''}): passed\n{summary[0]}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("case", choices=["shaped", "nodes", "bad-arguments", "terminate"])
+    parser.add_argument("case", choices=["shaped", "nodes", "bad-arguments", "terminate", "program"])
     parser.add_argument("--mpi", required=True, choices=["openmpi", "mpich"])
     parser.add_argument("--mpiexec", required=True, help="launcher and its flags, one string")
     parser.add_argument("--bin", required=True, help="the build's bin folder (papshim-run)")
     parser.add_argument("--probe", required=True, help="the netemu_probe program")
     parser.add_argument("--work", required=True, help="a folder for this test's files")
+    program = parser.add_argument_group("the program case")
+    program.add_argument("--program", help="the MPI program and its arguments, one string")
+    program.add_argument("--np", type=int, default=4, help="ranks (default 4)")
+    program.add_argument("--ranks-per-node", type=int, default=1, help="ranks per emulated node (default 1)")
+    program.add_argument("--rate", default="1gbit", help="link rate (default 1gbit)")
+    program.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                         help="an environment variable for the job (repeatable)")
+    program.add_argument("--timeout", type=float, default=RUN_TIMEOUT_S,
+                         help=f"seconds before the run counts as hung (default {RUN_TIMEOUT_S})")
     options = parser.parse_args()
+    if options.case == "program" and not options.program:
+        parser.error("the program case needs --program")
+    bad = [setting for setting in options.set if "=" not in setting or not setting.split("=", 1)[0]]
+    if bad:
+        parser.error(f"--set takes NAME=VALUE, not {bad[0]!r}")
     os.makedirs(options.work, exist_ok=True)
     work = tempfile.mkdtemp(prefix=f"{options.case}-", dir=options.work)
     try:
@@ -433,6 +472,8 @@ def main():
             case_nodes(options, work)
         elif options.case == "bad-arguments":
             case_bad_arguments(options, work)
+        elif options.case == "program":
+            case_program(options)
         else:
             case_terminate(options, work)
     except Skip as reason:
