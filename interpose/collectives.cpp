@@ -348,9 +348,12 @@ int run_planned_allgather(CommContext& ctx, const AllgatherAlgorithm& algorithm,
                           const Planning& planning) {
     AllgatherRun run;
     plan::Planner* planner = ctx.planner.get();
-    if (!planning.plan || !planner) {
+    // Without the helper thread nothing receives while the rank computes, and a plan run in the
+    // foreground lost to the balanced form (needs_helper_thread). Another collective's planned
+    // algorithm can still make this communicator exchange, so a plan may be here.
+    if (!planning.plan || !planner || !plan::Progress::instance().running()) {
         run.comm = ctx.priv;
-        return execute_allgather(planned_schedule(ctx, algorithm.build, planning), buffers, run);
+        return execute_allgather(planned_schedule(ctx, algorithm.build, Planning{}), buffers, run);
     }
     run.comm = planner->data_comm();
     run.tag_base = schedule::planned_tag_base(planning.seq, allgather_slot(algorithm));

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "entry_points.hpp"
+#include "papshim/progress.hpp"
 #include "papshim/runtime.hpp"
 
 namespace {
@@ -68,6 +69,7 @@ PAPSHIM_EXPORT int papshim_get_plan_stats(MPI_Comm comm, papshim_plan_stats* sta
     using namespace papshim;
     if (!runtime::state().initialised || comm == MPI_COMM_NULL || !stats) return MPI_ERR_ARG;
     *stats = papshim_plan_stats{};
+    stats->helper_thread = plan::Progress::instance().running() ? 1 : 0;
     runtime::CommContext* ctx = runtime::existing_context(comm);
     if (!ctx) return MPI_SUCCESS;
     stats->calls = long(ctx->next_seq);

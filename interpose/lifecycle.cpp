@@ -30,10 +30,11 @@ bool wants_helper_thread() {
                                                                  {"PAPSHIM_ALLREDUCE", Collective::allreduce}};
     for (const auto& [variable, collective] : kVariables) {
         const char* choice = std::getenv(variable);
-        // `auto` needs no helper: its exchanges complete at its next call, and it runs BDR,
-        // the one planned algorithm of its with a background part, only where the helper
-        // already runs (the program asked for MPI_THREAD_MULTIPLE, or HELPER_THREAD=always).
-        if (choice && papshim::uses_plans(collective, choice)) return true;
+        // Only BDR and BSLB need it, for their background receives. The other planned
+        // algorithms and `auto` exchange predictions that complete at their next call; `auto`
+        // runs BDR only where the helper already runs (the program asked for
+        // MPI_THREAD_MULTIPLE, or HELPER_THREAD=always).
+        if (choice && papshim::needs_helper_thread(collective, choice)) return true;
     }
     return false;
 }

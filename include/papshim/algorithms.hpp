@@ -187,6 +187,14 @@ int execute_reduction(const schedule::Schedule& plan, const ReductionBuffers& bu
 // exchanges predictions every call).
 bool uses_plans(Collective collective, std::string_view name);
 
+// Whether `name` for `collective` plans only with papshim's helper thread running: its plans
+// start with receives posted in the background while the rank still computes (BDR, BSLB).
+// Without the thread it runs its balanced form: BDR planned in the foreground took 1.2-2.0x
+// the ring's excess (docs/benchmarks.md, "What the helper thread is for"). The reduction
+// algorithms that plan need only the prediction exchange, which completes inside MPI calls:
+// the thread gained them nothing, so they neither start it nor raise the thread level.
+bool needs_helper_thread(Collective collective, std::string_view name);
+
 // Every algorithm name of papshim's own, per collective (configuration checks, help).
 AlgorithmNames algorithm_names();
 

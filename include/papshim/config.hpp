@@ -50,9 +50,9 @@ struct Config {
     // τ, the time of one segment over one link, for the PAP-aware planners; 0 = measured
     // (α + β·segment bytes from the link model of MPI_Init).
     double tau_us = 0;
-    // A helper thread drives exchanges and background receives (needs MPI_THREAD_MULTIPLE,
-    // so MPI_Init is upgraded when a configuration can use it); 0: progress only inside
-    // MPI calls, no upgrade, no background receives.
+    // A helper thread posts BDR's and BSLB's background receives and drives the exchanges
+    // (needs MPI_THREAD_MULTIPLE, so MPI_Init is upgraded when BDR or BSLB is configured);
+    // 0: progress only inside MPI calls, no upgrade, and BDR and BSLB run their balanced form.
     bool helper_thread = true;
     // `always`: start it (and upgrade MPI_Init) whatever the variables select, for programs
     // that choose BDR or BSLB per communicator with papshim_set_algorithm.

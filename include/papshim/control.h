@@ -47,6 +47,8 @@ typedef struct papshim_plan_stats {
                           * selected on it: 0 never, 1 on sampled calls of `auto`'s
                           * collectives, 2 on every call (an algorithm that plans from
                           * predicted arrivals is selected for some collective) */
+    int helper_thread;   /* papshim's helper thread runs in this process: bdr and bslb plan
+                          * only with it (without it they run their balanced form) */
 } papshim_plan_stats;
 int papshim_get_plan_stats(MPI_Comm comm, papshim_plan_stats* stats);
 

@@ -151,6 +151,10 @@ predict::Settings predictor_settings(const Config& config);
 plan::Planner* planner(CommContext& ctx);
 // Recomputes ctx.policy from the algorithms chosen for it (context creation, set_algorithm).
 void update_policy(CommContext& ctx);
+// Whether `choice` for `collective` can run plans in this process, so that its communicator
+// exchanges predictions on every call: it plans, and if it needs the helper thread
+// (needs_helper_thread), the thread runs. The same on every rank.
+bool plans_here(Collective collective, std::string_view choice);
 // τ, one segment of `segment_bytes` over one link of `ctx`: PAPSHIM_TAU_US, or α + β·segment_bytes
 // from the communicator's link model (measure_link; MPI_Init's world model until it is
 // measured), identical on every rank. The segment is what a PAP-aware step moves: a rank's

@@ -22,4 +22,10 @@ bool uses_plans(Collective collective, std::string_view name) {
     return algorithm && algorithm->plans;
 }
 
+// Every planned Allgather(v) posts its first steps' receives on the helper thread
+// (prepare_background); no reduction schedule receives before its rank arrives.
+bool needs_helper_thread(Collective collective, std::string_view name) {
+    return gathers(collective) && uses_plans(collective, name);
+}
+
 }  // namespace papshim

@@ -133,14 +133,14 @@ std::vector<VariableInfo> describe_variables(const AlgorithmNames& names) {
                     "between its rank 0 and last rank at its first call that exchanges predictions (MPI_Init's "
                     "world link where those are the world's)"});
     vars.push_back({"PAPSHIM_HELPER_THREAD", "1", "0, 1, always",
-                    "1: a helper thread drives prediction exchanges and background receives while ranks compute "
-                    "(MPI_Init is upgraded to MPI_THREAD_MULTIPLE when an algorithm that plans from predicted "
-                    "arrivals, bdr, bslb, clairvoyant, clairvoyant_rs, predicted_chain or predicted_scatter, is "
+                    "1: a helper thread posts bdr's and bslb's background receives while ranks compute, which "
+                    "they need to plan (MPI_Init is upgraded to MPI_THREAD_MULTIPLE when bdr or bslb is "
                     "configured; auto raises nothing, but for Allgather or Allgatherv it starts the thread where MPI "
-                    "already provides MPI_THREAD_MULTIPLE, as for mpi4py, and may then run bdr); always: start it "
-                    "and upgrade whatever is configured, for programs that choose bdr or bslb per communicator "
-                    "with papshim_set_algorithm (without it they run with no background receives); 0: no thread, "
-                    "no upgrade, progress only inside MPI calls"});
+                    "already provides MPI_THREAD_MULTIPLE, as for mpi4py, and may then run bdr; the planned "
+                    "Reduce/Allreduce algorithms need no thread: their prediction exchanges complete inside MPI "
+                    "calls); always: start it and upgrade whatever is configured, for programs that choose bdr or "
+                    "bslb per communicator with papshim_set_algorithm; 0: no thread, no upgrade, progress only "
+                    "inside MPI calls; without the thread bdr and bslb run their balanced form"});
     vars.push_back({"PAPSHIM_REPRODUCIBLE", "0", "0, 1",
                     "1: floating-point Reduce/Allreduce only by algorithms whose reduction order does not depend "
                     "on arrival order, so results repeat bit for bit from run to run (arrival-ordered ones "

@@ -41,12 +41,17 @@ std::uint64_t native_below(Collective collective, std::string_view choice, const
     return 0;
 }
 
+bool plans_here(Collective collective, std::string_view choice) {
+    return uses_plans(collective, choice) &&
+           (!needs_helper_thread(collective, choice) || plan::Progress::instance().running());
+}
+
 void update_policy(CommContext& ctx) {
     plan::Policy policy;
     if (!ctx.inter && ctx.size > 1) {
         for (int c = 0; c < collective_count; ++c) {
             const std::string_view choice = algorithm_for(ctx, Collective(c));
-            if (uses_plans(Collective(c), choice)) policy.exchange = plan::Exchange::always;
+            if (plans_here(Collective(c), choice)) policy.exchange = plan::Exchange::always;
             else if (choice == "auto") policy.sampled_collectives |= std::uint8_t(1u << c);
             // auto's Allgather(v) follows only blocks of 256 KiB or more with one rank per node
             // (auto_can_switch): 32 bytes a rank per call is little there, and sampling one

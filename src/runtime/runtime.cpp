@@ -66,12 +66,19 @@ void check_configuration(State& s, const ParseResult& parsed) {
         stop_job(s.world, difference, bad == rank);
 }
 
-// The configuration chooses an algorithm that plans from predicted arrivals for some collective.
-bool uses_any_plans(const Config& config) {
-    for (int c = 0; c < collective_count; ++c) {
-        const std::string& choice = config.algorithm[std::size_t(c)];
-        if (uses_plans(Collective(c), choice)) return true;  // not auto: see wants_helper_thread
-    }
+// The configuration chooses an algorithm that plans from predicted arrivals for some
+// collective, and can run its plans here (plans_here: BDR and BSLB only with the helper thread).
+bool plans_any(const Config& config) {
+    for (int c = 0; c < collective_count; ++c)
+        if (plans_here(Collective(c), config.algorithm[std::size_t(c)])) return true;  // not auto
+    return false;
+}
+
+// The configuration chooses BDR or BSLB for some collective: their plans need the helper
+// thread (needs_helper_thread).
+bool needs_any_helper_thread(const Config& config) {
+    for (int c = 0; c < collective_count; ++c)
+        if (needs_helper_thread(Collective(c), config.algorithm[std::size_t(c)])) return true;
     return false;
 }
 
@@ -142,9 +149,13 @@ void initialise(const AlgorithmNames& names, bool thread_multiple) {
     s.config = *parsed.config;
     detail::register_names(names);
     known_names = names;
+    // Started before the policies: whether it runs decides whether BDR and BSLB can plan.
+    if (s.config.mode == Mode::dispatch && s.config.helper_thread &&
+        (s.config.helper_thread_always || needs_any_helper_thread(s.config) || auto_gathers(s.config)))
+        plan::Progress::instance().start(s.thread_multiple);
     // The policy every communicator of more than one rank gets without a per-communicator choice.
     plan::Policy configured_policy;
-    if (uses_any_plans(s.config)) configured_policy.exchange = plan::Exchange::always;
+    if (plans_any(s.config)) configured_policy.exchange = plan::Exchange::always;
     for (int c = 0; c < collective_count; ++c) {
         const std::string& chosen = s.config.algorithm[std::size_t(c)];
         configured_native_below[std::size_t(c)] = native_below(Collective(c), chosen, configured_policy);
@@ -165,9 +176,6 @@ void initialise(const AlgorithmNames& names, bool thread_multiple) {
         s.link = sync.link;
     }
     if (s.config.tracing()) detail::open_trace(s);
-    if (s.config.mode == Mode::dispatch && s.config.helper_thread &&
-        (s.config.helper_thread_always || uses_any_plans(s.config) || auto_gathers(s.config)))
-        plan::Progress::instance().start(s.thread_multiple);
     s.initialised = true;
     if (s.world_rank == 0)
         detail::verbose(1, fmt::format("{} ranks, mode {}, alpha {:.2e} s, beta {:.2e} s/B, clock rtt {:.2e} s{}",

@@ -85,15 +85,16 @@ std::string network_name() {
 // BDR and BSLB receive in the background on papshim's helper thread (MPI_THREAD_MULTIPLE),
 // which papshim starts only when a PAPSHIM_* variable selects such an algorithm. The bench
 // selects per communicator, so it asks for the thread itself whenever one of its algorithms
-// plans from predicted arrivals; a user's PAPSHIM_HELPER_THREAD still wins. Every algorithm
-// of the run, native included, then runs at MPI_THREAD_MULTIPLE.
+// needs it (the planned reductions do not); a user's PAPSHIM_HELPER_THREAD still wins. Every
+// algorithm of the run, native included, then runs at MPI_THREAD_MULTIPLE.
 void request_helper_thread(const Options& options) {
     if (options.suite == Suite::overhead) return;
     // The two enums list the collectives in the same order (static_assert in options.cpp).
     const auto collective = static_cast<papshim::Collective>(options.collective);
-    const bool plans = std::any_of(options.algorithms.begin(), options.algorithms.end(),
-                                   [&](const std::string& name) { return papshim::uses_plans(collective, name); });
-    if (plans) setenv("PAPSHIM_HELPER_THREAD", "always", 0);
+    const bool needs = std::any_of(options.algorithms.begin(), options.algorithms.end(), [&](const std::string& name) {
+        return papshim::needs_helper_thread(collective, name);
+    });
+    if (needs) setenv("PAPSHIM_HELPER_THREAD", "always", 0);
 }
 
 // The thread level MPI really provides (papshim answers MPI_Query_thread with the level the

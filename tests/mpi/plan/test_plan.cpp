@@ -222,6 +222,13 @@ void gather_pattern(const char* algorithm, char pattern, int calls, bool must_pl
     // The guard plans only after four good predictions in a row: where every prediction was
     // good, plans must have run. (On a few cores a busy-polling MPI can delay a waking rank by
     // more than the pattern, and the guard then rightly declines.)
+    // BDR and BSLB plan only where the helper thread posts their background receives; without
+    // it they run their balanced form and their communicator exchanges nothing.
+    const bool named = std::string(algorithm) != "auto";
+    if (named && !s.helper_thread && (s.planned != 0 || s.exchange != 0))
+        fail(fmt::format("{}: without the helper thread {} calls ran a plan and the exchange policy is {} (0 expected)",
+                         label, s.planned, s.exchange));
+    must_plan = must_plan && s.helper_thread;
     if (must_plan && c.size > 1 && s.planned == 0 && s.assessed >= 8 && s.good == s.assessed)
         fail(fmt::format("{}: no call ran a plan ({} exchanges, {} unplanned, all {} predictions good)", label,
                          s.exchanges, s.unplanned, s.assessed));
