@@ -78,7 +78,7 @@ std::uint64_t block_hash(std::span<const std::uint64_t> block_bytes) {
 }
 
 std::optional<Prediction> CommHistory::enter(const void* site, const Signature& signature, std::uint64_t arrival,
-                                             const Settings& settings) {
+                                             const Settings& settings, bool at_root) {
     std::optional<Prediction> expected = next_;
     if (current_) sites_[current_].successor = site;
     Site& here = sites_[site];
@@ -86,15 +86,19 @@ std::optional<Prediction> CommHistory::enter(const void* site, const Signature& 
     here.signature = signature;
     current_ = site;
     current_arrival_ = arrival;
-    // This call's exit is not known yet: predict it from the site's usual time inside.
-    next_ = here.elapsed.ready() ? predict_after(here, arrival + std::uint64_t(here.elapsed.value())) : std::nullopt;
+    current_at_root_ = at_root;
+    // This call's exit is not known yet: predict it from the site's usual time inside, in
+    // this rank's role (the root's own series once it has two samples).
+    const Series& inside = at_root && here.elapsed_root.ready() ? here.elapsed_root : here.elapsed;
+    next_ = inside.ready() ? predict_after(here, arrival + std::uint64_t(inside.value())) : std::nullopt;
     return expected;
 }
 
 void CommHistory::leave(std::uint64_t exit, const Settings& settings) {
     if (!current_) return;
     Site& here = sites_[current_];
-    if (exit >= current_arrival_) here.elapsed.add(double(exit - current_arrival_), settings);
+    if (exit >= current_arrival_)
+        (current_at_root_ ? here.elapsed_root : here.elapsed).add(double(exit - current_arrival_), settings);
     last_exit_ = exit;
     have_exit_ = true;
     // next_ stays the prediction made at entry: that is the one the exchange carried and the

@@ -80,7 +80,7 @@ void Planner::enter(std::uint64_t seq, const void* site, const predict::Signatur
                     std::span<const std::uint64_t> block_bytes, node::Segment* board) {
     seq_ = seq;
     tau_ns_ = std::max<std::int64_t>(tau_ns, 1);
-    const auto expected = history_.enter(site, signature, arrival_ticks, settings_);
+    const auto expected = history_.enter(site, signature, arrival_ticks, settings_, signature.root == rank_);
     expected_ = expected ? std::optional<std::uint64_t>(expected->arrival) : std::nullopt;
     complete_exchange();  // the plan for this call, if the previous call exchanged
     if (signature.blocks != 0 && !block_bytes.empty() && !layout(signature.blocks)) {

@@ -74,9 +74,12 @@ struct Prediction {
 class CommHistory {
 public:
     // The call now starting: its site (the return address of the MPI call: local only), its
-    // signature and this rank's arrival. Returns the prediction made for it, if any.
+    // signature, this rank's arrival, and whether this rank is the call's root (a rooted
+    // collective's root leaves last, its other ranks may leave early: the time inside is
+    // learnt per role, so that a site whose root rotates predicts each rank's exit from the
+    // calls where it had the same role). Returns the prediction made for it, if any.
     std::optional<Prediction> enter(const void* site, const Signature& signature, std::uint64_t arrival,
-                                    const Settings& settings);
+                                    const Settings& settings, bool at_root = false);
     // The call now ending.
     void leave(std::uint64_t exit, const Settings& settings);
     // The next call's prediction, made at enter(): this call's entry + the site's smoothed
@@ -88,8 +91,9 @@ public:
 
 private:
     struct Site {
-        Series compute;   // ticks from the previous exit on this communicator to entry here
-        Series elapsed;   // ticks inside the call
+        Series compute;       // ticks from the previous exit on this communicator to entry here
+        Series elapsed;       // ticks inside the calls where this rank was not the root
+        Series elapsed_root;  // ... where it was (a root falls back to `elapsed` until it is ready)
         Signature signature;
         const void* successor = nullptr;  // the site that followed this one last time
     };
@@ -98,6 +102,7 @@ private:
     std::unordered_map<const void*, Site> sites_;
     const void* current_ = nullptr;
     std::uint64_t current_arrival_ = 0;
+    bool current_at_root_ = false;
     std::uint64_t last_exit_ = 0;
     bool have_exit_ = false;
     std::optional<Prediction> next_;

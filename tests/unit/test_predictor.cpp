@@ -199,6 +199,34 @@ TEST_CASE("a site that changes its size predicts the size it had last") {
     CHECK(history.next()->signature == signature_of(2048));
 }
 
+TEST_CASE("a rooted site whose root rotates: each rank's exit is predicted from its calls in the same role") {
+    // This rank is the root of one call in four and then stays 9 000 ticks inside, 1 000
+    // otherwise; it computes 5 000 ticks between calls. One series of time inside for both
+    // roles would put every call after a root call 8 000 ticks early under `last`, and mix the
+    // roles under EMA and SMA; a series per role predicts every call exactly once both have
+    // two samples.
+    for (Method method : {Method::ema, Method::sma, Method::last}) {
+        const Settings s = with(method);
+        CommHistory history;
+        const std::uint64_t as_root = 9'000, otherwise = 1'000, compute = 5'000;
+        std::uint64_t now = 1'000'000;
+        for (int k = 0; k < 24; ++k) {
+            const bool root = k % 4 == 0;
+            Signature sig = signature_of(64);
+            sig.root = k % 4;  // this rank is rank 0
+            const auto expected = history.enter(site(0), sig, now, s, root);
+            if (k >= 10) {  // two root calls (0, 4) and two non-root calls behind every series
+                INFO("method " << int(method) << ", call " << k);
+                REQUIRE(expected);
+                CHECK(expected->arrival == now);
+            }
+            now += (root ? as_root : otherwise);
+            history.leave(now, s);
+            now += compute;
+        }
+    }
+}
+
 TEST_CASE("a site never followed before predicts nothing") {
     const Settings s = with(Method::ema);
     CommHistory history;
