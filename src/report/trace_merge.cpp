@@ -126,7 +126,7 @@ public:
         }
         predict::CommHistory& history = *history_;
         const predict::Signature signature{rec.collective, rec.op, rec.root, rec.bytes};
-        const bool at_root = rec.root >= 0 && rec.root == rec.rank;  // as online (Planner::enter)
+        const bool at_root = rec.root == rec.rank;  // as online (Planner::enter); -1 for unrooted calls
         const auto expected = history.enter(reinterpret_cast<const void*>(key), signature, rec.arrival, settings_, at_root);
         history.leave(rec.exit, settings_);
         if (!expected) return std::nullopt;

@@ -66,29 +66,27 @@ void check_configuration(State& s, const ParseResult& parsed) {
         stop_job(s.world, difference, bad == rank);
 }
 
-// The configuration chooses an algorithm that plans from predicted arrivals for some
-// collective, and can run its plans here (plans_here: BDR and BSLB only with the helper thread).
-bool plans_any(const Config& config) {
+// Whether the configured algorithm of some collective satisfies `test(collective, name)`.
+template <class Test>
+bool any_configured(const Config& config, Test&& test) {
     for (int c = 0; c < collective_count; ++c)
-        if (plans_here(Collective(c), config.algorithm[std::size_t(c)])) return true;  // not auto
+        if (test(Collective(c), std::string_view(config.algorithm[std::size_t(c)]))) return true;
     return false;
 }
 
+// The configuration chooses an algorithm that plans from predicted arrivals for some
+// collective, and can run its plans here (plans_here: BDR and BSLB only with the helper thread).
+bool plans_any(const Config& config) { return any_configured(config, plans_here); }  // not auto
+
 // The configuration chooses BDR or BSLB for some collective: their plans need the helper
 // thread (needs_helper_thread).
-bool needs_any_helper_thread(const Config& config) {
-    for (int c = 0; c < collective_count; ++c)
-        if (needs_helper_thread(Collective(c), config.algorithm[std::size_t(c)])) return true;
-    return false;
-}
+bool needs_any_helper_thread(const Config& config) { return any_configured(config, needs_helper_thread); }
 
 // `auto` is configured for Allgather or Allgatherv: it runs BDR where the helper thread can
 // post BDR's background receives, that is where MPI already provides MPI_THREAD_MULTIPLE
 // (`auto` does not raise the level itself; PAPSHIM_HELPER_THREAD=always does).
 bool auto_gathers(const Config& config) {
-    for (int c = 0; c < collective_count; ++c)
-        if (gathers(Collective(c)) && config.algorithm[std::size_t(c)] == "auto") return true;
-    return false;
+    return any_configured(config, [](Collective c, std::string_view name) { return gathers(c) && name == "auto"; });
 }
 
 }  // namespace
