@@ -83,6 +83,11 @@ std::optional<Prediction> CommHistory::enter(const void* site, const Signature& 
     if (current_) sites_[current_].successor = site;
     Site& here = sites_[site];
     if (have_exit_ && arrival >= last_exit_) here.compute.add(double(arrival - last_exit_), settings);
+    if (ranks_ > 0 && signature.root >= 0 && here.signature.root >= 0) {  // a root seen here before
+        const std::int32_t step = ((signature.root - here.signature.root) % ranks_ + ranks_) % ranks_;
+        here.root_step = step == here.last_step ? step : 0;
+        here.last_step = step;
+    }
     here.signature = signature;
     current_ = site;
     current_arrival_ = arrival;
@@ -111,7 +116,14 @@ std::optional<Prediction> CommHistory::predict_after(const Site& current, std::u
     if (!current.successor) return std::nullopt;
     const auto it = sites_.find(current.successor);
     if (it == sites_.end() || !it->second.compute.ready()) return std::nullopt;
-    return Prediction{it->second.signature, current_exit + std::uint64_t(std::max(0.0, it->second.compute.value()))};
+    return Prediction{predicted_signature(it->second),
+                      current_exit + std::uint64_t(std::max(0.0, it->second.compute.value()))};
+}
+
+Signature CommHistory::predicted_signature(const Site& site) const {
+    Signature next = site.signature;
+    if (site.root_step != 0) next.root = (next.root + site.root_step) % ranks_;
+    return next;
 }
 
 }  // namespace papshim::predict

@@ -11,6 +11,7 @@ Planner::Planner(MPI_Comm priv, predict::Settings settings, ToGlobalNs to_global
     PMPI_Comm_rank(priv_, &rank_);
     PMPI_Comm_size(priv_, &size_);
     all_.resize(std::size_t(size_));
+    history_ = predict::CommHistory(size_);
 }
 
 Planner::~Planner() {

@@ -73,6 +73,9 @@ struct Prediction {
 // thread at a time (MPI's rule for collectives on one communicator).
 class CommHistory {
 public:
+    // `ranks`: the communicator's size, which a rotating root's prediction wraps around
+    // (0: unknown, and a root is predicted to repeat).
+    explicit CommHistory(int ranks = 0) : ranks_(ranks) {}
     // The call now starting: its site (the return address of the MPI call: local only), its
     // signature, this rank's arrival, and whether this rank is the call's root (a rooted
     // collective's root leaves last, its other ranks may leave early: the time inside is
@@ -96,9 +99,16 @@ private:
         Series elapsed_root;  // ... where it was (a root falls back to `elapsed` until it is ready)
         Signature signature;
         const void* successor = nullptr;  // the site that followed this one last time
+        // A rooted site's root moved by the same step (mod the size) between its last three
+        // calls: its next root is predicted one more step on (0: it repeats). A loop that
+        // reduces to each rank in turn then plans every call, not none.
+        std::int32_t root_step = 0;
+        std::int32_t last_step = -1;  // the step between the last two calls (-1: none yet)
     };
+    Signature predicted_signature(const Site& site) const;
     std::optional<Prediction> predict_after(const Site& current, std::uint64_t current_exit) const;
 
+    int ranks_ = 0;
     std::unordered_map<const void*, Site> sites_;
     const void* current_ = nullptr;
     std::uint64_t current_arrival_ = 0;

@@ -121,7 +121,7 @@ public:
     std::optional<std::uint64_t> next(const Record& rec) {
         const std::uintptr_t key = rec.site < keys_.size() ? keys_[rec.site] : unknown_site_key - rec.site;
         if (!history_ || rec.comm != comm_) {  // most records continue the previous one's communicator
-            history_ = &comms_[rec.comm];
+            history_ = &comms_.try_emplace(rec.comm, rec.comm_size).first->second;
             comm_ = rec.comm;
         }
         predict::CommHistory& history = *history_;

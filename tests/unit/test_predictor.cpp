@@ -227,6 +227,62 @@ TEST_CASE("a rooted site whose root rotates: each rank's exit is predicted from 
     }
 }
 
+TEST_CASE("a site whose root moves by a constant step predicts the next root") {
+    // A loop that reduces to each rank in turn (step 1), every third rank (step 3 of 8), or
+    // one fixed root (step 0). The root is predicted once two steps agree, wrapping at the
+    // communicator's size; a step that changes predicts the last root until it repeats.
+    const Settings s = with(Method::ema);
+    for (const int step : {0, 1, 3, 7}) {
+        CommHistory history(8);
+        std::uint64_t now = 0;
+        for (int k = 0; k < 20; ++k) {
+            Signature sig = signature_of(1024);
+            sig.root = (5 + step * k) % 8;
+            now += 1'000;
+            history.enter(site(0), sig, now, s);
+            now += 100;
+            history.leave(now, s);
+            if (k >= 2) {
+                INFO("step " << step << ", call " << k);
+                REQUIRE(history.next());
+                CHECK(history.next()->signature.root == (5 + step * (k + 1)) % 8);
+            }
+        }
+    }
+    SECTION("a broken rotation predicts the last root, then the new step once it repeats") {
+        CommHistory history(4);
+        std::uint64_t now = 0;
+        const int roots[] = {0, 1, 2, 3, 1, 3, 1, 3};  // step 1, then 2 (mod 4)
+        const int predicted[] = {-9, -9, 3, 0, 1, 1, 3, 1};
+        for (int k = 0; k < 8; ++k) {
+            Signature sig = signature_of(64);
+            sig.root = roots[k];
+            now += 1'000;
+            history.enter(site(0), sig, now, s);
+            now += 100;
+            history.leave(now, s);
+            if (predicted[k] < 0) continue;
+            INFO("call " << k);
+            REQUIRE(history.next());
+            CHECK(history.next()->signature.root == predicted[k]);
+        }
+    }
+    SECTION("without the communicator's size the root is predicted to repeat") {
+        CommHistory history;
+        std::uint64_t now = 0;
+        for (int k = 0; k < 6; ++k) {
+            Signature sig = signature_of(64);
+            sig.root = k % 4;
+            now += 1'000;
+            history.enter(site(0), sig, now, s);
+            now += 100;
+            history.leave(now, s);
+        }
+        REQUIRE(history.next());
+        CHECK(history.next()->signature.root == 1);
+    }
+}
+
 TEST_CASE("a site never followed before predicts nothing") {
     const Settings s = with(Method::ema);
     CommHistory history;

@@ -116,8 +116,9 @@ int CollectiveCall::run(MPI_Comm comm, bool native) {
         }
         case Collective::reduce: {
             const int count = static_cast<int>(bytes_ / sizeof(int));
-            status = native ? PMPI_Reduce(send, recv, count, MPI_INT, MPI_SUM, root_, comm)
-                            : MPI_Reduce(send, recv, count, MPI_INT, MPI_SUM, root_, comm);
+            const int root = last_root_ = root_for(comm);
+            status = native ? PMPI_Reduce(send, recv, count, MPI_INT, MPI_SUM, root, comm)
+                            : MPI_Reduce(send, recv, count, MPI_INT, MPI_SUM, root, comm);
             break;
         }
         case Collective::allreduce: {
@@ -133,8 +134,13 @@ int CollectiveCall::run(MPI_Comm comm, bool native) {
     return status;
 }
 
+int CollectiveCall::root_for(MPI_Comm comm) {
+    if (root_ != kRotatingRoot) return root_;
+    return rotations_[comm]++ % world_.ranks;
+}
+
 bool CollectiveCall::result_is_checked() const {
-    return collective_ != Collective::reduce || world_.rank == root_;
+    return collective_ != Collective::reduce || world_.rank == last_root_;
 }
 
 void CollectiveCall::check(const AlgorithmSet& algorithms) {

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -72,10 +73,13 @@ public:
 
 private:
     bool result_is_checked() const;
+    int root_for(MPI_Comm comm);  // this call's root (kRotatingRoot: the comm's call count mod p)
 
     Collective collective_;
     std::size_t bytes_;
     int root_;
+    int last_root_ = 0;                  // the root of the last call run
+    std::map<MPI_Comm, int> rotations_;  // kRotatingRoot: calls run so far, per communicator
     World world_;
     std::vector<int> counts_, displs_;
     std::vector<unsigned char> send_, recv_;

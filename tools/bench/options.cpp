@@ -251,9 +251,11 @@ double arrival_delay(const ArrivalPattern& pattern, std::uint64_t seed, std::uin
 }
 
 
+std::string root_text(int root) { return root == kRotatingRoot ? "rotate" : std::to_string(root); }
+
 std::string collective_title(const Options& options) {
     const char* name = collective_mpi_name(options.collective);
-    if (options.collective == Collective::reduce) return fmt::format("{} (root {})", name, options.root);
+    if (options.collective == Collective::reduce) return fmt::format("{} (root {})", name, root_text(options.root));
     if (options.collective == Collective::allgatherv) return fmt::format("{} ({} blocks)", name, options.blocks);
     return name;
 }
@@ -361,8 +363,12 @@ void define_options(CLI::App& app, Options& options) {
         "DIST");
     cli::add_parsed(
         app, "--root", options.root,
-        [](const std::string& text) { return cli::parse_integer<int>(text, 0); },
-        "root of --collective reduce (default: 0)", "N");
+        [](const std::string& text) {
+            return text == "rotate" ? kRotatingRoot : cli::parse_integer<int>(text, 0);
+        },
+        "root of --collective reduce (default: 0), or rotate: call k of\n"
+        "each algorithm reduces to rank k mod p",
+        "N|rotate");
     cli::add_parsed(app, "--bytes", options.bytes, parse_byte_list,
                     "bytes per rank (Allgather(v)) or of the vector (Reduce,\n"
                     "Allreduce): comma-separated sizes and doubling ranges, units\n"

@@ -36,10 +36,16 @@ struct SweepDelay {
     std::string text;
 };
 
+// --root rotate: each communicator's k-th call of a size reduces to rank k mod p, as a loop that
+// reduces to every rank in turn (the same root for every algorithm of one iteration).
+inline constexpr int kRotatingRoot = -1;
+// "0", "3" or "rotate": for titles and the JSON.
+std::string root_text(int root);
+
 struct Options {
     Suite suite = Suite::overhead;
     Collective collective = Collective::allgather;
-    int root = 0;                         // reduce
+    int root = 0;                         // reduce; kRotatingRoot: call k's root is k mod p
     std::string blocks = "decreasing";    // allgatherv: block_distributions.hpp
     std::vector<std::size_t> bytes;       // allgather and sweep suites
     std::vector<std::string> algorithms;  // allgather and sweep suites

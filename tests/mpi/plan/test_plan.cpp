@@ -351,21 +351,23 @@ void auto_gather_bdr(int block_bytes) {
 // `auto` on Reduces of 256 KiB under a persistently late rank: with one rank per node, once
 // the guard trusts the predictions and sees the imbalance, it runs Clairvoyant's plan
 // (native before; on one node the arrival chain instead; across nodes of several ranks
-// native, without exchanging). The root is fixed, as the predicted signature includes it.
-// Results against native on the root.
-void auto_reduce_clairvoyant() {
+// native, without exchanging). The root is fixed, or `rotating` (root = call mod p, a loop
+// that reduces to each rank in turn): the predicted signature includes the root, and the
+// predictor follows a constant step, so both get plans. Results against native on the root.
+void auto_reduce_clairvoyant(bool rotating) {
     Comm c = duplicate_world();
     if (!accepted(c.comm, "reduce", "auto")) {
         MPI_Comm_free(&c.comm);
         return;
     }
     constexpr int kInts = (256 << 10) / int(sizeof(int)) + 1;
-    const int root = c.size > 2 ? 1 : 0;
+    const int fixed_root = c.size > 2 ? 1 : 0;
+    const std::string label = fmt::format("auto reduce 256 KiB pattern l, {} root", rotating ? "rotating" : "fixed");
     int clairvoyant_calls = 0, chain_calls = 0;
     for (int call = 0; call < 24; ++call) {
         // Ten times the other patterns' delay, as for BDR: far above 6τ for 256 KiB on a node.
         compute(10 * delay_for('l', call, c.rank, c.size));
-        reduce_call(c, false, kInts, root, call, "auto reduce 256 KiB pattern l");
+        reduce_call(c, false, kInts, rotating ? call % c.size : fixed_root, call, label);
         char ran[64] = {};
         papshim_get_last_algorithm(c.comm, "reduce", ran, sizeof ran);
         clairvoyant_calls += std::string(ran) == "clairvoyant" ? 1 : 0;
@@ -376,28 +378,28 @@ void auto_reduce_clairvoyant() {
     const bool rank_per_node = node_ranks == 1;
     const char* node_size = std::getenv("PAPSHIM_NODE_SIZE");
     if (std::getenv("TEST_PLAN_VERBOSE") && c.rank == 0)
-        fmt::print("auto reduce 256 KiB pattern l: {} of 24 calls ran clairvoyant (exchanges {} assessed {} good {} "
-                   "armed {} planned {})\n", clairvoyant_calls, s.exchanges, s.assessed, s.good, s.armed, s.planned);
+        fmt::print("{}: {} of 24 calls ran clairvoyant (exchanges {} assessed {} good {} "
+                   "armed {} planned {})\n", label, clairvoyant_calls, s.exchanges, s.assessed, s.good, s.armed, s.planned);
     // auto runs Clairvoyant only with a trusted plan for the call (its balanced form loses).
     if (clairvoyant_calls != s.planned)
-        fail(fmt::format("auto reduce 256 KiB pattern l: ran clairvoyant {} times but {} calls had a plan",
+        fail(fmt::format("{}: ran clairvoyant {} times but {} calls had a plan", label,
                          clairvoyant_calls, s.planned));
     if (rank_per_node && c.size > 1 && s.armed && s.assessed >= 8 && s.good == s.assessed && clairvoyant_calls == 0)
-        fail(fmt::format("auto reduce 256 KiB pattern l: never ran clairvoyant with one rank per node ({} exchanges, "
-                         "all {} predictions good)", s.exchanges, s.assessed));
+        fail(fmt::format("{}: never ran clairvoyant with one rank per node ({} exchanges, "
+                         "all {} predictions good)", label, s.exchanges, s.assessed));
     if (!rank_per_node && clairvoyant_calls > 0)
-        fail(fmt::format("auto reduce 256 KiB pattern l: ran clairvoyant {} times on shared nodes", clairvoyant_calls));
+        fail(fmt::format("{}: ran clairvoyant {} times on shared nodes", label, clairvoyant_calls));
     const bool mixed = node_size && std::atoi(node_size) > 1 && std::atoi(node_size) < c.size;
     // A Reduce's non-roots may leave before every rank has entered, so on one node its
     // exchanges go by message, never through the shared-memory board.
     if (s.board_exchanges != 0)
-        fail(fmt::format("auto reduce 256 KiB pattern l: {} of {} exchanges through shared memory (a Reduce must not "
-                         "use the board)", s.board_exchanges, s.exchanges));
+        fail(fmt::format("{}: {} of {} exchanges through shared memory (a Reduce must not "
+                         "use the board)", label, s.board_exchanges, s.exchanges));
     if (node_ranks == c.size && c.size > 1 && s.exchange == kSampled && s.exchanges == 0)
-        fail("auto reduce 256 KiB pattern l: no exchange on one node (the first call is sampled)");
+        fail(label + ": no exchange on one node (the first call is sampled)");
     if (mixed && (chain_calls > 0 || (s.exchanges > 0 && s.exchange == kSampled)))
-        fail(fmt::format("auto reduce 256 KiB pattern l: across nodes of {} ranks ran the chain {} times and exchanged "
-                         "{} times (native expected)", node_size, chain_calls, s.exchanges));
+        fail(fmt::format("{}: across nodes of {} ranks ran the chain {} times and exchanged "
+                         "{} times (native expected)", label, node_size, chain_calls, s.exchanges));
     MPI_Comm_free(&c.comm);
 }
 
@@ -425,7 +427,7 @@ void run_matrix() {
     for (char pattern : {'l', 'x', 'u', '-'}) gather_pattern("auto", pattern, 20, false);
     mixed_sites("auto");
     for (int block_bytes : {64 << 10, 256 << 10, 1 << 20}) auto_gather_bdr(block_bytes);
-    auto_reduce_clairvoyant();
+    for (bool rotating : {false, true}) auto_reduce_clairvoyant(rotating);
     for (const char* algorithm : {"clairvoyant", "clairvoyant_rs", "predicted_chain", "predicted_scatter", "auto"})
         for (char pattern : {'l', 's', 'x'}) reductions(algorithm, pattern);
     for (const char* algorithm : {"clairvoyant", "predicted_scatter"}) reductions(algorithm, 'h');
