@@ -1,6 +1,7 @@
 #include "papshim/predictor.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace papshim::predict {
 
@@ -20,6 +21,10 @@ std::optional<Method> parse_method(std::string_view name) {
 }
 
 void Series::add(double sample, const Settings& settings) {
+    if (count_ > 0) {
+        const double miss = std::abs(sample - value_);
+        error_ = count_ == 1 ? miss : kErrorWeight * miss + (1 - kErrorWeight) * error_;
+    }
     ++count_;
     switch (settings.method) {
         case Method::ema:
@@ -82,7 +87,11 @@ std::optional<Prediction> CommHistory::enter(const void* site, const Signature& 
     std::optional<Prediction> expected = next_;
     if (current_) sites_[current_].successor = site;
     Site& here = sites_[site];
-    if (have_exit_ && arrival >= last_exit_) here.compute.add(double(arrival - last_exit_), settings);
+    if (have_exit_ && arrival >= last_exit_) {  // current_*: the previous call's still
+        here.compute.add(double(arrival - last_exit_), settings);
+        if (current_at_root_) here.compute_after_root.add(double(arrival - last_exit_), settings);
+        here.between.add(double(arrival - current_arrival_), settings);
+    }
     if (ranks_ > 0 && signature.root >= 0 && here.signature.root >= 0) {  // a root seen here before
         const std::int32_t step = ((signature.root - here.signature.root) % ranks_ + ranks_) % ranks_;
         here.root_step = step == here.last_step ? step : 0;
@@ -115,9 +124,25 @@ void CommHistory::leave(std::uint64_t exit, const Settings& settings) {
 std::optional<Prediction> CommHistory::predict_after(const Site& current, std::uint64_t current_exit) const {
     if (!current.successor) return std::nullopt;
     const auto it = sites_.find(current.successor);
-    if (it == sites_.end() || !it->second.compute.ready()) return std::nullopt;
-    return Prediction{predicted_signature(it->second),
-                      current_exit + std::uint64_t(std::max(0.0, it->second.compute.value()))};
+    if (it == sites_.end()) return std::nullopt;
+    const Site& next = it->second;
+    const Series* compute = compute_series(next, current_at_root_);
+    if (!compute) return std::nullopt;
+    return Prediction{predicted_signature(next), current_exit + std::uint64_t(std::max(0.0, compute->value()))};
+}
+
+const Series* CommHistory::compute_series(const Site& next, bool after_root) {
+    const Series& common = next.compute;
+    const Series& own = next.compute_after_root;
+    if (!common.ready()) return nullptr;
+    if (!after_root || !own.ready()) return &common;
+    // After a root call, its own series only where it and the time between entries err by
+    // less than half the correction it makes. The other ranks predict from the common series,
+    // so where the time between calls swings (alike on every rank) more than the correction,
+    // the root is best predicted with the same error as theirs: the plans use arrivals
+    // relative to each other.
+    const double correction = std::abs(own.value() - common.value());
+    return std::max(own.error(), next.between.error()) < 0.5 * correction ? &own : &common;
 }
 
 Signature CommHistory::predicted_signature(const Site& site) const {

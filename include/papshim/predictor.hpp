@@ -37,9 +37,14 @@ public:
     bool ready() const { return count_ >= kMinSamples; }
     double value() const { return value_; }
     long count() const { return count_; }
+    // How far each new sample fell from the value before it, smoothed (EMA, weight
+    // kErrorWeight): the series' own prediction error. 0 until the second sample.
+    double error() const { return error_; }
+    static constexpr double kErrorWeight = 0.25;
 
 private:
     double value_ = 0;
+    double error_ = 0;
     long count_ = 0;
     std::vector<double> window_;  // SMA: the last `window` samples, circular
     std::size_t next_ = 0;
@@ -95,6 +100,16 @@ public:
 private:
     struct Site {
         Series compute;       // ticks from the previous exit on this communicator to entry here
+        // The same, only where that previous call had this rank as its root. Where the next
+        // call's entry does not follow this rank's exit (a barrier or an unintercepted
+        // collective in between: the others' exits set it), the root, which leaves last,
+        // computes for less time after it. Used after a root call only where it and the time
+        // between entries err by less than what it corrects (compute_series): where the time
+        // between calls swings alike on every rank (papshim-bench's rotated order), the other
+        // ranks' predictions share that error, and the root's must too. `compute` keeps
+        // every sample, so that every rank's is fed at the same calls.
+        Series compute_after_root;
+        Series between;       // ticks from the previous entry on this communicator to entry here
         Series elapsed;       // ticks inside the calls where this rank was not the root
         Series elapsed_root;  // ... where it was (a root falls back to `elapsed` until it is ready)
         Signature signature;
@@ -106,6 +121,7 @@ private:
         std::int32_t last_step = -1;  // the step between the last two calls (-1: none yet)
     };
     Signature predicted_signature(const Site& site) const;
+    static const Series* compute_series(const Site& next, bool after_root);
     std::optional<Prediction> predict_after(const Site& current, std::uint64_t current_exit) const;
 
     int ranks_ = 0;

@@ -227,6 +227,63 @@ TEST_CASE("a rooted site whose root rotates: each rank's exit is predicted from 
     }
 }
 
+TEST_CASE("a rotating root whose next entry follows the others, not its own exit") {
+    // A barrier (or an unintercepted collective) between the calls: every rank enters call
+    // k + 1 one period after call k, whatever its exit. The root stays 9 000 ticks inside and
+    // then computes 8 000 ticks less than a non-root before the next entry. From one compute
+    // series for both roles the call after a root call was predicted up to 8 000 ticks late;
+    // the series after root calls makes it exact once it has two samples (the time between
+    // entries being steady).
+    for (Method method : {Method::ema, Method::sma, Method::last}) {
+        const Settings s = with(method);
+        CommHistory history(4);
+        const std::uint64_t period = 20'000;
+        for (int k = 0; k < 24; ++k) {
+            const std::uint64_t arrival = 1'000'000 + period * std::uint64_t(k);
+            const bool root = k % 4 == 0;
+            Signature sig = signature_of(64);
+            sig.root = k % 4;  // this rank is rank 0
+            const auto expected = history.enter(site(0), sig, arrival, s, root);
+            if (k >= 10) {
+                INFO("method " << int(method) << ", call " << k);
+                REQUIRE(expected);
+                if (k % 4 == 1) CHECK(expected->arrival == arrival);  // after a root call
+                CHECK(expected->signature.root == k % 4);
+            }
+            history.leave(arrival + (root ? 9'000 : 1'000), s);
+        }
+    }
+}
+
+TEST_CASE("after a root call, the common compute series where the time between calls swings more than the root's correction") {
+    // As papshim-bench's rotated order of two algorithms: every rank enters one period after
+    // the previous entry, the period alternating 20 000 and 120 000 ticks. Every rank's
+    // common series swings alike; the root's own would catch one phase only (it is the root
+    // every fourth call), so its error would be its own. Expected: entry + time inside as
+    // root + the common series' value, which the test mirrors.
+    const Settings s = with(Method::ema);
+    CommHistory history(4);
+    Series common, inside_root;
+    std::uint64_t arrival = 1'000'000, previous_exit = 0;
+    for (int k = 0; k < 40; ++k) {
+        const bool root = k % 4 == 0;
+        Signature sig = signature_of(64);
+        sig.root = k % 4;
+        history.enter(site(0), sig, arrival, s, root);
+        if (k > 0) common.add(double(arrival - previous_exit), s);
+        const std::uint64_t exit = arrival + (root ? 9'000 : 1'000);
+        if (root && k >= 16) {
+            INFO("call " << k);
+            REQUIRE(history.next());
+            CHECK(history.next()->arrival == arrival + std::uint64_t(inside_root.value()) + std::uint64_t(common.value()));
+        }
+        if (root) inside_root.add(9'000, s);
+        history.leave(exit, s);
+        previous_exit = exit;
+        arrival += k % 2 == 0 ? 20'000 : 120'000;
+    }
+}
+
 TEST_CASE("a site whose root moves by a constant step predicts the next root") {
     // A loop that reduces to each rank in turn (step 1), every third rank (step 3 of 8), or
     // one fixed root (step 0). The root is predicted once two steps agree, wrapping at the
