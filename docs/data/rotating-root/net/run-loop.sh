@@ -3,7 +3,7 @@
 # 60 Reduces of 1 MiB, root k mod 8, every rank computing 5 ms before each and the last rank
 # 84 ms more (10 tau at 1 MiB), "free" and "barrier" (see the program). Builds, each under its
 # own papshim-run: norot (fc4433e with CommHistory(0): the root's rotation not predicted), rot
-# (fc4433e), split (rot + the compute interval after a root call learnt apart, as committed).
+# (fc4433e), split (27da2ce: rot + the compute interval after a root call learnt apart).
 # Two rounds, the builds alternating within each; native once per round and mode. The lines
 # labelled split-unguarded in loop.txt ran the split without its rule (compute_series), an
 # intermediate state never committed: `run-loop.sh` gives the rest, `run-loop.sh split` the

@@ -3,7 +3,7 @@
 # network, p = 8, one rank per emulated node, 256 KiB and 1 MiB, one late rank and a staircase
 # at 10 tau. Three builds, each under its own papshim-run (which preloads that build's
 # library): NOROT, fc4433e with CommHistory(0) in the planner (the root's rotation not
-# predicted); ROT, fc4433e; SPLIT, the commit after it (the compute interval after a root call
+# predicted); ROT, fc4433e; SPLIT, 27da2ce (the compute interval after a root call
 # learnt apart). Run as root from the repository:  run.sh two | three
 set -eu
 NOROT=${NOROT:-/tmp/wt-norot/build}
