@@ -190,6 +190,8 @@ int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, 
             if (p->signature == signature.hash() && planner->same_layout(signature.blocks, shape->blocks)) {
                 if (planner->guard().trusted()) planning.plan = p;
                 plan_use = planning.plan ? trace::PlanUse::hit : trace::PlanUse::guarded;
+            } else {
+                ++ctx.mispredicted_calls;
             }
         }
     }

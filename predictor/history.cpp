@@ -93,9 +93,12 @@ std::optional<Prediction> CommHistory::enter(const void* site, const Signature& 
         here.between.add(double(arrival - current_arrival_), settings);
     }
     if (ranks_ > 0 && signature.root >= 0 && here.signature.root >= 0) {  // a root seen here before
-        const std::int32_t step = ((signature.root - here.signature.root) % ranks_ + ranks_) % ranks_;
+        const std::int32_t step = (signature.root % ranks_ - here.signature.root % ranks_ + ranks_) % ranks_;
         here.root_step = step == here.last_step ? step : 0;
         here.last_step = step;
+    } else {  // no root (an unrooted call, an intercommunicator's MPI_ROOT): no rotation either
+        here.root_step = 0;
+        here.last_step = -1;
     }
     here.signature = signature;
     current_ = site;
@@ -147,7 +150,7 @@ const Series* CommHistory::compute_series(const Site& next, bool after_root) {
 
 Signature CommHistory::predicted_signature(const Site& site) const {
     Signature next = site.signature;
-    if (site.root_step != 0) next.root = (next.root + site.root_step) % ranks_;
+    if (site.root_step != 0) next.root = (next.root % ranks_ + site.root_step) % ranks_;
     return next;
 }
 

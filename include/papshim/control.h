@@ -49,6 +49,9 @@ typedef struct papshim_plan_stats {
                           * predicted arrivals is selected for some collective) */
     int helper_thread;   /* papshim's helper thread runs in this process: bdr and bslb plan
                           * only with it (without it they run their balanced form) */
+    long mispredicted;   /* followed calls for which every rank agreed on a plan, made for
+                          * another call (the predicted signature: collective, size, root, op
+                          * or Allgatherv layout, differed from the real one) */
 } papshim_plan_stats;
 int papshim_get_plan_stats(MPI_Comm comm, papshim_plan_stats* stats);
 

@@ -91,7 +91,8 @@ public:
     // The call now ending.
     void leave(std::uint64_t exit, const Settings& settings);
     // The next call's prediction, made at enter(): this call's entry + the site's smoothed
-    // time inside + the next site's smoothed compute interval. That is the spec's f + s with
+    // time inside + the next site's smoothed compute interval (after a root call, the one
+    // learnt after root calls where compute_series allows it). That is the spec's f + s with
     // the exit predicted, because the exchange leaves at entry (DESIGN §5). leave() does not
     // refine it with the real exit, so the prediction exchanged, planned from, traced and
     // reported is one and the same. nullopt while any series it needs warms up.

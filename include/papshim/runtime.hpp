@@ -47,6 +47,7 @@ struct CommContext {
     std::optional<LinkModel> link;
     long planned_calls = 0;    // calls that ran a plan made for them
     long unplanned_calls = 0;  // calls of a plan-using algorithm without a matching plan
+    long mispredicted_calls = 0;  // followed calls with an agreed plan made for another signature
     // The last schedule built from a plan (a persistent pattern plans the same vector again).
     struct PlannedSchedule {
         schedule::Builder build = nullptr;

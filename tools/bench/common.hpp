@@ -20,6 +20,9 @@ namespace papshim::bench {
 // Results files keep their keys in the order written, as a reader expects them.
 using Json = nlohmann::ordered_json;
 
+// The JSON's "root" of a Reduce: the rank, as before --root rotate existed, or "rotate".
+inline Json root_json(int root) { return root == kRotatingRoot ? Json("rotate") : Json(root); }
+
 // A problem every rank detects identically (bad algorithm name, bad rank in a pattern):
 // rank 0 prints it and every rank exits with status 2.
 struct UsageError : std::runtime_error {

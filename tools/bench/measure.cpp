@@ -136,6 +136,7 @@ int CollectiveCall::run(MPI_Comm comm, bool native) {
 
 int CollectiveCall::root_for(MPI_Comm comm) {
     if (root_ != kRotatingRoot) return root_;
+    if (check_root_ >= 0) return check_root_;
     return rotations_[comm]++ % world_.ranks;
 }
 
@@ -144,6 +145,13 @@ bool CollectiveCall::result_is_checked() const {
 }
 
 void CollectiveCall::check(const AlgorithmSet& algorithms) {
+    if (root_ != kRotatingRoot) return check_root(algorithms);
+    // Every root the measured calls will use; the rotation's counters stay untouched.
+    for (check_root_ = 0; check_root_ < world_.ranks; ++check_root_) check_root(algorithms);
+    check_root_ = -1;
+}
+
+void CollectiveCall::check_root(const AlgorithmSet& algorithms) {
     run(MPI_COMM_WORLD, true);
     const std::vector<unsigned char> expected = recv_;
     const bool per_rank = !counts_.empty();
@@ -156,7 +164,10 @@ void CollectiveCall::check(const AlgorithmSet& algorithms) {
             status == MPI_SUCCESS && (!result_is_checked() || mismatch.in1 == recv_.end());
         abort_unless_everywhere(
             same, fmt::format("{} algorithm '{}' at {} bytes{}: {}", collective_name(collective_),
-                              algorithm.name, bytes_, per_rank ? " per rank" : "",
+                              algorithm.name, bytes_,
+                              per_rank ? std::string(" per rank")
+                              : collective_ == Collective::reduce ? fmt::format(" (root {})", last_root_)
+                                                                  : std::string(),
                               status != MPI_SUCCESS
                                   ? fmt::format("returned error {}", status)
                                   : fmt::format("result differs from native at byte {}",

@@ -65,20 +65,24 @@ public:
     // application's loop does. Hence never inlined, and no tail call (the fence in run()).
     // `native`: PMPI_* directly (papshim never sees the call); else MPI_* through papshim.
     [[gnu::noinline]] int run(MPI_Comm comm, bool native);
-    // Compares every algorithm's result with the PMPI call's (Reduce: at the root); a
-    // difference or an error aborts the job with status 3 (abort_unless_everywhere).
+    // Compares every algorithm's result with the PMPI call's (Reduce: at the root; with
+    // kRotatingRoot at every root in turn); a difference or an error aborts the job with
+    // status 3 (abort_unless_everywhere).
     void check(const AlgorithmSet& algorithms);
     // Allgather(v): bytes of each rank's block; empty for Reduce and Allreduce.
     const std::vector<int>& counts() const { return counts_; }
 
 private:
     bool result_is_checked() const;
-    int root_for(MPI_Comm comm);  // this call's root (kRotatingRoot: the comm's call count mod p)
+    void check_root(const AlgorithmSet& algorithms);  // check() for one root
+    // This call's root: kRotatingRoot gives the comm's call count mod p, or check_root_.
+    int root_for(MPI_Comm comm);
 
     Collective collective_;
     std::size_t bytes_;
     int root_;
     int last_root_ = 0;                  // the root of the last call run
+    int check_root_ = -1;                // check(): the root every call uses (-1: none)
     std::map<MPI_Comm, int> rotations_;  // kRotatingRoot: calls run so far, per communicator
     World world_;
     std::vector<int> counts_, displs_;

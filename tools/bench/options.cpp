@@ -364,7 +364,12 @@ void define_options(CLI::App& app, Options& options) {
     cli::add_parsed(
         app, "--root", options.root,
         [](const std::string& text) {
-            return text == "rotate" ? kRotatingRoot : cli::parse_integer<int>(text, 0);
+            if (text == "rotate") return kRotatingRoot;
+            try {
+                return cli::parse_integer<int>(text, 0);
+            } catch (const std::invalid_argument&) {
+                throw std::invalid_argument("expected a rank (an integer >= 0) or rotate, got '" + text + "'");
+            }
         },
         "root of --collective reduce (default: 0), or rotate: call k of\n"
         "each algorithm reduces to rank k mod p",

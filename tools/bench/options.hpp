@@ -39,7 +39,7 @@ struct SweepDelay {
 // --root rotate: each communicator's k-th call of a size reduces to rank k mod p, as a loop that
 // reduces to every rank in turn (the same root for every algorithm of one iteration).
 inline constexpr int kRotatingRoot = -1;
-// "0", "3" or "rotate": for titles and the JSON.
+// "0", "3" or "rotate": for titles.
 std::string root_text(int root);
 
 struct Options {

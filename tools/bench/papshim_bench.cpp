@@ -117,7 +117,7 @@ Json metadata(const Options& options, const World& world, int argc, char** argv,
     Json chosen = {{"suite", suite_name(options.suite)}};
     if (options.suite != Suite::overhead) {
         chosen["collective"] = collective_name(options.collective);
-        if (options.collective == Collective::reduce) chosen["root"] = root_text(options.root);
+        if (options.collective == Collective::reduce) chosen["root"] = root_json(options.root);
         if (options.collective == Collective::allgatherv) chosen["blocks"] = options.blocks;
         chosen["bytes"] = options.bytes;
         chosen["algorithms"] = options.algorithms;

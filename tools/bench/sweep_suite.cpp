@@ -291,7 +291,7 @@ Json run_sweep_suite(const Options& options, const World& world) {
     }
     // The patterns and delays asked for are in the metadata's options.
     Json results = {{"suite", "sweep"}, {"collective", collective_name(options.collective)}};
-    if (options.collective == Collective::reduce) results["root"] = root_text(options.root);
+    if (options.collective == Collective::reduce) results["root"] = root_json(options.root);
     results["bytes_are"] = per_rank(options.collective) ? "per rank" : "the whole vector";
     results["iterations"] = options.iterations;
     results["warmup"] = options.warmup;

@@ -379,7 +379,13 @@ void auto_reduce_clairvoyant(bool rotating) {
     const char* node_size = std::getenv("PAPSHIM_NODE_SIZE");
     if (std::getenv("TEST_PLAN_VERBOSE") && c.rank == 0)
         fmt::print("{}: {} of 24 calls ran clairvoyant (exchanges {} assessed {} good {} "
-                   "armed {} planned {})\n", label, clairvoyant_calls, s.exchanges, s.assessed, s.good, s.armed, s.planned);
+                   "armed {} planned {} mispredicted {})\n", label, clairvoyant_calls, s.exchanges, s.assessed, s.good,
+                   s.armed, s.planned, s.mispredicted);
+    // The root, fixed or rotating by one, is predicted from the third call on, before any
+    // plan can exist (a series needs two samples): no agreed plan may be for another root.
+    // (Without the rotation predicted, every agreed plan of the rotating run was.)
+    if (s.mispredicted != 0)
+        fail(fmt::format("{}: {} calls had an agreed plan made for another call", label, s.mispredicted));
     // auto runs Clairvoyant only with a trusted plan for the call (its balanced form loses).
     if (clairvoyant_calls != s.planned)
         fail(fmt::format("{}: ran clairvoyant {} times but {} calls had a plan", label,
