@@ -92,14 +92,9 @@ std::optional<Prediction> CommHistory::enter(const void* site, const Signature& 
         if (current_at_root_) here.compute_after_root.add(double(arrival - last_exit_), settings);
         here.between.add(double(arrival - current_arrival_), settings);
     }
-    if (ranks_ > 0 && signature.root >= 0 && here.signature.root >= 0) {  // a root seen here before
-        const std::int32_t step = (signature.root % ranks_ - here.signature.root % ranks_ + ranks_) % ranks_;
-        here.root_step = step == here.last_step ? step : 0;
-        here.last_step = step;
-    } else {  // no root (an unrooted call, an intercommunicator's MPI_ROOT): no rotation either
-        here.root_step = 0;
-        here.last_step = -1;
-    }
+    ++calls_;
+    here.rotation.add(signature.root, ranks_);
+    if (ranks_ > 0 && signature.root >= 0) stream_for(signature).rotation.add(signature.root, ranks_);
     here.signature = signature;
     current_ = site;
     current_arrival_ = arrival;
@@ -148,9 +143,56 @@ const Series* CommHistory::compute_series(const Site& next, bool after_root) {
     return std::max(own.error(), next.between.error()) < 0.5 * correction ? &own : &common;
 }
 
+void Rotation::add(std::int32_t root, int ranks) {
+    if (ranks <= 0 || root < 0) {
+        *this = {};
+        return;
+    }
+    root %= ranks;  // an invalid root fails the call; it must not overflow here
+    if (last_root >= 0) {
+        const std::int32_t moved = (root - last_root + ranks) % ranks;
+        repeats = moved == last_step ? std::min(repeats + 1, 1 << 20) : 1;  // capped: a long loop
+        last_step = moved;
+    }
+    last_root = root;
+}
+
+namespace {
+std::uint64_t stream_key(Signature signature) {
+    signature.root = -1;
+    return signature.hash();
+}
+}  // namespace
+
+CommHistory::RootStream& CommHistory::stream_for(const Signature& signature) {
+    const std::uint64_t key = stream_key(signature);
+    auto it = std::ranges::find(streams_, key, &RootStream::key);
+    if (it == streams_.end()) {
+        if (streams_.size() < kRootStreams) {
+            it = streams_.insert(streams_.end(), RootStream{key, {}, 0});
+        } else {  // the stream called least recently makes room
+            it = std::ranges::min_element(streams_, {}, &RootStream::last_call);
+            *it = RootStream{key, {}, 0};
+        }
+    }
+    it->last_call = calls_;
+    return *it;
+}
+
+const CommHistory::RootStream* CommHistory::find_stream(const Signature& signature) const {
+    const auto it = std::ranges::find(streams_, stream_key(signature), &RootStream::key);
+    return it == streams_.end() ? nullptr : &*it;
+}
+
 Signature CommHistory::predicted_signature(const Site& site) const {
     Signature next = site.signature;
-    if (site.root_step != 0) next.root = (next.root % ranks_ + site.root_step) % ranks_;
+    if (ranks_ <= 0 || next.root < 0) return next;
+    // The communicator's stream saw every call of this signature, whichever site made it; a
+    // site's own roots are the fallback where the stream follows no step (two sites of one
+    // signature with roots of their own: the stream's steps alternate).
+    const RootStream* stream = find_stream(next);
+    next.root = stream && stream->rotation.follows_step(kStreamRepeats) ? stream->rotation.next(ranks_, kStreamRepeats)
+                                                                        : site.rotation.next(ranks_, kSiteRepeats);
     return next;
 }
 

@@ -74,6 +74,23 @@ struct Prediction {
     std::uint64_t arrival = 0;  // clock ticks, this rank's clock
 };
 
+// The roots of a sequence of rooted calls on a communicator of `ranks` ranks, and how many
+// times in a row the root last moved by the same step (mod the size; a constant root is step
+// 0). A rotation that repeated its step often enough is predicted one more step on;
+// otherwise the last root repeats.
+struct Rotation {
+    std::int32_t last_root = -1;  // -1: none yet
+    std::int32_t last_step = -1;  // between the last two roots (-1: none yet)
+    int repeats = 0;              // consecutive moves by last_step
+    // A call's root; a negative root (no root, an intercommunicator's MPI_ROOT) or an unknown
+    // size (ranks 0) starts over.
+    void add(std::int32_t root, int ranks);
+    bool follows_step(int min_repeats) const { return last_step >= 0 && repeats >= min_repeats; }
+    std::int32_t next(int ranks, int min_repeats) const {
+        return follows_step(min_repeats) ? std::int32_t((last_root + last_step) % ranks) : last_root;
+    }
+};
+
 // One communicator's history on this rank. Not thread-safe: a communicator is used by one
 // thread at a time (MPI's rule for collectives on one communicator).
 class CommHistory {
@@ -115,18 +132,36 @@ private:
         Series elapsed_root;  // ... where it was (a root falls back to `elapsed` until it is ready)
         Signature signature;
         const void* successor = nullptr;  // the site that followed this one last time
-        // A rooted site's root moved by the same step (mod the size) between its last three
-        // calls: its next root is predicted one more step on (0: it repeats). A loop that
-        // reduces to each rank in turn then plans every call, not none.
-        std::int32_t root_step = 0;
-        std::int32_t last_step = -1;  // the step between the last two calls (-1: none yet)
+        // The roots of this site's calls: a loop that reduces to each rank in turn then plans
+        // every call, not none.
+        Rotation rotation;
     };
+    // The communicator's calls of one rooted signature (the root aside), whichever site made
+    // them. MPI orders a communicator's collectives alike on every rank, but a rank may make
+    // the same call from another site when it is the root (`if (rank == root)
+    // MPI_Reduce(MPI_IN_PLACE, ...) else MPI_Reduce(...)`): each of its sites then sees a
+    // broken rotation, a different one on every rank, while the stream sees the whole one.
+    // The stream is trusted from three equal steps in a row, a site from two: two sites of
+    // one signature with roots of their own (one rotating, one fixed) interleave into a
+    // stream whose steps alternate and may coincide twice, never three times.
+    struct RootStream {
+        std::uint64_t key = 0;  // the signature's hash with root -1
+        Rotation rotation;
+        std::uint64_t last_call = 0;  // calls_ at its last call (the oldest stream is replaced)
+    };
+    static constexpr std::size_t kRootStreams = 4;
+    static constexpr int kSiteRepeats = 2;
+    static constexpr int kStreamRepeats = 3;
+    RootStream& stream_for(const Signature& signature);
+    const RootStream* find_stream(const Signature& signature) const;
     Signature predicted_signature(const Site& site) const;
     static const Series* compute_series(const Site& next, bool after_root);
     std::optional<Prediction> predict_after(const Site& current, std::uint64_t current_exit) const;
 
     int ranks_ = 0;
     std::unordered_map<const void*, Site> sites_;
+    std::vector<RootStream> streams_;  // at most kRootStreams
+    std::uint64_t calls_ = 0;
     const void* current_ = nullptr;
     std::uint64_t current_arrival_ = 0;
     bool current_at_root_ = false;

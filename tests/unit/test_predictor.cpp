@@ -340,6 +340,60 @@ TEST_CASE("a site whose root moves by a constant step predicts the next root") {
     }
 }
 
+TEST_CASE("a rotating root whose root calls come from a site of their own") {
+    // `if (rank == root) MPI_Reduce(MPI_IN_PLACE, ...) else MPI_Reduce(...)` in a loop over
+    // roots: every rank makes one call in p from its own root site. Each site sees a broken
+    // rotation, a different one on every rank; the communicator's stream of that signature
+    // sees the whole one, so every rank predicts every root, as it does from one site.
+    const Settings s = with(Method::ema);
+    constexpr int kRanks = 8;
+    for (const int step : {1, 3}) {
+        for (int rank = 0; rank < kRanks; ++rank) {
+            CommHistory history(kRanks);
+            std::uint64_t now = 0;
+            int checked = 0;
+            for (int k = 0; k < 6 * kRanks; ++k) {
+                Signature sig = signature_of(1024);
+                sig.root = step * k % kRanks;
+                const bool at_root = sig.root == rank;
+                now += 1'000;
+                history.enter(site(at_root ? 1 : 0), sig, now, s, at_root);
+                now += at_root ? 300 : 100;
+                history.leave(now, s);
+                if (k < 3 || !history.next()) continue;
+                INFO("step " << step << ", rank " << rank << ", call " << k);
+                CHECK(history.next()->signature.root == step * (k + 1) % kRanks);
+                ++checked;
+            }
+            CHECK(checked >= 4 * kRanks);
+        }
+    }
+}
+
+TEST_CASE("two sites of one signature, one rotating and one fixed, each predicted from its own roots") {
+    // A reduces to rank k, B always to rank 0, alternating (p = 7): the communicator's stream
+    // of the signature steps by -k and k + 1 in turn, twice equal at k = 3 but never three
+    // times, so each site keeps predicting its own roots.
+    const Settings s = with(Method::ema);
+    constexpr int kRanks = 7;
+    CommHistory history(kRanks);
+    std::uint64_t now = 0;
+    for (int k = 0; k < 4 * kRanks; ++k) {
+        for (const bool a_site : {true, false}) {
+            Signature sig = signature_of(512);
+            sig.root = a_site ? k % kRanks : 0;
+            now += 1'000;
+            history.enter(site(a_site ? 0 : 1), sig, now, s);
+            now += 100;
+            history.leave(now, s);
+            if (k < 2) continue;
+            INFO("call " << k << (a_site ? " at A" : " at B"));
+            REQUIRE(history.next());
+            CHECK(history.next()->signature.root == (a_site ? 0 : (k + 1) % kRanks));
+        }
+    }
+}
+
 TEST_CASE("a site never followed before predicts nothing") {
     const Settings s = with(Method::ema);
     CommHistory history;
