@@ -77,7 +77,7 @@ struct Planning {
     const plan::Plan* plan = nullptr;
     const plan::Guard* guard = nullptr;
     std::int64_t tau_ns = 0;
-    std::uint64_t seq = 0;
+    std::uint64_t seq = 0;  // the planner's number of a followed call (Planner::seq), not the trace's
 };
 
 void prepare_background(CommContext& ctx, plan::Planner& planner, const plan::Plan& plan, const plan::Guard& guard);
@@ -168,7 +168,6 @@ int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, 
             });
         const predict::Signature signature{std::uint8_t(kind), shape->op, shape->root, shape->bytes,
                                            shape->blocks.empty() ? 0 : predict::block_hash(shape->blocks)};
-        planning.seq = seq;
         runtime::measure_link(ctx);  // once per communicator, at its first followed call
         planning.tau_ns = runtime::tau_ns(ctx, shape->segment != 0 ? shape->segment : shape->bytes / std::uint64_t(ctx.size));
         // On one node, auto's sampled exchanges of an Allreduce go through the node's shared
@@ -180,7 +179,8 @@ int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, 
         if (kind == Collective::allreduce && ctx.policy.exchange == plan::Exchange::sampled &&
             layout() == NodeLayout::one_node)
             board = &runtime::node_view(ctx).segment;
-        planner->enter(seq, caller, signature, arrival, planning.tau_ns, ctx.policy, shape->blocks, board);
+        planner->enter(caller, signature, arrival, planning.tau_ns, ctx.policy, shape->blocks, board);
+        planning.seq = planner->seq();
         planning.guard = &planner->guard();
         if (const plan::Plan* p = planner->plan()) {
             // The guard (spec §1.5, §2.8): a plan from predictions that were recently wrong

@@ -76,10 +76,10 @@ void Planner::digest(Learned& learned, const std::vector<Contribution>& vector, 
     learned.armed = learned.guard.maybe_imbalanced();
 }
 
-void Planner::enter(std::uint64_t seq, const void* site, const predict::Signature& signature,
-                    std::uint64_t arrival_ticks, std::int64_t tau_ns, const Policy& policy,
-                    std::span<const std::uint64_t> block_bytes, node::Segment* board) {
-    seq_ = seq;
+void Planner::enter(const void* site, const predict::Signature& signature, std::uint64_t arrival_ticks,
+                    std::int64_t tau_ns, const Policy& policy, std::span<const std::uint64_t> block_bytes,
+                    node::Segment* board) {
+    const std::uint64_t seq = seq_ = followed_++;
     tau_ns_ = std::max<std::int64_t>(tau_ns, 1);
     const auto expected = history_.enter(site, signature, arrival_ticks, settings_, signature.root == rank_);
     expected_ = expected ? std::optional<std::uint64_t>(expected->arrival) : std::nullopt;

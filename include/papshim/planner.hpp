@@ -89,16 +89,23 @@ public:
     Planner(const Planner&) = delete;
     Planner& operator=(const Planner&) = delete;
 
-    // At entry into call `seq`: records the arrival, completes the previous exchange and
-    // derives this call's plan from it, and posts this call's contribution if `policy` says
-    // so for a call of `bytes` bytes. `tau_ns` is the unit the guard measures errors in.
+    // At entry into the next call it follows: numbers it (seq(); the calls of the
+    // communicator that it does not follow are not counted, so that a plan made at one
+    // followed call is for the next followed one, whatever smaller calls come between),
+    // records the arrival, completes the previous exchange and derives this call's plan from
+    // it, and posts this call's contribution if `policy` says so for a call of `bytes` bytes.
+    // `tau_ns` is the unit the guard measures errors in.
     // `block_bytes`: an Allgatherv's per-rank block bytes (signature.blocks is their hash),
     // kept so that a later plan for a call of that layout can size its background receives.
     // `board`: where this call may exchange without a message, or null (see "The board").
-    void enter(std::uint64_t seq, const void* site, const predict::Signature& signature, std::uint64_t arrival_ticks,
+    void enter(const void* site, const predict::Signature& signature, std::uint64_t arrival_ticks,
                std::int64_t tau_ns, const Policy& policy, std::span<const std::uint64_t> block_bytes = {},
                node::Segment* board = nullptr);
     void leave(std::uint64_t exit_ticks);
+    // The number of the call entered last among the calls followed on this communicator
+    // (0, 1, ...: the same on every rank, as following is decided alike everywhere). Plans,
+    // their background slots and their messages' tags are numbered by it.
+    std::uint64_t seq() const { return seq_; }
 
     // This call's plan, if the previous call exchanged and every rank predicted this call
     // alike; the caller still checks the real signature against plan.signature.
@@ -172,6 +179,7 @@ private:
     predict::CommHistory history_;
     Learned now_, next_;
     std::uint64_t seq_ = 0;
+    std::uint64_t followed_ = 0;  // calls entered so far (the next one's seq)
     // Calls the sampled policy found eligible so far (the same on every rank): sampling
     // counts these, not sequence numbers, which eligible calls could all miss (a Reduce and
     // an Allreduce alternating, only one of them eligible).

@@ -70,6 +70,11 @@ void compute(double seconds) {
 [[gnu::noinline]] int reduce_site(const int* in, int* out, int n, int root, MPI_Comm comm) {
     return MPI_Reduce(in, out, n, MPI_INT, MPI_SUM, root, comm);
 }
+// The root's side of `if (rank == root) MPI_Reduce(MPI_IN_PLACE, ...) else MPI_Reduce(...)`:
+// a call site of its own.
+[[gnu::noinline]] int reduce_in_place_site(int* inout, int n, int root, MPI_Comm comm) {
+    return MPI_Reduce(MPI_IN_PLACE, inout, n, MPI_INT, MPI_SUM, root, comm);
+}
 [[gnu::noinline]] int allreduce_site(const int* in, int* out, int n, MPI_Comm comm) {
     return MPI_Allreduce(in, out, n, MPI_INT, MPI_SUM, comm);
 }
@@ -149,11 +154,14 @@ void gatherv_call(const Comm& c, const std::vector<int>& counts, int call, const
         fail(fmt::format("{}: allgatherv call {}{} differs from native", label, call, in_place ? " (in place)" : ""));
 }
 
-void reduce_call(const Comm& c, bool all, int n, int root, int call, const std::string& label) {
+// `in_place`: the root reduces in place from its own call site.
+void reduce_call(const Comm& c, bool all, int n, int root, int call, const std::string& label, bool in_place = false) {
     const auto in = contribution(n, c.rank, call);
     std::vector<int> expected(std::size_t(std::max(n, 1))), actual(expected.size(), -1);
-    const int error = all ? allreduce_site(in.data(), actual.data(), n, c.comm)
-                          : reduce_site(in.data(), actual.data(), n, root, c.comm);
+    if (in_place && c.rank == root) actual = in;
+    const int error = all                           ? allreduce_site(in.data(), actual.data(), n, c.comm)
+                      : in_place && c.rank == root ? reduce_in_place_site(actual.data(), n, root, c.comm)
+                                                   : reduce_site(in.data(), actual.data(), n, root, c.comm);
     if (all) {
         PMPI_Allreduce(in.data(), expected.data(), n, MPI_INT, MPI_SUM, c.comm);
     } else {
@@ -351,23 +359,37 @@ void auto_gather_bdr(int block_bytes) {
 // `auto` on Reduces of 256 KiB under a persistently late rank: with one rank per node, once
 // the guard trusts the predictions and sees the imbalance, it runs Clairvoyant's plan
 // (native before; on one node the arrival chain instead; across nodes of several ranks
-// native, without exchanging). The root is fixed, or `rotating` (root = call mod p, a loop
-// that reduces to each rank in turn): the predicted signature includes the root, and the
-// predictor follows a constant step, so both get plans. Results against native on the root.
-void auto_reduce_clairvoyant(bool rotating) {
+// native, without exchanging). The root is fixed, or rotating (root = call mod p, a loop
+// that reduces to each rank in turn), from one call site or with the root reducing in place
+// from a site of its own: the predicted signature includes the root, and the predictor
+// follows a constant step across the sites, so all get plans. `fixed_interleaved`: a fixed
+// root with a 64 KiB Allreduce after each Reduce, a call papshim handles under `auto` but, with
+// one rank per node, does not follow (too small to plan): plans are numbered by the calls
+// followed, so the Reduces still get them (numbered by every call, none did). Results against
+// native on the root.
+enum class Roots { fixed, fixed_interleaved, rotating, rotating_in_place };
+void auto_reduce_clairvoyant(Roots roots) {
+    const bool rotating = roots != Roots::fixed;
     Comm c = duplicate_world();
-    if (!accepted(c.comm, "reduce", "auto")) {
+    if (!accepted(c.comm, "reduce", "auto") ||
+        (roots == Roots::fixed_interleaved && !accepted(c.comm, "allreduce", "auto"))) {
         MPI_Comm_free(&c.comm);
         return;
     }
     constexpr int kInts = (256 << 10) / int(sizeof(int)) + 1;
     const int fixed_root = c.size > 2 ? 1 : 0;
-    const std::string label = fmt::format("auto reduce 256 KiB pattern l, {} root", rotating ? "rotating" : "fixed");
+    const std::string label = fmt::format("auto reduce 256 KiB pattern l, {} root",
+                                          roots == Roots::fixed               ? "fixed"
+                                          : roots == Roots::fixed_interleaved ? "fixed interleaved"
+                                          : roots == Roots::rotating          ? "rotating"
+                                                                              : "rotating in-place");
     int clairvoyant_calls = 0, chain_calls = 0;
     for (int call = 0; call < 24; ++call) {
         // Ten times the other patterns' delay, as for BDR: far above 6τ for 256 KiB on a node.
         compute(10 * delay_for('l', call, c.rank, c.size));
-        reduce_call(c, false, kInts, rotating ? call % c.size : fixed_root, call, label);
+        reduce_call(c, false, kInts, rotating ? call % c.size : fixed_root, call, label,
+                    roots == Roots::rotating_in_place);
+        if (roots == Roots::fixed_interleaved) reduce_call(c, true, (64 << 10) / int(sizeof(int)), -1, call, label);
         char ran[64] = {};
         papshim_get_last_algorithm(c.comm, "reduce", ran, sizeof ran);
         clairvoyant_calls += std::string(ran) == "clairvoyant" ? 1 : 0;
@@ -390,6 +412,11 @@ void auto_reduce_clairvoyant(bool rotating) {
     if (clairvoyant_calls != s.planned)
         fail(fmt::format("{}: ran clairvoyant {} times but {} calls had a plan", label,
                          clairvoyant_calls, s.planned));
+    // Every rank predicts the same signature for the same call whatever the root's call site,
+    // so plans are agreed (the ranks disagreed on every call when the root's site of its own
+    // broke the rotation each site saw).
+    if (rank_per_node && c.size > 1 && s.armed && s.assessed == 0)
+        fail(fmt::format("{}: no plan agreed in {} exchanges", label, s.exchanges));
     if (rank_per_node && c.size > 1 && s.armed && s.assessed >= 8 && s.good == s.assessed && clairvoyant_calls == 0)
         fail(fmt::format("{}: never ran clairvoyant with one rank per node ({} exchanges, "
                          "all {} predictions good)", label, s.exchanges, s.assessed));
@@ -397,8 +424,9 @@ void auto_reduce_clairvoyant(bool rotating) {
         fail(fmt::format("{}: ran clairvoyant {} times on shared nodes", label, clairvoyant_calls));
     const bool mixed = node_size && std::atoi(node_size) > 1 && std::atoi(node_size) < c.size;
     // A Reduce's non-roots may leave before every rank has entered, so on one node its
-    // exchanges go by message, never through the shared-memory board.
-    if (s.board_exchanges != 0)
+    // exchanges go by message, never through the shared-memory board (the interleaved
+    // Allreduce may).
+    if (roots != Roots::fixed_interleaved && s.board_exchanges != 0)
         fail(fmt::format("{}: {} of {} exchanges through shared memory (a Reduce must not "
                          "use the board)", label, s.board_exchanges, s.exchanges));
     if (node_ranks == c.size && c.size > 1 && s.exchange == kSampled && s.exchanges == 0)
@@ -433,7 +461,12 @@ void run_matrix() {
     for (char pattern : {'l', 'x', 'u', '-'}) gather_pattern("auto", pattern, 20, false);
     mixed_sites("auto");
     for (int block_bytes : {64 << 10, 256 << 10, 1 << 20}) auto_gather_bdr(block_bytes);
-    for (bool rotating : {false, true}) auto_reduce_clairvoyant(rotating);
+    for (Roots roots : {Roots::fixed, Roots::fixed_interleaved, Roots::rotating}) auto_reduce_clairvoyant(roots);
+#ifndef MPICH_VERSION
+    // Debian's MPICH 4.0.2 crashes natively in MPI_Reduce with MPI_IN_PLACE at the root unless
+    // MPIR_CVAR_DEVICE_COLLECTIVES=none, and `auto` forwards the calls it has no plan for.
+    auto_reduce_clairvoyant(Roots::rotating_in_place);
+#endif
     for (const char* algorithm : {"clairvoyant", "clairvoyant_rs", "predicted_chain", "predicted_scatter", "auto"})
         for (char pattern : {'l', 's', 'x'}) reductions(algorithm, pattern);
     for (const char* algorithm : {"clairvoyant", "predicted_scatter"}) reductions(algorithm, 'h');
