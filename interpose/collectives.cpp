@@ -6,6 +6,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "builtin_ops.hpp"
 #include "entry_points.hpp"
 #include "papshim/algorithms.hpp"
 #include "papshim/clock.hpp"
@@ -381,7 +382,8 @@ std::optional<Outcome> run_allgather(CommContext& ctx, Collective kind, const Al
     const std::string_view choice = runtime::algorithm_for(ctx, kind);
     if (choice == "native" || ctx.inter) return std::nullopt;
     const bool in_place = buffers.sendbuf == MPI_IN_PLACE;
-    if (buffers.recvtype == MPI_DATATYPE_NULL || (!in_place && (buffers.sendtype == MPI_DATATYPE_NULL || buffers.sendcount < 0)))
+    if (buffers.recvbuf == MPI_IN_PLACE || buffers.recvtype == MPI_DATATYPE_NULL ||
+        (!in_place && (buffers.sendtype == MPI_DATATYPE_NULL || buffers.sendcount < 0)))
         return std::nullopt;
     std::uint64_t elements = 0, largest = 0;
     if (buffers.recvcounts) {
@@ -472,8 +474,12 @@ std::optional<Outcome> run_reduction(CommContext& ctx, Collective kind, Reductio
     if (kind == Collective::reduce && (b.root < 0 || b.root >= ctx.size)) return std::nullopt;
     const bool holds_result = kind == Collective::allreduce || ctx.rank == b.root;
     if (b.sendbuf == MPI_IN_PLACE && !holds_result) return std::nullopt;
-    if (holds_result && b.sendbuf == b.recvbuf) return std::nullopt;  // aliased buffers: MPI's error
-    if (runtime::op_index(b.op) >= 0 && !predefined(b.type)) return std::nullopt;
+    // Aliased buffers and an in-place receive buffer: MPI's errors. Only the rank that passed
+    // them sees them, so the others may wait for it, as they may under the native call.
+    if (holds_result && (b.sendbuf == b.recvbuf || b.recvbuf == MPI_IN_PLACE)) return std::nullopt;
+    // A predefined op on a type it is not defined for is MPI's error (MPI_ERR_OP), alike on
+    // every rank; on a derived type papshim cannot combine it either.
+    if (predefined_op(b.op) && !builtin_op_accepts(b.op, b.type)) return std::nullopt;
     int commutative = 0;
     if (PMPI_Op_commutative(b.op, &commutative) != MPI_SUCCESS) return std::nullopt;
     b.commutative = commutative != 0;

@@ -559,6 +559,58 @@ void reproducible(Tally& t) {
     MPI_Comm_free(&c.comm);
 }
 
+// Calls MPI rejects alike on every rank, under every algorithm: a predefined op on a type it
+// is not defined for (MPI_MINLOC on MPI_INT: MPI_ERR_OP) and an Allreduce's in-place receive
+// buffer. The native call must raise its error on every rank before any message, and the next
+// call must work. papshim ran its own algorithm on the first, which failed halfway in
+// PMPI_Reduce_local (ranks hung, or the next call got stray messages), and crashed on the
+// second.
+void rejected_calls(Tally& t) {
+    MPI_Comm dup = MPI_COMM_NULL;
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
+    // Open MPI raises a bad buffer on MPI_COMM_WORLD, not on the call's communicator.
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    Comm c = make("world-dup", dup);
+    const auto report = [&](const std::string& what) {
+        ++t.failures;
+        if (t.printed++ < 20) fmt::print(stderr, "FAIL rejected calls p={} rank={}: {}\n", c.size, c.rank, what);
+    };
+    constexpr int count = 4096;  // above the fast paths of auto; a dynamic-leader slot holds it
+    std::vector<int> in(count), out(count);
+    for (int i = 0; i < count; ++i) in[std::size_t(i)] = c.rank * 3 + i;
+    for (const char* collective : {"reduce", "allreduce"}) {
+        const bool reduce = std::string(collective) == "reduce";
+        for (const std::string& algorithm : algorithms_of(collective)) {
+            if (papshim_set_algorithm(c.comm, collective, algorithm.c_str()) != MPI_SUCCESS) continue;
+            const auto call = [&](const void* send, void* recv, MPI_Op op) {
+                return reduce ? MPI_Reduce(send, recv, count, MPI_INT, op, 0, c.comm)
+                              : MPI_Allreduce(send, recv, count, MPI_INT, op, c.comm);
+            };
+            // A Reduce's non-roots may leave before the root checks anything: the root's error.
+            const auto expect_error = [&](int rc, const char* what) {
+                ++t.cases;
+                if (rc == MPI_SUCCESS && (!reduce || c.rank == 0))
+                    report(fmt::format("{} {} with {}: returned success", collective, algorithm, what));
+            };
+            expect_error(call(in.data(), out.data(), MPI_MINLOC), "MPI_MINLOC on MPI_INT");
+            // Not for a Reduce: its receive buffer matters at the root only, so the error is the
+            // root's alone, and the others may wait for it (as under some native algorithms).
+            if (!reduce) expect_error(call(in.data(), MPI_IN_PLACE, MPI_SUM), "an in-place receive buffer");
+            std::vector<int> expected(count);
+            if (reduce) PMPI_Reduce(in.data(), expected.data(), count, MPI_INT, MPI_SUM, 0, c.comm);
+            else PMPI_Allreduce(in.data(), expected.data(), count, MPI_INT, MPI_SUM, c.comm);
+            std::fill(out.begin(), out.end(), -1);
+            ++t.cases;
+            if (call(in.data(), out.data(), MPI_SUM) != MPI_SUCCESS || ((!reduce || c.rank == 0) && out != expected))
+                report(fmt::format("{} {}: the call after the rejected ones differs from native", collective, algorithm));
+        }
+        papshim_set_algorithm(c.comm, collective, "native");
+    }
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    MPI_Comm_free(&c.comm);
+}
+
 // The matrix on world, a reversed and a split sub-communicator.
 void run_all(const Kinds& kinds, int world_size, int world_rank, Tally& t) {
     MPI_Comm world = MPI_COMM_NULL, reversed = MPI_COMM_NULL, parity = MPI_COMM_NULL;
@@ -624,6 +676,7 @@ int main(int argc, char** argv) {
             reproducible(t);
         } else {
             run_all(kinds, world_size, world_rank, t);
+            rejected_calls(t);
             leave_for_finalize(world_size, world_rank, t);
         }
     }
