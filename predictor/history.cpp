@@ -90,7 +90,7 @@ std::optional<Prediction> CommHistory::enter(const void* site, const Signature& 
     if (have_exit_ && arrival >= last_exit_) {  // current_*: the previous call's still
         here.compute.add(double(arrival - last_exit_), settings);
         if (current_at_root_) here.compute_after_root.add(double(arrival - last_exit_), settings);
-        here.between.add(double(arrival - current_arrival_), settings);
+        if (arrival >= current_arrival_) here.between.add(double(arrival - current_arrival_), settings);
     }
     ++calls_;
     here.rotation.add(signature.root, ranks_);

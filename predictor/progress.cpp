@@ -18,8 +18,11 @@ constexpr std::chrono::nanoseconds kFirstNap{1'000}, kNapAwaited{50'000}, kNapIn
 }  // namespace
 
 Progress& Progress::instance() {
-    static Progress progress;
-    return progress;
+    // Never destroyed: a program may exit() without MPI_Finalize while the thread runs, and
+    // destroying a joinable std::thread at exit would call std::terminate (SIGABRT, and the
+    // program's exit status lost).
+    static Progress* const progress = new Progress;
+    return *progress;
 }
 
 bool Progress::start(bool thread_multiple) {
