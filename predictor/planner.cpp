@@ -48,7 +48,8 @@ void Planner::complete_exchange() {
         ++now_.board_exchanges;
         posted_board_ = nullptr;
     } else {
-        PMPI_Wait(&request_, MPI_STATUS_IGNORE);
+        if (const int error = PMPI_Wait(&request_, MPI_STATUS_IGNORE); error != MPI_SUCCESS)
+            abort_on_internal_error("the exchange of predictions", error);
     }
     digest(now_, all_, posted_seq_, posted_tau_ns_);
 }
@@ -138,7 +139,9 @@ void Planner::enter(const void* site, const predict::Signature& signature, std::
     }
     const int error = PMPI_Iallgather(&mine_, sizeof mine_, MPI_BYTE, all_.data(), sizeof mine_, MPI_BYTE, comm_,
                                       &request_);
-    if (error != MPI_SUCCESS) return;  // every rank sees the same failure: no plan next time
+    // A failure here is this rank's alone (resources): the others would wait at their next
+    // call for a contribution that never comes.
+    if (error != MPI_SUCCESS) abort_on_internal_error("posting the exchange of predictions", error);
     posted_ = true;
     done_.store(false, std::memory_order_relaxed);
     watched_ = Progress::instance().running();

@@ -1,6 +1,8 @@
 #include "papshim/progress.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 
 #include "papshim/node_shared.hpp"
 
@@ -16,6 +18,17 @@ namespace {
 constexpr std::chrono::nanoseconds kFirstNap{1'000}, kNapAwaited{50'000}, kNapInBackground{1'000'000};
 
 }  // namespace
+
+void abort_on_internal_error(const char* what, int error) {
+    char text[MPI_MAX_ERROR_STRING] = {};
+    int length = 0;
+    if (PMPI_Error_string(error, text, &length) != MPI_SUCCESS) std::snprintf(text, sizeof text, "error %d", error);
+    std::fprintf(stderr, "papshim: %s failed on this rank (%s); ending the job, as the other ranks would wait for it\n",
+                 what, text);
+    std::fflush(stderr);
+    PMPI_Abort(MPI_COMM_WORLD, 1);
+    std::abort();  // PMPI_Abort does not return
+}
 
 Progress& Progress::instance() {
     // Never destroyed: a program may exit() without MPI_Finalize while the thread runs, and
@@ -80,7 +93,9 @@ bool Progress::poll(std::vector<Watch>& active) {
             w.cancelled = true;
         }
         int flag = 0;
-        PMPI_Testall(int(w.requests.size()), w.requests.data(), &flag, MPI_STATUSES_IGNORE);
+        if (const int error = PMPI_Testall(int(w.requests.size()), w.requests.data(), &flag, MPI_STATUSES_IGNORE);
+            error != MPI_SUCCESS && !w.cancelled)
+            abort_on_internal_error("a background exchange or receive", error);
         if (!flag) {
             ++i;
             continue;

@@ -18,6 +18,11 @@
 
 namespace papshim::plan {
 
+// A nonblocking operation of papshim's own (an exchange, a background receive) failed on
+// this rank: the other ranks would wait for it forever, so the job ends with one line that
+// says why (MPI_Abort).
+[[noreturn]] void abort_on_internal_error(const char* what, int error);
+
 class Progress {
 public:
     static Progress& instance();

@@ -64,8 +64,10 @@ struct CommContext {
     std::uint64_t next_seq = 0;
     // What ran the last call of each collective here (papshim_get_last_algorithm).
     std::array<std::atomic<const char*>, collective_count> last_algorithm{};
-    // Per-collective algorithm chosen with papshim_set_algorithm; empty: the configured one.
-    std::array<std::string, collective_count> algorithm;
+    // Per-collective algorithm chosen with papshim_set_algorithm (null: the configured one).
+    // The names are interned for the process's lifetime, so the helper thread may read a
+    // choice while the application changes it (a view of either name stays valid).
+    std::array<std::atomic<const char*>, collective_count> algorithm{};
     // Calls of fewer bytes than this run native without the handler (the fast path; kAllCalls:
     // every call), from the algorithm chosen here and the policy (update_policy).
     std::array<std::atomic<std::uint64_t>, collective_count> native_below{};

@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <deque>
+#include <mutex>
 #include <type_traits>
 #include <vector>
 
@@ -213,19 +215,26 @@ CommContext* existing_context(MPI_Comm comm) {
 }
 
 std::string_view algorithm_for(CommContext& ctx, Collective collective) {
-    if (state().any_override.load(std::memory_order_relaxed)) {
-        std::lock_guard guard(ctx.lock);
-        if (!ctx.algorithm[std::size_t(collective)].empty()) return ctx.algorithm[std::size_t(collective)];
-    }
+    if (state().any_override.load(std::memory_order_relaxed))
+        if (const char* chosen = ctx.algorithm[std::size_t(collective)].load(std::memory_order_acquire)) return chosen;
     return state().config.algorithm[std::size_t(collective)];
 }
 
+namespace {
+// One copy of every name ever chosen, never freed (the valid names: a few dozen).
+const char* interned(const std::string& name) {
+    static std::mutex lock;
+    static std::deque<std::string> names;  // a deque never moves its elements
+    std::lock_guard guard(lock);
+    for (const std::string& known : names)
+        if (known == name) return known.c_str();
+    return names.emplace_back(name).c_str();
+}
+}  // namespace
+
 void set_algorithm(CommContext& ctx, Collective collective, std::string name) {
     state().any_override.store(true);
-    {
-        std::lock_guard guard(ctx.lock);
-        ctx.algorithm[std::size_t(collective)] = std::move(name);
-    }
+    ctx.algorithm[std::size_t(collective)].store(interned(name), std::memory_order_release);
     update_policy(ctx);
 }
 
