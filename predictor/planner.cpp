@@ -80,7 +80,7 @@ void Planner::digest(Learned& learned, const std::vector<Contribution>& vector, 
 void Planner::enter(const void* site, const predict::Signature& signature, std::uint64_t arrival_ticks,
                     std::int64_t tau_ns, const Policy& policy, std::span<const std::uint64_t> block_bytes,
                     node::Segment* board) {
-    const std::uint64_t seq = seq_ = followed_++;
+    const std::uint64_t seq = ++seq_;
     tau_ns_ = std::max<std::int64_t>(tau_ns, 1);
     const auto expected = history_.enter(site, signature, arrival_ticks, settings_, signature.root == rank_);
     expected_ = expected ? std::optional<std::uint64_t>(expected->arrival) : std::nullopt;

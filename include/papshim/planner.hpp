@@ -178,8 +178,7 @@ private:
     ToGlobalNs to_global_;
     predict::CommHistory history_;
     Learned now_, next_;
-    std::uint64_t seq_ = 0;
-    std::uint64_t followed_ = 0;  // calls entered so far (the next one's seq)
+    std::uint64_t seq_ = ~std::uint64_t(0);  // the followed call entered last (none yet: the first is 0)
     // Calls the sampled policy found eligible so far (the same on every rank): sampling
     // counts these, not sequence numbers, which eligible calls could all miss (a Reduce and
     // an Allreduce alternating, only one of them eligible).

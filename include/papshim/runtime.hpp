@@ -65,7 +65,7 @@ struct CommContext {
     // What ran the last call of each collective here (papshim_get_last_algorithm).
     std::array<std::atomic<const char*>, collective_count> last_algorithm{};
     // Per-collective algorithm chosen with papshim_set_algorithm (null: the configured one).
-    // The names are interned for the process's lifetime, so the helper thread may read a
+    // The names are static (the algorithm tables' literals), so the helper thread may read a
     // choice while the application changes it (a view of either name stays valid).
     std::array<std::atomic<const char*>, collective_count> algorithm{};
     // Calls of fewer bytes than this run native without the handler (the fast path; kAllCalls:

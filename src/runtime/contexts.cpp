@@ -4,8 +4,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <deque>
-#include <mutex>
 #include <type_traits>
 #include <vector>
 
@@ -221,20 +219,24 @@ std::string_view algorithm_for(CommContext& ctx, Collective collective) {
 }
 
 namespace {
-// One copy of every name ever chosen, never freed (the valid names: a few dozen).
-const char* interned(const std::string& name) {
-    static std::mutex lock;
-    static std::deque<std::string> names;  // a deque never moves its elements
-    std::lock_guard guard(lock);
-    for (const std::string& known : names)
-        if (known == name) return known.c_str();
-    return names.emplace_back(name).c_str();
+// The static copy of a valid algorithm name: the algorithm tables' (literals, as
+// last_algorithm stores them too), or native's and auto's.
+const char* static_name(Collective collective, std::string_view name) {
+    if (name == "native") return "native";
+    if (name == "auto") return "auto";
+    if (gathers(collective)) {
+        const AllgatherAlgorithm* algorithm = find_allgather_algorithm(name);
+        return algorithm ? algorithm->name.data() : nullptr;
+    }
+    const ReductionAlgorithm* algorithm = find_reduction_algorithm(collective, name);
+    return algorithm ? algorithm->name.data() : nullptr;
 }
 }  // namespace
 
 void set_algorithm(CommContext& ctx, Collective collective, std::string name) {
     state().any_override.store(true);
-    ctx.algorithm[std::size_t(collective)].store(interned(name), std::memory_order_release);
+    // papshim_set_algorithm validated the name; an unknown one leaves the configured choice.
+    ctx.algorithm[std::size_t(collective)].store(static_name(collective, name), std::memory_order_release);
     update_policy(ctx);
 }
 
