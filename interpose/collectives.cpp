@@ -162,7 +162,9 @@ int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, 
     std::optional<Shape> shape;
     plan::Planner* planner = mode == Mode::dispatch ? runtime::planner(ctx) : nullptr;
     const auto layout = [&ctx] { return runtime::layout_of(ctx); };
-    if (planner && (shape = describe(ctx)) && ctx.policy.follows(std::uint8_t(kind), shape->bytes, layout)) {
+    plan::Follow follow = plan::Follow::no;
+    if (planner && (shape = describe(ctx)) &&
+        (follow = ctx.policy.follow(std::uint8_t(kind), shape->bytes, layout)) != plan::Follow::no) {
         if (!planner->has_plan_hook())
             planner->set_plan_hook([&ctx](plan::Planner& p, const plan::Plan& next, const plan::Guard& guard) {
                 prepare_background(ctx, p, next, guard);
@@ -180,7 +182,7 @@ int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, 
         if (kind == Collective::allreduce && ctx.policy.exchange == plan::Exchange::sampled &&
             layout() == NodeLayout::one_node)
             board = &runtime::node_view(ctx).segment;
-        planner->enter(caller, signature, arrival, planning.tau_ns, ctx.policy, shape->blocks, board);
+        planner->enter(caller, signature, arrival, planning.tau_ns, ctx.policy, follow, shape->blocks, board);
         planning.seq = planner->seq();
         planning.guard = &planner->guard();
         if (const plan::Plan* p = planner->plan()) {
@@ -263,7 +265,8 @@ bool auto_runs_bdr(const CommContext& ctx, std::uint64_t bytes, std::uint64_t la
 
 // The algorithm for an Allgather(v) of `bytes` (largest block `largest`) under `choice`, or
 // null for native. `auto` (algorithms.hpp, kAutoOwnMinBlockBytes): native below
-// kAutoOwnMinBlockBytes per rank and on one node; BDR where auto_allgather_runs_bdr says it
+// kAutoOwnMinBlockBytes per rank and on one node, but auto_allgather_classic from
+// kAutoRingWhenImbalancedMinBlockBytes while the sampled spread is imbalanced; BDR where auto_allgather_runs_bdr says it
 // wins, this call has a trusted plan and the helper thread runs to post BDR's background
 // receives (a plan can exist without it when another collective's named algorithm makes
 // every call exchange); else auto_allgather_classic. BSLB loses everywhere measured
@@ -272,8 +275,15 @@ bool auto_runs_bdr(const CommContext& ctx, std::uint64_t bytes, std::uint64_t la
 const AllgatherAlgorithm* choose_allgather(std::string_view choice, CommContext& ctx, std::uint64_t bytes,
                                           std::uint64_t largest, const Planning& planning) {
     if (choice != "auto") return find_allgather_algorithm(choice);
-    if (bytes / std::uint64_t(ctx.size) < kAutoOwnMinBlockBytes) return nullptr;
-    // Progress::running() is the same on every rank, as auto_can_switch assumes too.
+    if (bytes / std::uint64_t(ctx.size) < kAutoOwnMinBlockBytes) {
+        // The guard is there only where the planner samples such calls
+        // (auto_allgather_ring_when_imbalanced), and says the same on every rank.
+        if (planning.guard && planning.guard->imbalanced() &&
+            auto_allgather_ring_when_imbalanced(ctx.size, bytes, runtime::layout_of(ctx)))
+            return &auto_allgather_classic(ctx.size, bytes, largest);
+        return nullptr;
+    }
+    // Progress::running() is the same on every rank, as auto_cadence assumes too.
     if (planning.plan && planning.guard && plan::Progress::instance().running() &&
         auto_runs_bdr(ctx, bytes, largest, runtime::layout_of(ctx), *planning.guard))
         return find_allgather_algorithm("bdr");

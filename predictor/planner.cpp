@@ -78,7 +78,8 @@ void Planner::digest(Learned& learned, const std::vector<Contribution>& vector, 
 }
 
 void Planner::enter(const void* site, const predict::Signature& signature, std::uint64_t arrival_ticks,
-                    std::int64_t tau_ns, const Policy& policy, std::span<const std::uint64_t> block_bytes,
+                    std::int64_t tau_ns, const Policy& policy, Follow follow,
+                    std::span<const std::uint64_t> block_bytes,
                     node::Segment* board) {
     const std::uint64_t seq = ++seq_;
     tau_ns_ = std::max<std::int64_t>(tau_ns, 1);
@@ -96,13 +97,11 @@ void Planner::enter(const void* site, const predict::Signature& signature, std::
     // Whether this call exchanges: the same on every rank (sequence number, size, and state
     // derived from earlier vectors only).
     bool exchange = false;
-    switch (policy.exchange) {
-        case Exchange::off: break;
-        case Exchange::always: exchange = true; break;
-        case Exchange::sampled:
-            if (policy.follows(signature.collective, signature.bytes))
-                exchange = eligible_calls_++ % std::uint64_t(policy.sample_every) == 0 || now_.armed ||
-                           (policy.every_call_collectives >> signature.collective & 1) != 0;
+    switch (follow) {
+        case Follow::no: break;
+        case Follow::every_call: exchange = true; break;
+        case Follow::sampled:
+            exchange = eligible_calls_++ % std::uint64_t(policy.sample_every) == 0 || (now_.armed && policy.arms);
             break;
     }
     if (!exchange) return;

@@ -51,7 +51,11 @@ const AllgatherAlgorithm* find_allgather_algorithm(std::string_view name);
 // `auto`'s Allgather(v), measured on the emulated 1 Gbit/s network at p = 4 and 8, one and
 // two ranks per node (docs/benchmarks.md, "`auto`'s Allgather across nodes: the ring, and
 // BDR from 256 KiB per rank"):
-// - below kAutoOwnMinBlockBytes per rank, and on one node, native;
+// - on one node, and below kAutoRingWhenImbalancedMinBlockBytes per rank, native;
+// - between that and kAutoOwnMinBlockBytes across nodes with one rank per node, native on
+//   balanced arrivals (the ring took 1.03-1.52 of native's time at 64 KiB, p = 8) and the
+//   ring while the sampled exchanges show imbalance (ring 0.86-0.98 of native's time under
+//   fresh random delays, a late rank or a staircase at 10 tau);
 // - from there across nodes, the ring where the blocks are near-equal: 0.75-0.92 of native's
 //   time where Sparbit took 0.84-1.05 (p = 8 and 4), 0.49-0.66 where Sparbit took 0.57-0.80
 //   (two ranks per node); Sparbit for an Allgatherv whose largest block is above 1.25 times
@@ -62,6 +66,11 @@ const AllgatherAlgorithm* find_allgather_algorithm(std::string_view name);
 //   cost 5-8% of native's time under fresh random delays, more than BDR gained; with two
 //   ranks per node BDR took 1.09 of native's time under a late rank at 1 MiB, the ring 0.58.
 inline constexpr std::uint64_t kAutoOwnMinBlockBytes = 256 << 10;
+inline constexpr std::uint64_t kAutoRingWhenImbalancedMinBlockBytes = 64 << 10;
+// Whether `auto` runs the ring (auto_allgather_classic) instead of native for an Allgather(v)
+// of `bytes` in all over `ranks` laid out as `layout` once the arrivals are imbalanced
+// (Guard::imbalanced), so the planner samples such calls to learn their spread.
+bool auto_allgather_ring_when_imbalanced(int ranks, std::uint64_t bytes, NodeLayout layout);
 // What `auto` runs across nodes from kAutoOwnMinBlockBytes per rank where it does not run
 // BDR: the ring, or Sparbit for far-from-equal blocks. `largest`: the largest block in bytes.
 const AllgatherAlgorithm& auto_allgather_classic(int ranks, std::uint64_t bytes, std::uint64_t largest);

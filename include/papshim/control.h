@@ -40,7 +40,9 @@ typedef struct papshim_plan_stats {
     int trusted;         /* the guard allows PAP-aware plans now: the last 4 plans' predictions
                           * were within half of max(predicted spread, actual spread, tau)
                           * of the real arrivals */
-    int armed;           /* the per-call exchange is armed */
+    int armed;           /* a recent exchange showed a spread of 6 tau or more: `auto`'s sampled
+                          * Reduce/Allreduce calls then exchange on every call (its sampled
+                          * Allgather calls stay sampled: they use the spread, not a plan) */
     long board_exchanges; /* ... of the exchanges, those read from the node's shared memory
                            * (one-node communicators: no message) */
     int exchange;        /* when the communicator exchanges predictions, from the algorithms

@@ -29,38 +29,51 @@ enum class Exchange : std::uint8_t {
     always,   // every call (an algorithm that needs a plan was chosen explicitly)
 };
 
+// How often a followed call exchanges (identical on every rank).
+enum class Follow : std::uint8_t {
+    no,          // not followed: no planner, no exchange
+    sampled,     // every Policy::sample_every-th followed call, to learn the imbalance
+    every_call,  // every call: a plan must be ready as soon as the imbalance begins
+};
+
 struct Policy {
     Exchange exchange = Exchange::off;
-    // sampled: the collectives (bit c: collective c) whose calls may exchange, and of those,
-    // the sizes that do on a communicator of `ranks` ranks and the given NodeLayout (one node,
-    // one rank per node, or several nodes of several ranks; null: every size): only calls
-    // whose algorithm can change with the arrivals.
+    // sampled: the collectives (bit c: collective c) whose calls may be followed, and how
+    // often calls of each size do on a communicator of `ranks` ranks and the given NodeLayout
+    // (null: every size, sampled): only calls whose algorithm can change with the arrivals.
+    // Every call where the exchange costs a small part of the call (auto's Allgather blocks
+    // of 256 KiB or more), so that a plan is ready as soon as the imbalance begins.
     std::uint8_t sampled_collectives = 0;
-    bool (*sampled_size)(std::uint8_t collective, std::uint64_t bytes, int ranks, NodeLayout layout) = nullptr;
+    Follow (*cadence)(std::uint8_t collective, std::uint64_t bytes, int ranks, NodeLayout layout) = nullptr;
     int ranks = 1;
-    // sampled: collectives (bit c) whose followed calls exchange on every call, not one in
-    // sample_every: where the exchange costs a small part of the call (auto's Allgather
-    // blocks of 256 KiB or more), so that a plan is ready as soon as the imbalance begins.
-    std::uint8_t every_call_collectives = 0;
     int sample_every = 16;
+    // sampled: whether a sampled call exchanges on every call while the guard suspects
+    // imbalance (Guard::maybe_imbalanced), so that its plans come (auto's reductions). Not
+    // where only the imbalance is used (auto's Allgather below 256 KiB per rank): there that
+    // exchange would cost the call 5-8% under fresh random delays and bring nothing.
+    bool arms = false;
 
-    // Whether calls of this collective and size go through the planner at all (the others
-    // cost nothing beyond the native call: nothing on them can use a plan or the guard).
+    // How calls of this collective and size go through the planner (calls not followed cost
+    // nothing beyond the native call: nothing on them can use a plan or the guard).
     // `layout()` gives the communicator's NodeLayout; it is asked only when the answer
     // depends on it (a first ask may split the communicator by node: every rank asks at the
     // same call, as the sizes of a collective agree).
     template <class Layout>
-    bool follows(std::uint8_t collective, std::uint64_t bytes, Layout&& layout) const {
-        if (exchange == Exchange::always) return true;
-        if (exchange != Exchange::sampled || (sampled_collectives >> collective & 1) == 0) return false;
-        if (!sampled_size) return true;
-        const bool one_node = sampled_size(collective, bytes, ranks, NodeLayout::one_node);
-        if (one_node == sampled_size(collective, bytes, ranks, NodeLayout::one_rank_per_node) &&
-            one_node == sampled_size(collective, bytes, ranks, NodeLayout::mixed))
+    Follow follow(std::uint8_t collective, std::uint64_t bytes, Layout&& layout) const {
+        if (exchange == Exchange::always) return Follow::every_call;
+        if (exchange != Exchange::sampled || (sampled_collectives >> collective & 1) == 0) return Follow::no;
+        if (!cadence) return Follow::sampled;
+        const Follow one_node = cadence(collective, bytes, ranks, NodeLayout::one_node);
+        if (one_node == cadence(collective, bytes, ranks, NodeLayout::one_rank_per_node) &&
+            one_node == cadence(collective, bytes, ranks, NodeLayout::mixed))
             return one_node;
-        return sampled_size(collective, bytes, ranks, layout());
+        return cadence(collective, bytes, ranks, layout());
     }
-    // The same on some layout (for a caller that has filtered by its own already).
+    template <class Layout>
+    bool follows(std::uint8_t collective, std::uint64_t bytes, Layout&& layout) const {
+        return follow(collective, bytes, std::forward<Layout>(layout)) != Follow::no;
+    }
+    // The same on some layout.
     bool follows(std::uint8_t collective, std::uint64_t bytes) const {
         for (const NodeLayout layout : {NodeLayout::one_node, NodeLayout::one_rank_per_node, NodeLayout::mixed})
             if (follows(collective, bytes, [layout] { return layout; })) return true;
@@ -99,7 +112,8 @@ public:
     // kept so that a later plan for a call of that layout can size its background receives.
     // `board`: where this call may exchange without a message, or null (see "The board").
     void enter(const void* site, const predict::Signature& signature, std::uint64_t arrival_ticks,
-               std::int64_t tau_ns, const Policy& policy, std::span<const std::uint64_t> block_bytes = {},
+               std::int64_t tau_ns, const Policy& policy, Follow follow,
+               std::span<const std::uint64_t> block_bytes = {},
                node::Segment* board = nullptr);
     void leave(std::uint64_t exit_ticks);
     // The number of the call entered last among the calls followed on this communicator

@@ -15,18 +15,27 @@ namespace {
 // collective on shared memory; docs/benchmarks.md).
 constexpr std::uint64_t kSampledMinBytes = 16 * 1024;
 
-// Under `auto`, the calls whose algorithm can change with the arrivals: Reduce/Allreduce of
-// the sizes auto_reduction_candidate names for the communicator's node layout; Allgather(v)
-// with one rank per node of the sizes where auto may run BDR, if the helper thread runs to
-// post BDR's background receives (without them BDR loses, so then auto follows no
-// Allgather). On one node auto's Allgather is native whatever the arrivals: following it
-// there cost a balanced 1 MiB Allgather 5-19% of native's time (p = 4, docs/benchmarks.md).
-bool auto_can_switch(std::uint8_t collective, std::uint64_t bytes, int ranks, NodeLayout layout) {
+// Under `auto`, the calls whose algorithm can change with the arrivals, and how often they
+// exchange: Reduce/Allreduce of the sizes auto_reduction_candidate names for the
+// communicator's node layout, sampled; Allgather(v) with one rank per node of the sizes where
+// auto may run BDR, on every call, if the helper thread runs to post BDR's background
+// receives (without them BDR loses); below those sizes, the blocks where auto runs the ring
+// while the arrivals are imbalanced (auto_allgather_ring_when_imbalanced), sampled. On one
+// node auto's Allgather is native whatever the arrivals: following it there cost a balanced
+// 1 MiB Allgather 5-19% of native's time (p = 4, docs/benchmarks.md).
+plan::Follow auto_cadence(std::uint8_t collective, std::uint64_t bytes, int ranks, NodeLayout layout) {
     const Collective kind = Collective(collective);
-    if (gathers(kind))
-        return plan::Progress::instance().running() && auto_allgather_may_plan(ranks, bytes, layout);
-    return bytes >= kSampledMinBytes &&
-           !auto_reduction_candidate(kind, bytes, state().config.shm_slot, layout).empty();
+    if (gathers(kind)) {
+        // 32 bytes a rank per call is little against blocks of 256 KiB, and sampling one call
+        // in 16 left BDR waiting up to 16 calls after an imbalance began (docs/benchmarks.md,
+        // "`auto` runs BDR").
+        if (plan::Progress::instance().running() && auto_allgather_may_plan(ranks, bytes, layout))
+            return plan::Follow::every_call;
+        return auto_allgather_ring_when_imbalanced(ranks, bytes, layout) ? plan::Follow::sampled : plan::Follow::no;
+    }
+    return bytes >= kSampledMinBytes && !auto_reduction_candidate(kind, bytes, state().config.shm_slot, layout).empty()
+               ? plan::Follow::sampled
+               : plan::Follow::no;
 }
 
 }  // namespace
@@ -51,19 +60,19 @@ void update_policy(CommContext& ctx) {
     if (!ctx.inter && ctx.size > 1) {
         for (int c = 0; c < collective_count; ++c) {
             const std::string_view choice = algorithm_for(ctx, Collective(c));
-            if (plans_here(Collective(c), choice)) policy.exchange = plan::Exchange::always;
-            else if (choice == "auto") policy.sampled_collectives |= std::uint8_t(1u << c);
-            // auto's Allgather(v) follows only blocks of 256 KiB or more with one rank per node
-            // (auto_can_switch): 32 bytes a rank per call is little there, and sampling one
-            // call in 16 left BDR waiting up to 16 calls after an imbalance began
-            // (docs/benchmarks.md, "`auto` runs BDR").
-            if (choice == "auto" && gathers(Collective(c)))
-                policy.every_call_collectives |= std::uint8_t(1u << c);
+            if (plans_here(Collective(c), choice)) {
+                policy.exchange = plan::Exchange::always;
+            } else if (choice == "auto") {
+                policy.sampled_collectives |= std::uint8_t(1u << c);
+                // auto's reductions plan from the exchanged predictions; its Allgather's
+                // sampled calls only look at the spread.
+                if (!gathers(Collective(c))) policy.arms = true;
+            }
         }
         if (policy.exchange == plan::Exchange::off && policy.sampled_collectives != 0)
             policy.exchange = plan::Exchange::sampled;
     }
-    policy.sampled_size = auto_can_switch;
+    policy.cadence = auto_cadence;
     policy.ranks = ctx.size;
     ctx.policy = policy;
     for (int c = 0; c < collective_count; ++c)

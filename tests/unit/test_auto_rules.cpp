@@ -19,9 +19,10 @@ constexpr std::uint64_t slot = 64 * 1024;
 
 std::uint8_t bit(Collective c) { return std::uint8_t(1u << unsigned(c)); }
 
-// The sampled policy's size filter, as the runtime sets it (without its 16 KiB floor).
-bool has_candidate(std::uint8_t collective, std::uint64_t bytes, int /*ranks*/, NodeLayout layout) {
-    return !auto_reduction_candidate(Collective(collective), bytes, slot, layout).empty();
+// The sampled policy's cadence for reductions, as the runtime sets it (without its 16 KiB floor).
+papshim::plan::Follow has_candidate(std::uint8_t collective, std::uint64_t bytes, int /*ranks*/, NodeLayout layout) {
+    return auto_reduction_candidate(Collective(collective), bytes, slot, layout).empty() ? papshim::plan::Follow::no
+                                                                                          : papshim::plan::Follow::sampled;
 }
 
 }  // namespace
@@ -82,7 +83,7 @@ TEST_CASE("the sampled policy follows only auto's collectives at sizes with a ca
 
     policy.exchange = papshim::plan::Exchange::sampled;
     policy.sampled_collectives = bit(Collective::allreduce);
-    policy.sampled_size = has_candidate;
+    policy.cadence = has_candidate;
     CHECK(policy.follows(std::uint8_t(Collective::allreduce), 1024));
     CHECK_FALSE(policy.follows(std::uint8_t(Collective::allreduce), 256 * 1024));  // native at any arrivals
     CHECK(policy.follows(std::uint8_t(Collective::allreduce), 4 << 20));        // the chain across nodes
@@ -105,8 +106,23 @@ TEST_CASE("the sampled policy follows only auto's collectives at sizes with a ca
     CHECK_FALSE(policy.follows(std::uint8_t(Collective::reduce), 1 << 20, [] { return mixed; }));
     CHECK_FALSE(policy.follows(std::uint8_t(Collective::allreduce), 32 * 1024, [] { return mixed; }));
 
+    CHECK(policy.follow(std::uint8_t(Collective::reduce), 1 << 20, on_nodes) == papshim::plan::Follow::sampled);
+
     policy.exchange = papshim::plan::Exchange::always;  // a planned algorithm needs every call
     CHECK(policy.follows(std::uint8_t(Collective::allgather), 8));
+    CHECK(policy.follow(std::uint8_t(Collective::reduce), 8, on_nodes) == papshim::plan::Follow::every_call);
+}
+
+TEST_CASE("auto's Allgather below 256 KiB per rank: the ring under imbalance, one rank per node, from 64 KiB") {
+    using papshim::auto_allgather_ring_when_imbalanced;
+    constexpr std::uint64_t kib = 1 << 10;
+    CHECK(auto_allgather_ring_when_imbalanced(8, 8 * 64 * kib, spread));
+    CHECK(auto_allgather_ring_when_imbalanced(8, 8 * 256 * kib - 8, spread));
+    CHECK_FALSE(auto_allgather_ring_when_imbalanced(8, 8 * 64 * kib - 8, spread));  // not measured below
+    CHECK_FALSE(auto_allgather_ring_when_imbalanced(8, 8 * 256 * kib, spread));     // the ring or BDR anyway
+    CHECK_FALSE(auto_allgather_ring_when_imbalanced(8, 8 * 64 * kib, one_node));    // shared memory: native
+    CHECK_FALSE(auto_allgather_ring_when_imbalanced(8, 8 * 64 * kib, mixed));       // not measured there
+    CHECK_FALSE(auto_allgather_ring_when_imbalanced(1, 64 * kib, spread));
 }
 
 TEST_CASE("the fast path: native always, auto's reductions below the sampled sizes") {

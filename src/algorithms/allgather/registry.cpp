@@ -55,6 +55,12 @@ bool auto_allgather_may_plan(int ranks, std::uint64_t bytes, NodeLayout layout) 
            bytes / std::uint64_t(ranks) >= kAutoOwnMinBlockBytes;
 }
 
+bool auto_allgather_ring_when_imbalanced(int ranks, std::uint64_t bytes, NodeLayout layout) {
+    if (ranks < 2 || layout != NodeLayout::one_rank_per_node) return false;
+    const std::uint64_t block = bytes / std::uint64_t(ranks);
+    return block >= kAutoRingWhenImbalancedMinBlockBytes && block < kAutoOwnMinBlockBytes;
+}
+
 bool auto_allgather_runs_bdr(const AutoBdrCall& call) {
     // On one node a block crosses shared memory in ~0.1 ms: BDR lost there at every size
     // (1.3-4.5x native); with several ranks per node it lost to the ring (algorithms.hpp).

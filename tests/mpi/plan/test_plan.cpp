@@ -314,8 +314,10 @@ void reductions(const char* algorithm, char pattern) {
 // `auto` on Allgathers of `block_bytes` per rank under a persistently late rank: once the
 // guard trusts the predictions and sees the imbalance, it runs BDR where BDR can win (one
 // rank per node, from 256 KiB per rank, with the helper thread for its background receives:
-// here virtual nodes of one rank), the ring or native before. Results against native; and
-// where every prediction was good and the spread was seen, BDR must have run.
+// here virtual nodes of one rank), the ring or native before. Below 256 KiB per rank, with
+// one rank per node, it samples one call in 16 and runs the ring once a sample shows the
+// spread. Results against native; where every prediction was good and the spread was seen,
+// BDR must have run; where a sample saw it, the ring.
 void auto_gather_bdr(int block_bytes) {
     Comm c = duplicate_world();
     if (!accepted(c.comm, "allgather", "auto")) {
@@ -324,7 +326,7 @@ void auto_gather_bdr(int block_bytes) {
     }
     const int ints = block_bytes / int(sizeof(int));
     const std::string label = fmt::format("auto {} KiB pattern l", block_bytes >> 10);
-    int bdr_calls = 0;
+    int bdr_calls = 0, ring_calls = 0;
     for (int call = 0; call < 24; ++call) {
         // Ten times the other patterns' delay: far above 6τ for a 1 MiB block on a node.
         compute(10 * delay_for('l', call, c.rank, c.size));
@@ -332,6 +334,7 @@ void auto_gather_bdr(int block_bytes) {
         char ran[64] = {};
         papshim_get_last_algorithm(c.comm, "allgather", ran, sizeof ran);
         bdr_calls += std::string(ran) == "bdr" ? 1 : 0;
+        ring_calls += std::string(ran) == "ring" ? 1 : 0;
     }
     const papshim_plan_stats s = stats_of(c.comm);
     int level = -1;
@@ -342,17 +345,28 @@ void auto_gather_bdr(int block_bytes) {
     // One rank per node only: with several BDR lost to the ring (algorithms.hpp).
     const bool follows = widest_node == 1 && c.size > 1 && block_bytes >= 256 << 10;
     const bool can_run_bdr = follows && level == MPI_THREAD_MULTIPLE;
+    const bool samples = widest_node == 1 && c.size > 1 && block_bytes >= 64 << 10 && block_bytes < 256 << 10;
     if (std::getenv("TEST_PLAN_VERBOSE") && c.rank == 0)
-        fmt::print("{}: {} of 24 calls ran bdr (exchanges {} assessed {} good {} armed {}, can run bdr {})\n", label,
-                   bdr_calls, s.exchanges, s.assessed, s.good, s.armed, can_run_bdr);
+        fmt::print("{}: {} of 24 calls ran bdr, {} the ring (exchanges {} assessed {} good {} armed {}, can run bdr "
+                   "{})\n", label, bdr_calls, ring_calls, s.exchanges, s.assessed, s.good, s.armed, can_run_bdr);
     if (can_run_bdr && s.armed && s.assessed >= 8 && s.good == s.assessed && bdr_calls == 0)
         fail(fmt::format("{}: never ran bdr across virtual nodes ({} exchanges, all {} predictions good)", label,
                          s.exchanges, s.assessed));
     if (!can_run_bdr && bdr_calls > 0) fail(fmt::format("{}: ran bdr {} times where it cannot win", label, bdr_calls));
     // Where auto's Allgather cannot switch to BDR it must not pay for an exchange: on one
     // node or several ranks per node whatever the size, and below BDR's smallest block.
-    if (!follows && s.exchange == kSampled && s.exchanges != 0)
+    if (!follows && !samples && s.exchange == kSampled && s.exchanges != 0)
         fail(fmt::format("{}: {} exchanges where auto's Allgather cannot switch", label, s.exchanges));
+    if (block_bytes < 256 << 10 && !samples && ring_calls > 0)
+        fail(fmt::format("{}: ran the ring {} times where auto's Allgather is native", label, ring_calls));
+    // Sampling only: the spread alone decides, so the guard's suspicion must not make every
+    // call exchange (calls 0 and 16 of 24). The first sample comes with the late rank's 20 ms,
+    // far above 6 tau for these blocks on a node or the emulated network: the calls after it
+    // run the ring.
+    if (samples && s.exchange == kSampled && s.exchanges != 2)
+        fail(fmt::format("{}: {} exchanges in 24 sampled calls (2 expected)", label, s.exchanges));
+    if (samples && s.exchange == kSampled && ring_calls == 0)
+        fail(fmt::format("{}: the samples showed a 20 ms spread, yet no call ran the ring", label));
     MPI_Comm_free(&c.comm);
 }
 
