@@ -102,7 +102,7 @@ struct State {
     const char* tick_source = "steady_clock";  // what trace timestamps are read from
     clock::ClockPoint init_point;    // a point on both clocks at MPI_Init
     double ns_per_tick = 1.0;        // measured over MPI_Init's clock synchronisation
-    bool thread_multiple = false;    // MPI provides MPI_THREAD_MULTIPLE (helper thread possible)
+    bool thread_multiple = false;    // every rank has MPI_THREAD_MULTIPLE (helper thread possible)
     LinkModel link;
     int keyval = MPI_KEYVAL_INVALID;
     std::atomic<bool> any_override{false};  // some communicator has a papshim_set_algorithm choice
@@ -123,7 +123,7 @@ inline Mode mode() { return current_mode.load(std::memory_order_relaxed); }
 
 // Called by MPI_Init/MPI_Init_thread after PMPI_Init succeeded. Validates the configuration
 // collectively; on invalid or inconsistent configuration prints one line and exits.
-// `thread_multiple`: MPI provides MPI_THREAD_MULTIPLE (the helper thread may run).
+// `thread_multiple`: MPI provides MPI_THREAD_MULTIPLE here (the helper thread may run if every rank has it).
 void initialise(const AlgorithmNames& names, bool thread_multiple);
 // Called by MPI_Finalize before PMPI_Finalize: writes the trace, frees every context.
 void finalise();

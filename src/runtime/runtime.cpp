@@ -136,11 +136,16 @@ bool valid_algorithm_name(Collective collective, std::string_view name) {
 void initialise(const AlgorithmNames& names, bool thread_multiple) {
     State& s = state();
     if (s.initialised) return;
-    s.thread_multiple = thread_multiple;
     PMPI_Comm_dup(MPI_COMM_WORLD, &s.world);
     PMPI_Comm_set_errhandler(s.world, MPI_ERRORS_RETURN);
     PMPI_Comm_rank(s.world, &s.world_rank);
     PMPI_Comm_size(s.world, &s.world_size);
+    // Ranks may ask for different thread levels (MPI 4.0 §11.2.1). Whether the helper thread
+    // runs decides which calls exchange and plan, which must be the same on every rank: it
+    // runs only where every rank has MPI_THREAD_MULTIPLE.
+    int multiple_here = thread_multiple ? 1 : 0, multiple_everywhere = 0;
+    PMPI_Allreduce(&multiple_here, &multiple_everywhere, 1, MPI_INT, MPI_LAND, s.world);
+    s.thread_multiple = multiple_everywhere != 0;
 
     auto parsed = parse_config([](const char* name) { return std::getenv(name); }, environment_names(), names);
     check_configuration(s, parsed);
