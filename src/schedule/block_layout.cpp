@@ -2,8 +2,37 @@
 
 #include <climits>
 #include <cstring>
+#include <vector>
 
 namespace papshim::schedule {
+
+namespace {
+
+// Whether one element's MPI_Pack form (its type signature's order, which is what goes on the
+// wire) is its memory image. Named types: always. A derived type may list its pieces out of
+// address order (an indexed type with displacements {4, 0}); its memory bytes are then not
+// what a peer using another type of the same signature expects. Probed with fills that give
+// every byte of the element a distinct position code, one byte of the code per fill.
+bool packs_in_memory_order(MPI_Datatype type, MPI_Aint extent) {
+    int integers = 0, addresses = 0, types = 0, combiner = 0;
+    if (PMPI_Type_get_envelope(type, &integers, &addresses, &types, &combiner) != MPI_SUCCESS) return false;
+    if (combiner == MPI_COMBINER_NAMED) return true;
+    // Larger elements take the typed path, which is right for any type.
+    constexpr MPI_Aint kLargestProbed = MPI_Aint{1} << 24;
+    if (extent <= 0 || extent > kLargestProbed) return false;
+    std::vector<unsigned char> memory(static_cast<std::size_t>(extent)), packed(memory.size());
+    for (int shift = 0; shift == 0 || ((extent - 1) >> shift) != 0; shift += 8) {
+        for (std::size_t i = 0; i < memory.size(); ++i) memory[i] = static_cast<unsigned char>(i >> shift);
+        int position = 0;
+        if (PMPI_Pack(memory.data(), 1, type, packed.data(), static_cast<int>(packed.size()), &position,
+                      MPI_COMM_SELF) != MPI_SUCCESS ||
+            position != extent || packed != memory)
+            return false;
+    }
+    return true;
+}
+
+}  // namespace
 
 BlockLayout::BlockLayout(void* base, MPI_Datatype type, int uniform_count, const int* counts,
                          const int* displs, int& error)
@@ -13,7 +42,7 @@ BlockLayout::BlockLayout(void* base, MPI_Datatype type, int uniform_count, const
     if (error == MPI_SUCCESS) error = PMPI_Type_size_x(type, &type_size_);
     if (error == MPI_SUCCESS) error = PMPI_Type_get_true_extent(type, &true_lower_bound, &true_extent);
     dense_ = error == MPI_SUCCESS && lower_bound == 0 && true_lower_bound == 0 &&
-             extent_ == true_extent && MPI_Count{extent_} == type_size_;
+             extent_ == true_extent && MPI_Count{extent_} == type_size_ && packs_in_memory_order(type, extent_);
 }
 
 void* BlockLayout::at(MPI_Aint byte_offset) const {

@@ -38,8 +38,9 @@ public:
     MPI_Aint extent() const { return extent_; }
     MPI_Count type_size() const { return type_size_; }
     // True when the type's data fills [0, extent) with no gaps (lower bound and true lower
-    // bound 0, extent = true extent = size): n elements are then exactly the n*extent bytes
-    // at their address, and a memcpy of them moves what MPI would.
+    // bound 0, extent = true extent = size) in the order of its type signature: n elements
+    // are then exactly the n*extent bytes at their address, in the order MPI sends them, and
+    // a memcpy of them moves what MPI would, to a peer using any type of the same signature.
     bool dense() const { return dense_; }
 
 private:

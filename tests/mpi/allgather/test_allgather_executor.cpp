@@ -138,6 +138,12 @@ struct TypeCatalog {
         MPI_Datatype int_triple = MPI_DATATYPE_NULL;  // the signature of `strided`, dense
         MPI_Type_contiguous(3, MPI_INT, &int_triple);
         int_triple = own(int_triple);
+        // Two ints, the second listed first: dense, but its type signature's order (the
+        // order MPI sends it in) is not its memory order.
+        const int swapped_displs[2] = {1, 0};
+        MPI_Datatype swapped = MPI_DATATYPE_NULL;
+        MPI_Type_indexed(2, lengths, swapped_displs, MPI_INT, &swapped);
+        swapped = own(swapped);
         const MPI_Datatype int_at_plus4 = shifted_int(4);
         const MPI_Datatype int_at_minus4 = shifted_int(-4);
 
@@ -156,6 +162,9 @@ struct TypeCatalog {
             {"int@-4", int_at_minus4, int_at_minus4, 1},
             {"int_pair|odd:int@+4", int_pair, int_pair, 1, int_at_plus4, 2},
             {"int_triple|odd:vector<-int", int_triple, MPI_INT, 3, strided, 1},
+            {"swapped", swapped, swapped, 1},
+            {"swapped<-int", swapped, MPI_INT, 2},
+            {"int_pair|odd:swapped", int_pair, int_pair, 1, swapped, 1},
         };
     }
     ~TypeCatalog() {
@@ -396,7 +405,8 @@ Matrix matrix_for(int world_size, bool is_world) {
     const std::vector<std::string> all_types = {"byte", "int", "double", "vector", "vector<-int",
                                                 "struct_gap", "struct_gap<-packed", "lb-8<-int_pair",
                                                 "int_pair", "int_pair<-int", "int@+4<-int", "int@-4",
-                                                "int_pair|odd:int@+4", "int_triple|odd:vector<-int"};
+                                                "int_pair|odd:int@+4", "int_triple|odd:vector<-int", "swapped",
+                                                "swapped<-int", "int_pair|odd:swapped"};
     const std::vector<Layout> all_layouts = {Layout::allgather, Layout::packed, Layout::reversed, Layout::permuted};
     if (!is_world) {
         return {{"int", "vector<-int", "struct_gap<-packed", "int_triple|odd:vector<-int"},
@@ -404,7 +414,8 @@ Matrix matrix_for(int world_size, bool is_world) {
     }
     if (world_size <= 4) return {all_types, all_layouts, {0, 1, 7, 33}, 3, true};
     if (world_size <= 6) return {all_types, {Layout::allgather, Layout::permuted}, {0, 1, 7}, 2, false};
-    return {{"byte", "vector<-int", "struct_gap<-packed", "lb-8<-int_pair", "int_pair|odd:int@+4"},
+    return {{"byte", "vector<-int", "struct_gap<-packed", "lb-8<-int_pair", "int_pair|odd:int@+4",
+             "int_pair|odd:swapped"},
             {Layout::allgather, Layout::reversed}, {0, 3}, 2, false};
 }
 
