@@ -101,7 +101,9 @@ void Planner::enter(const void* site, const predict::Signature& signature, std::
         case Follow::no: break;
         case Follow::every_call: exchange = true; break;
         case Follow::sampled:
-            exchange = eligible_calls_++ % std::uint64_t(policy.sample_every) == 0 || (now_.armed && policy.arms);
+            exchange = eligible_calls_ < std::uint64_t(policy.first_sampled) ||
+                       eligible_calls_ % std::uint64_t(policy.sample_every) == 0 || (now_.armed && policy.arms);
+            ++eligible_calls_;
             break;
     }
     if (!exchange) return;

@@ -52,10 +52,11 @@ const AllgatherAlgorithm* find_allgather_algorithm(std::string_view name);
 // two ranks per node (docs/benchmarks.md, "`auto`'s Allgather across nodes: the ring, and
 // BDR from 256 KiB per rank"):
 // - on one node, and below kAutoRingWhenImbalancedMinBlockBytes per rank, native;
-// - between that and kAutoOwnMinBlockBytes across nodes with one rank per node, native on
-//   balanced arrivals (the ring took 1.03-1.52 of native's time at 64 KiB, p = 8) and the
-//   ring while the sampled exchanges show imbalance (ring 0.86-0.98 of native's time under
-//   fresh random delays, a late rank or a staircase at 10 tau);
+// - between that and kAutoOwnMinBlockBytes across nodes with one rank per node, from
+//   kAutoRingWhenImbalancedMinRanks ranks, native on balanced arrivals (the ring took
+//   1.01-1.09 of native's time at 64 KiB, p = 8) and the ring while the sampled exchanges
+//   show imbalance: under fresh random delays of up to 10 tau, auto took 0.95-1.00 of native's
+//   time at 64 KiB and 0.79-0.87 at 128 KiB (p = 8), but 1.02-1.04 at 64 KiB with p = 4;
 // - from there across nodes, the ring where the blocks are near-equal: 0.75-0.92 of native's
 //   time where Sparbit took 0.84-1.05 (p = 8 and 4), 0.49-0.66 where Sparbit took 0.57-0.80
 //   (two ranks per node); Sparbit for an Allgatherv whose largest block is above 1.25 times
@@ -67,6 +68,7 @@ const AllgatherAlgorithm* find_allgather_algorithm(std::string_view name);
 //   ranks per node BDR took 1.09 of native's time under a late rank at 1 MiB, the ring 0.58.
 inline constexpr std::uint64_t kAutoOwnMinBlockBytes = 256 << 10;
 inline constexpr std::uint64_t kAutoRingWhenImbalancedMinBlockBytes = 64 << 10;
+inline constexpr int kAutoRingWhenImbalancedMinRanks = 8;
 // Whether `auto` runs the ring (auto_allgather_classic) instead of native for an Allgather(v)
 // of `bytes` in all over `ranks` laid out as `layout` once the arrivals are imbalanced
 // (Guard::imbalanced), so the planner samples such calls to learn their spread.

@@ -46,6 +46,9 @@ struct Policy {
     std::uint8_t sampled_collectives = 0;
     Follow (*cadence)(std::uint8_t collective, std::uint64_t bytes, int ranks, NodeLayout layout) = nullptr;
     int ranks = 1;
+    // Sampled calls: the first `first_sampled` followed calls, so that the guard's window
+    // (Guard::kWindow) is full at once, then one in `sample_every`.
+    int first_sampled = Guard::kWindow;
     int sample_every = 16;
     // sampled: whether a sampled call exchanges on every call while the guard suspects
     // imbalance (Guard::maybe_imbalanced), so that its plans come (auto's reductions). Not

@@ -113,7 +113,7 @@ TEST_CASE("the sampled policy follows only auto's collectives at sizes with a ca
     CHECK(policy.follow(std::uint8_t(Collective::reduce), 8, on_nodes) == papshim::plan::Follow::every_call);
 }
 
-TEST_CASE("auto's Allgather below 256 KiB per rank: the ring under imbalance, one rank per node, from 64 KiB") {
+TEST_CASE("auto's Allgather below 256 KiB per rank: the ring under imbalance, one rank per node, p >= 8, from 64 KiB") {
     using papshim::auto_allgather_ring_when_imbalanced;
     constexpr std::uint64_t kib = 1 << 10;
     CHECK(auto_allgather_ring_when_imbalanced(8, 8 * 64 * kib, spread));
@@ -123,6 +123,8 @@ TEST_CASE("auto's Allgather below 256 KiB per rank: the ring under imbalance, on
     CHECK_FALSE(auto_allgather_ring_when_imbalanced(8, 8 * 64 * kib, one_node));    // shared memory: native
     CHECK_FALSE(auto_allgather_ring_when_imbalanced(8, 8 * 64 * kib, mixed));       // not measured there
     CHECK_FALSE(auto_allgather_ring_when_imbalanced(1, 64 * kib, spread));
+    CHECK_FALSE(auto_allgather_ring_when_imbalanced(4, 4 * 64 * kib, spread));  // lost 2-4% at p = 4
+    CHECK(auto_allgather_ring_when_imbalanced(9, 9 * 64 * kib, spread));
 }
 
 TEST_CASE("the fast path: native always, auto's reductions below the sampled sizes") {

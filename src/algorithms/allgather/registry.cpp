@@ -56,7 +56,7 @@ bool auto_allgather_may_plan(int ranks, std::uint64_t bytes, NodeLayout layout) 
 }
 
 bool auto_allgather_ring_when_imbalanced(int ranks, std::uint64_t bytes, NodeLayout layout) {
-    if (ranks < 2 || layout != NodeLayout::one_rank_per_node) return false;
+    if (ranks < kAutoRingWhenImbalancedMinRanks || layout != NodeLayout::one_rank_per_node) return false;
     const std::uint64_t block = bytes / std::uint64_t(ranks);
     return block >= kAutoRingWhenImbalancedMinBlockBytes && block < kAutoOwnMinBlockBytes;
 }
