@@ -117,8 +117,9 @@ struct RunMeta {
 // defaults for traces that predate them). Throws std::runtime_error naming a bad value.
 predict::Settings predictor_settings(const RunMeta& meta);
 
-// key=value lines; `#` starts a comment (whole line or after the value); unknown keys kept
-// in `values` but otherwise ignored. A line without '=' is an error naming file and line.
+// key=value lines; a line whose first non-blank character is `#` is a comment (a `#` later
+// in a line is part of the value: PAPSHIM_NETWORK is free text); unknown keys kept in
+// `values` but otherwise ignored. A line without '=' is an error naming file and line.
 RunMeta parse_meta(std::istream& in, const std::string& name);
 RunMeta read_meta(const std::string& path);
 

@@ -213,9 +213,8 @@ RunMeta parse_meta(std::istream& in, const std::string& name) {
     RunMeta meta;
     std::string text;
     for (std::size_t line = 1; std::getline(in, text); ++line) {
-        std::string_view content = text;
-        content = trim(content.substr(0, content.find('#')));
-        if (content.empty()) continue;
+        const std::string_view content = trim(text);
+        if (content.empty() || content.front() == '#') continue;
         const auto equals = content.find('=');
         if (equals == std::string_view::npos || trim(content.substr(0, equals)).empty()) {
             fail_at(name, line, fmt::format("expected key=value, found '{}'", content));

@@ -36,6 +36,18 @@ std::optional<double> parse_number(std::string_view s) {
 
 constexpr std::string_view default_profile_dir = "papshim-trace";
 
+// Control characters as C escapes, so that an error quoting a value stays one line.
+std::string escaped(std::string_view s) {
+    std::string out;
+    for (unsigned char c : s) {
+        if (c == '\n') out += "\\n";
+        else if (c == '\t') out += "\\t";
+        else if (c < 0x20 || c == 0x7f) out += fmt::format("\\x{:02x}", c);
+        else out += char(c);
+    }
+    return out;
+}
+
 }  // namespace
 
 std::string_view collective_name(Collective c) { return collective_names[std::size_t(c)]; }
@@ -145,7 +157,7 @@ std::vector<VariableInfo> describe_variables(const AlgorithmNames& names) {
                     "1: floating-point Reduce/Allreduce only by algorithms whose reduction order does not depend "
                     "on arrival order, so results repeat bit for bit from run to run (arrival-ordered ones "
                     "differ in the last bits)"});
-    vars.push_back({"PAPSHIM_NETWORK", "unspecified", "any text",
+    vars.push_back({"PAPSHIM_NETWORK", "unspecified", "any text without control characters",
                     "what network the job runs on, recorded in the trace's meta.txt and papshim-bench's "
                     "output; papshim-run --emulate-network sets it"});
     return vars;
@@ -202,7 +214,13 @@ ParseResult parse_config(const Lookup& lookup, const std::vector<std::string>& e
     if (auto e = integer("PAPSHIM_TRACE_BUFFER", 1, 100000000, cfg.trace_buffer)) return *e;
     if (auto e = integer("PAPSHIM_NODE_SIZE", 0, 1000000, cfg.node_size)) return *e;
     if (auto e = integer("PAPSHIM_SHM_SLOT", 1024, 67108864, cfg.shm_slot)) return *e;
-    if (const char* v = lookup("PAPSHIM_NETWORK")) cfg.network = v;
+    if (const char* v = lookup("PAPSHIM_NETWORK")) {
+        // meta.txt holds it as one key=value line: a line break would split it.
+        const std::string_view text(v);
+        if (std::any_of(text.begin(), text.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; }))
+            return invalid("PAPSHIM_NETWORK", escaped(text), "text without control characters (line breaks, tabs)");
+        cfg.network = v;
+    }
     if (const char* v = lookup("PAPSHIM_PREDICTOR")) {
         if (std::string_view(v) != "ema" && std::string_view(v) != "sma" && std::string_view(v) != "last")
             return invalid("PAPSHIM_PREDICTOR", v, "one of ema, sma, last");

@@ -125,6 +125,12 @@ TEST_CASE("node size and network label") {
     auto bad = parse({{"PAPSHIM_NODE_SIZE", "-1"}});
     REQUIRE(bad.error);
     CHECK(bad.error->message.find("PAPSHIM_NODE_SIZE") != std::string::npos);
+    // meta.txt holds the label on one line: '#' is text, a line break is refused in one error line.
+    CHECK(parse({{"PAPSHIM_NETWORK", "ib #2 fat-tree"}}).config->network == "ib #2 fat-tree");
+    auto broken = parse({{"PAPSHIM_NETWORK", "10GbE\nrack\t2"}});
+    REQUIRE(broken.error);
+    CHECK(broken.error->message ==
+          "invalid PAPSHIM_NETWORK='10GbE\\nrack\\t2': expected text without control characters (line breaks, tabs)");
 }
 
 TEST_CASE("the helper thread: 1 when a variable needs it, always, or never") {

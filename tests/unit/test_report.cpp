@@ -64,8 +64,8 @@ std::string small_trace() {
            row(2, 3, "allgather", 3000, -1, "app+0x30", 4.001);
 }
 const std::string small_meta =
-    "# test run\nmpi=openmpi\nworld_size=7\nalpha_s=1e-6   # latency\nbeta_s_per_byte=1e-9\n"
-    "future_key=whatever\n";
+    "# test run\nmpi=openmpi\nworld_size=7\n  # latency\nalpha_s=1e-6\nbeta_s_per_byte=1e-9\n"
+    "future_key=whatever\nnetwork=ib #2 fat-tree\n";
 
 struct TempDir {
     std::filesystem::path path;
@@ -208,6 +208,7 @@ TEST_CASE("meta.txt: key=value, comments, unknown keys", "[report][meta]") {
     CHECK(*meta.beta_s_per_byte == Approx(1e-9));
     CHECK(meta.get("mpi") == "openmpi");
     CHECK(meta.get("future_key") == "whatever");
+    CHECK(meta.get("network") == "ib #2 fat-tree");  // '#' starts a comment only at the start of a line
     CHECK(meta.get("absent", "x") == "x");
 
     std::istringstream broken("mpi=openmpi\njust text\n");
