@@ -219,12 +219,15 @@ std::string summarize_directory(const std::string& dir);
 
 // ---- a dead job's trace --------------------------------------------------------------------
 
-// DIR holds spill files (.papshim-rank-N.bin/.index) a job left without merging them.
+// DIR holds spill files (.papshim-rank-N.bin/.index) and its meta.txt does not say that a
+// merge completed (finalized=1 or recovered=1): the job died, or its merge at MPI_Finalize
+// was cut short or failed. A calls.csv there is not this run's whole trace.
 bool needs_recovery(const std::string& dir);
-// Merges DIR's spill files into calls.csv and trace.json (keeping the spill files) and
-// rewrites meta.txt with records= and the keys that say how each rank's records ended
-// (docs/trace-format.md, "After a crash"), which format_summary() then reports. Throws
-// std::runtime_error with a one-line message.
+// Merges DIR's spill files into calls.csv and trace.json (keeping the spill files) with the
+// run's predictor settings from meta.txt, and rewrites meta.txt with records= and the keys
+// that say how each rank's records ended (docs/trace-format.md, "After a crash"), which
+// format_summary() then reports. Refuses a directory without spill files and one whose
+// meta.txt says MPI_Finalize merged it. Throws std::runtime_error with a one-line message.
 trace::MergeResult recover_directory(const std::string& dir);
 
 // Writes the plot input for tools/report/papshim_plot.py into `out_dir`:

@@ -112,10 +112,19 @@ struct Index {
 
 std::string spill_path(const std::string& dir, int world_rank);
 std::string index_path(const std::string& dir, int world_rank);
+// Writes `text` to `path`.new and renames it over `path`, so a reader (or a job killed
+// meanwhile) sees the old file or the whole new one, never a cut one. POSIX calls only: the
+// writer thread uses it while a signal handler waits. False with `error` naming the file.
+bool replace_file(const std::string& path, std::string_view text, std::string& error);
 // Writes the index to a temporary file and renames it over the old one. False with `error`.
 bool write_index(const std::string& dir, const Index& index, std::string& error);
-// Throws std::runtime_error naming the file and line on malformed input.
+// Throws std::runtime_error naming the file and line on malformed input, also a tick fit
+// that maps no tick to a finite time.
 Index read_index(const std::string& path);
+// Removes the spill files and indexes of ranks 0..world_size-1.
+void remove_rank_files(const std::string& dir, int world_size);
+// The files the merge and MPI_Finalize write; MPI_Init removes an earlier job's.
+inline constexpr const char* merged_outputs[] = {"calls.csv", "trace.json", "summary.txt"};
 
 // How each rank's records ended, as the merge found them.
 struct RankEnd {
@@ -125,6 +134,7 @@ struct RankEnd {
     Saved saved = Saved::running;
     std::uint64_t records = 0;        // records merged
     std::uint64_t torn_bytes = 0;     // a partly written last record, left out
+    std::uint64_t bad_records = 0;    // the first invalid record (zero-filled, corrupt) and all after it, left out
     double last_arrival_s = 0;        // of its last record
     std::uint64_t calls_behind = 0;   // calls of its communicators other ranks recorded after its last one
 };
@@ -141,15 +151,22 @@ struct MergeOptions {
 struct MergeResult {
     long long records = 0;
     std::vector<RankEnd> ranks;  // by world rank
+    std::vector<std::string> warnings;  // recovery: what was left out of which spill file, one line each
 };
 
 // k-way merge of the per-rank spill files by arrival time into calls.csv and trace.json.
 // Records without an online prediction get one from predict::CommHistory run over the
 // rank's own records of that communicator (no message: what profile mode can know).
-// Memory: one record per rank plus the indexes. trace.json holds the first
+// Memory: one record per rank plus the indexes; one open file per rank (the soft limit on
+// open files is raised toward the hard one for the merge). trace.json holds the first
 // `max_json_events` records only (viewers choke on multi-GB JSON); calls.csv holds all.
-// Normal mode (MPI_Finalize): every rank's files must be there; they are removed afterwards.
-// Throws std::runtime_error with a one-line message.
+// Both are written under temporary names and renamed at the end, so a merge cut short
+// leaves no partial calls.csv. A record that cannot be one (zero-filled or corrupt: rank
+// outside its communicator, unknown collective, implausible ticks) ends its rank's records.
+// Normal mode (MPI_Finalize): every rank's files must be there and whole, else it throws;
+// recovering: what is missing or invalid is counted in `ranks` and said in `warnings`.
+// The spill files are left for the caller (remove_rank_files). Throws std::runtime_error
+// with a one-line message.
 MergeResult merge(const std::string& dir, int world_size, const MergeOptions& options = {});
 
 // The world size of a dead job: meta.txt's world_size, else one more than the highest rank

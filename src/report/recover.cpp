@@ -98,18 +98,37 @@ void symbolise_indexes(const std::string& dir, int world_size) {
     }
 }
 
-}  // namespace
-
-bool needs_recovery(const std::string& dir) {
-    return !std::filesystem::exists(dir + "/calls.csv") && trace::has_spill_files(dir);
+// meta.txt of `dir`, empty when there is none.
+RunMeta meta_of(const std::string& dir) {
+    const std::string path = dir + "/meta.txt";
+    if (std::ifstream in(path); in) return parse_meta(in, path);
+    return {};
 }
 
+// A merge completed: MPI_Finalize's (finalized=1, written after calls.csv was in place) or a
+// recovery's (recovered=1). MPI_Init writes meta.txt without either, so a calls.csv next to
+// spill files and such a meta.txt is an earlier job's or one cut short.
+bool merged(const RunMeta& meta) { return meta.get("finalized") == "1" || meta.get("recovered") == "1"; }
+
+}  // namespace
+
+bool needs_recovery(const std::string& dir) { return trace::has_spill_files(dir) && !merged(meta_of(dir)); }
+
 trace::MergeResult recover_directory(const std::string& dir) {
+    // Never replace what MPI_Finalize merged: its spill files are gone, and any left are another job's.
+    if (!trace::has_spill_files(dir))
+        throw std::runtime_error(fmt::format("{}: no spill files (.papshim-rank-N.bin) to recover; its calls.csv, "
+                                             "if any, is left as it is", dir));
+    const RunMeta meta = meta_of(dir);
+    if (meta.get("finalized") == "1")
+        throw std::runtime_error(fmt::format("{}: meta.txt says the run reached MPI_Finalize (finalized=1), whose "
+                                             "calls.csv is complete; not recovering over it", dir));
     const int world_size = trace::spill_world_size(dir);
     if (world_size <= 0) throw std::runtime_error(fmt::format("{}: no spill files (.papshim-rank-N.bin) to recover", dir));
-    symbolise_indexes(dir, world_size);
     trace::MergeOptions options;
     options.recovering = true;
+    options.predictor = predictor_settings(meta);  // the offline predictions of the run's own settings
+    symbolise_indexes(dir, world_size);
     const trace::MergeResult result = trace::merge(dir, world_size, options);
 
     // Keep what MPI_Init wrote (the run's description); replace what the merge knows better.
@@ -124,9 +143,10 @@ trace::MergeResult recover_directory(const std::string& dir) {
     } else {
         kept = fmt::format("world_size={}\n", world_size);
     }
-    std::ofstream out(meta_path);
-    out << kept << fmt::format("records={}\n", result.records) << trace::recovery_meta(result);
-    if (!out.flush()) throw std::runtime_error(fmt::format("{}: cannot write", meta_path));
+    std::string error;
+    if (!trace::replace_file(meta_path, kept + fmt::format("records={}\n", result.records) + trace::recovery_meta(result),
+                             error))
+        throw std::runtime_error(error);
     return result;
 }
 

@@ -40,7 +40,7 @@ std::string site_label(const SiteStats& site) {
 void append_recovery(std::string& out, const RunMeta& meta) {
     if (meta.get("finalized") != "0") return;
     struct RankEnd {
-        std::string saved, records, behind;
+        std::string saved, records, behind, left_out;
     };
     std::map<int, RankEnd> ranks;
     for (const auto& [key, value] : meta.values) {
@@ -53,6 +53,7 @@ void append_recovery(std::string& out, const RunMeta& meta) {
         if (field == "saved") ranks[rank].saved = value;
         if (field == "records") ranks[rank].records = value;
         if (field == "calls_behind") ranks[rank].behind = value;
+        if (field == "bad_records") ranks[rank].left_out = value;
     }
     out += "WARNING : the run did not reach MPI_Finalize. This trace was recovered from the spill files it left\n"
            "          (papshim-report --recover); calls that a rank had not recorded are incomplete.\n";
@@ -70,10 +71,14 @@ void append_recovery(std::string& out, const RunMeta& meta) {
         if (behind) {
             if (++early_count <= listed) early += fmt::format("{}{} ({} calls behind)", early.empty() ? "" : ", ", rank, end.behind);
         }
-        if (ranks.size() <= listed || behind || end.saved == "running") {
+        const bool left_out = !end.left_out.empty() && end.left_out != "0";
+        if (ranks.size() <= listed || behind || left_out || end.saved == "running") {
             if (shown++ < listed)
-                fmt::format_to(std::back_inserter(out), "          rank {}: {} records, {}\n", rank,
-                               end.records.empty() ? "?" : end.records, how(end.saved));
+                fmt::format_to(std::back_inserter(out), "          rank {}: {} records, {}{}\n", rank,
+                               end.records.empty() ? "?" : end.records, how(end.saved),
+                               left_out ? fmt::format("; {} invalid records after them left out (zero-filled or "
+                                                      "corrupt spill file)", end.left_out)
+                                        : "");
         }
     }
     if (early_count > listed) early += fmt::format(", ... ({} ranks)", early_count);

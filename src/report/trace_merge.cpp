@@ -2,11 +2,13 @@
 // and trace.json, at MPI_Finalize (rank 0) or after a dead job (papshim-report).
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -35,6 +37,69 @@ using File = std::unique_ptr<std::FILE, FileCloser>;
 std::string errno_text() { return std::strerror(errno); }
 
 [[noreturn]] void fail(const std::string& what) { throw std::runtime_error(what); }
+
+// Why `path` did not open (errno); for too many open files, what to change.
+std::string open_error(const std::string& path) {
+    const int error = errno;
+    std::string text = fmt::format("{}: cannot open for reading: {}", path, std::strerror(error));
+    if (error == EMFILE || error == ENFILE)
+        text += " (the merge keeps one file per rank open: raise the open-file limit, ulimit -n)";
+    return text;
+}
+
+// The merge holds every rank's spill file open: raise the soft limit on open files toward
+// the hard one for its duration (a default soft limit of 1024 is below a large job's ranks).
+class OpenFileLimit {
+public:
+    explicit OpenFileLimit(std::size_t files) {
+        if (::getrlimit(RLIMIT_NOFILE, &saved_) != 0) return;
+        const rlim_t wanted = rlim_t(files) + 64;  // stdio, MPI's own, the outputs
+        if (saved_.rlim_cur != RLIM_INFINITY && saved_.rlim_cur >= wanted) return;
+        rlimit raised = saved_;
+        raised.rlim_cur = saved_.rlim_max == RLIM_INFINITY ? wanted : std::min(wanted, saved_.rlim_max);
+        raised_ = raised.rlim_cur > saved_.rlim_cur && ::setrlimit(RLIMIT_NOFILE, &raised) == 0;
+    }
+    // The application runs on after MPI_Finalize's merge: give it back its own limit.
+    ~OpenFileLimit() {
+        if (raised_) ::setrlimit(RLIMIT_NOFILE, &saved_);
+    }
+    OpenFileLimit(const OpenFileLimit&) = delete;
+    OpenFileLimit& operator=(const OpenFileLimit&) = delete;
+
+private:
+    rlimit saved_{};
+    bool raised_ = false;
+};
+
+// Anything but finite times with a positive slope makes every record's time nan or
+// meaningless (a corrupt index), and non-finite numbers break calls.csv and trace.json.
+bool usable(const Fit& fit) {
+    return std::isfinite(fit.seconds0) && std::isfinite(fit.seconds_per_tick) && fit.seconds_per_tick > 0;
+}
+
+// Further from the job's start than this (about 3 years) no call of it can be: its ticks are garbage.
+constexpr double implausible_seconds = 1e8;
+
+// Why `rec`, read from world rank `world_rank`'s spill file, cannot be a record of it; empty
+// when it can. A tail of zeros (power loss, a file system's delayed allocation) or
+// overwritten bytes must not become calls.
+std::string invalid_record(const Record& rec, int world_rank, const Index& index) {
+    if (rec.comm_size < 1) return fmt::format("communicator size {}", rec.comm_size);
+    if (rec.rank < 0 || rec.rank >= rec.comm_size)
+        return fmt::format("rank {} in a communicator of size {}", rec.rank, rec.comm_size);
+    if (rec.world_rank != world_rank) return fmt::format("world rank {}", rec.world_rank);
+    if (rec.root < -1 || rec.root >= rec.comm_size) return fmt::format("root {}", rec.root);
+    if (rec.collective >= index.names.collectives.size())
+        return fmt::format("collective {} (the index names {})", rec.collective, index.names.collectives.size());
+    if (rec.op < -2 || (rec.op >= 0 && std::size_t(rec.op) >= index.names.ops.size()))
+        return fmt::format("op {}", rec.op);
+    if (rec.online > std::uint8_t(Online::predicted) || rec.plan > std::uint8_t(PlanUse::guarded))
+        return fmt::format("online {} plan {}", rec.online, rec.plan);
+    const double arrival = index.fit.seconds(rec.arrival), exit = index.fit.seconds(rec.exit);
+    if (rec.exit < rec.arrival || !(std::abs(arrival) < implausible_seconds) || !(std::abs(exit) < implausible_seconds))
+        return fmt::format("arrival {} exit {} ticks", rec.arrival, rec.exit);
+    return {};
+}
 
 // Version 2: 80-byte records (the prediction fields). Version 1's 64-byte records are not read.
 constexpr std::string_view index_magic = "papshim-trace-index 2";
@@ -200,7 +265,11 @@ bool write_index(const std::string& dir, const Index& index, std::string& error)
     for (const auto& s : index.sites)
         text += fmt::format("site\t{}\t{}\t{}\t{}\t{:x}\n", field(s.key), field(s.function), field(s.location),
                             field(s.module_path), s.offset);
-    const std::string path = index_path(dir, index.world_rank), temporary = path + ".new";
+    return replace_file(index_path(dir, index.world_rank), text, error);
+}
+
+bool replace_file(const std::string& path, std::string_view text, std::string& error) {
+    const std::string temporary = path + ".new";
     const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     bool ok = fd >= 0;
     for (std::size_t done = 0; ok && done < text.size();) {
@@ -211,13 +280,16 @@ bool write_index(const std::string& dir, const Index& index, std::string& error)
     }
     if (fd >= 0 && ::close(fd) != 0) ok = false;
     if (ok) ok = ::rename(temporary.c_str(), path.c_str()) == 0;
-    if (!ok) error = fmt::format("cannot write {}: {}", path, errno_text());
+    if (!ok) {
+        error = fmt::format("cannot write {}: {}", path, errno_text());
+        ::unlink(temporary.c_str());
+    }
     return ok;
 }
 
 Index read_index(const std::string& path) {
     std::ifstream in(path);
-    if (!in) fail(fmt::format("{}: cannot open for reading", path));
+    if (!in) fail(open_error(path));
     std::string line;
     if (!std::getline(in, line) || line != index_magic) {
         if (line.rfind("papshim-trace-index ", 0) == 0)
@@ -248,6 +320,9 @@ Index read_index(const std::string& path) {
             index.fit.tick0 = number_at<std::uint64_t>(parts[1], path, number);
             index.fit.seconds0 = number_at<double>(parts[2], path, number);
             index.fit.seconds_per_tick = number_at<double>(parts[3], path, number);
+            if (!usable(index.fit))
+                fail(fmt::format("{}:{}: the tick fit ({}, {}) is not usable: seconds must be finite and seconds "
+                                 "per tick above 0", path, number, parts[2], parts[3]));
         } else if (tag == "collective" || tag == "algorithm" || tag == "op") {
             need(2);
             auto& names = tag == "collective" ? index.names.collectives
@@ -289,20 +364,30 @@ int spill_world_size(const std::string& dir) {
     return highest + 1;
 }
 
+void remove_rank_files(const std::string& dir, int world_size) {
+    for (int r = 0; r < world_size; ++r) {
+        std::remove(spill_path(dir, r).c_str());
+        std::remove(index_path(dir, r).c_str());
+    }
+}
+
 MergeResult merge(const std::string& dir, int world_size, const MergeOptions& options) {
     const bool recovering = options.recovering;
     MergeResult result;
     const auto ranks = static_cast<std::size_t>(world_size);
+    const OpenFileLimit open_files(ranks);  // outlives the files below
     std::vector<File> inputs(ranks);
     std::vector<Index> indexes(ranks);
     std::vector<std::uint64_t> remaining(ranks);  // records left to read
+    std::vector<std::uint64_t> whole(ranks);      // whole records in the spill file
     for (int r = 0; r < world_size; ++r) {
         RankEnd end;
         end.world_rank = r;
         auto& input = inputs[std::size_t(r)];
         input.reset(std::fopen(spill_path(dir, r).c_str(), "rb"));
         end.spill_file = input != nullptr;
-        if (!input && !recovering) fail(fmt::format("missing trace file {}: {}", spill_path(dir, r), errno_text()));
+        // A recovery tolerates a rank that left no file, not one it cannot open.
+        if (!input && (!recovering || errno != ENOENT)) fail(open_error(spill_path(dir, r)));
         if (std::error_code ec; !fs::exists(index_path(dir, r), ec)) {
             if (!recovering) fail(fmt::format("missing trace file {}", index_path(dir, r)));
         } else {
@@ -313,16 +398,28 @@ MergeResult merge(const std::string& dir, int world_size, const MergeOptions& op
         if (input && end.index) {
             struct stat info {};
             const std::uint64_t size = ::fstat(::fileno(input.get()), &info) == 0 ? std::uint64_t(info.st_size) : 0;
-            remaining[std::size_t(r)] = size / sizeof(Record);
+            remaining[std::size_t(r)] = whole[std::size_t(r)] = size / sizeof(Record);
             end.torn_bytes = size % sizeof(Record);
             if (end.torn_bytes && !recovering)
                 fail(fmt::format("{}: {} bytes is not a whole number of records", spill_path(dir, r), size));
+            if (end.torn_bytes)
+                result.warnings.push_back(fmt::format("{}: its last {} bytes are a partly written record, left out",
+                                                      spill_path(dir, r), end.torn_bytes));
         }
         result.ranks.push_back(end);
     }
 
-    File csv(std::fopen((dir + "/calls.csv").c_str(), "w"));
-    File json(std::fopen((dir + "/trace.json").c_str(), "w"));
+    // Written under temporary names, renamed when complete: a merge cut short (SIGTERM,
+    // a full disk) leaves no calls.csv that looks like the whole run.
+    const std::string csv_path = dir + "/calls.csv", json_path = dir + "/trace.json";
+    struct Leftovers {  // the temporaries of a merge that failed; renamed ones are gone already
+        std::vector<std::string> paths;
+        ~Leftovers() {
+            for (const auto& path : paths) std::remove(path.c_str());
+        }
+    } leftovers{{csv_path + ".new", json_path + ".new"}};
+    File csv(std::fopen((csv_path + ".new").c_str(), "w"));
+    File json(std::fopen((json_path + ".new").c_str(), "w"));
     if (!csv || !json) fail(fmt::format("cannot write calls.csv/trace.json in {}: {}", dir, errno_text()));
     std::fputs("rank,world_rank,comm,comm_size,seq,collective,bytes,root,op,algorithm,callsite,function,location,"
                "arrival_s,exit_s,predicted_arrival_s,plan\n", csv.get());
@@ -344,6 +441,18 @@ MergeResult merge(const std::string& dir, int world_size, const MergeOptions& op
         Record rec;
         if (left == 0 || std::fread(&rec, sizeof rec, 1, inputs[std::size_t(r)].get()) != 1) return;
         --left;
+        RankEnd& end = result.ranks[std::size_t(r)];
+        if (const std::string why = invalid_record(rec, r, indexes[std::size_t(r)]); !why.empty()) {
+            // Records after a bad one are no more trustworthy: the rank ends here.
+            const std::uint64_t total = whole[std::size_t(r)];
+            const std::string what = fmt::format("{}: record {} of {} is not a valid record ({})", spill_path(dir, r),
+                                                 total - left, total, why);
+            if (!recovering) fail(what);
+            end.bad_records = left + 1;
+            result.warnings.push_back(fmt::format("{}: it and the {} after it are left out", what, left));
+            left = 0;
+            return;
+        }
         const Fit& fit = indexes[std::size_t(r)].fit;
         std::optional<std::uint64_t> predicted;
         if (Online(rec.online) == Online::predicted) predicted = rec.predicted_arrival;
@@ -410,16 +519,12 @@ MergeResult merge(const std::string& dir, int world_size, const MergeOptions& op
     if (recovering) process += " - recovered: the run did not reach MPI_Finalize";
     fmt::print(json.get(), "{{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":0,\"args\":{{\"name\":{}}}}}\n]}}\n",
                json_string(process));
-    if (std::ferror(csv.get()) || std::ferror(json.get()) || std::fflush(csv.get()) != 0 ||
-        std::fflush(json.get()) != 0)
-        fail(fmt::format("writing calls.csv/trace.json in {} failed", dir));
-    if (!recovering) {
-        for (int r = 0; r < world_size; ++r) {
-            inputs[std::size_t(r)].reset();
-            std::remove(spill_path(dir, r).c_str());
-            std::remove(index_path(dir, r).c_str());
-        }
-    }
+    const bool written = !std::ferror(csv.get()) && !std::ferror(json.get());
+    const bool closed = std::fclose(csv.release()) == 0 && std::fclose(json.release()) == 0;
+    if (!written || !closed) fail(fmt::format("writing calls.csv/trace.json in {} failed: {}", dir, errno_text()));
+    if (std::rename((json_path + ".new").c_str(), json_path.c_str()) != 0 ||
+        std::rename((csv_path + ".new").c_str(), csv_path.c_str()) != 0)
+        fail(fmt::format("cannot rename calls.csv/trace.json into place in {}: {}", dir, errno_text()));
     result.records = count;
     return result;
 }
@@ -431,6 +536,7 @@ std::string recovery_meta(const MergeResult& result) {
         out += fmt::format("rank.{0}.saved={1}\nrank.{0}.records={2}\nrank.{0}.calls_behind={3}\n", end.world_rank,
                            saved, end.records, end.calls_behind);
         if (end.torn_bytes) out += fmt::format("rank.{}.torn_bytes={}\n", end.world_rank, end.torn_bytes);
+        if (end.bad_records) out += fmt::format("rank.{}.bad_records={}\n", end.world_rank, end.bad_records);
     }
     return out;
 }

@@ -13,7 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
+#include <stdexcept>
 
 #include "internal.hpp"
 #include "papshim/callsite.hpp"
@@ -140,17 +140,20 @@ void uninstall_sigterm() {
 }
 
 // Rank 0 writes it at MPI_Init already, so a job that dies leaves it; MPI_Finalize adds
-// the record count and finalized=1.
+// the record count and finalized=1 once calls.csv is in place (papshim-report recovers a
+// trace whose meta.txt lacks it). Replaced whole, never cut.
 void write_meta(const State& s, long long records) {
-    std::ofstream meta(s.config.trace_dir + "/meta.txt");
-    meta << fmt::format("papshim_version={}\nmpi={}\nworld_size={}\nmode={}\ncallsite_depth={}\n"
+    std::string meta = fmt::format("papshim_version={}\nmpi={}\nworld_size={}\nmode={}\ncallsite_depth={}\n"
                         "alpha_s={:.6e}\nbeta_s_per_byte={:.6e}\nclock_max_rtt_s={:.6e}\ntimestamps={}\n"
                         "network={}\nnode_size={}\npredictor={}\nema_alpha={}\nsma_window={}\n",
                         PAPSHIM_VERSION, PAPSHIM_MPI_NAME, s.world_size, mode_name(s.config.mode),
                         s.config.callsite_depth, s.link.alpha, s.link.beta, s.clock_max_rtt, s.tick_source,
                         s.config.network.empty() ? "unspecified" : s.config.network, s.config.node_size,
                         s.config.predictor, s.config.ema_alpha, s.config.sma_window);
-    if (records >= 0) meta << fmt::format("records={}\nfinalized=1\n", records);
+    if (records >= 0) meta += fmt::format("records={}\nfinalized=1\n", records);
+    std::string error;
+    if (!trace::replace_file(s.config.trace_dir + "/meta.txt", meta, error))
+        fmt::print(stderr, "papshim: warning: {}\n", error);
 }
 
 }  // namespace
@@ -234,7 +237,15 @@ void open_trace(State& s) {
         sites.reset();
         return;
     }
-    if (s.world_rank == 0) write_meta(s, -1);
+    if (s.world_rank == 0) {
+        // An earlier job's merged files would pass for this run's if it dies before its merge.
+        for (const char* name : trace::merged_outputs) {
+            const std::string path = s.config.trace_dir + "/" + name;
+            std::remove(path.c_str());
+            std::remove((path + ".new").c_str());
+        }
+        write_meta(s, -1);
+    }
     tracing_process = ::getpid();
     trace_enabled = true;
     install_sigterm();
@@ -271,15 +282,22 @@ void finish_trace(State& s) {
         options.predictor = predictor_settings(s.config);
         records = trace::merge(s.config.trace_dir, s.world_size, options).records;
     } catch (const std::exception& e) {
-        fmt::print(stderr, "papshim: warning: trace merge failed: {}\n", e.what());
+        fmt::print(stderr, "papshim: warning: trace merge failed: {}; the spill files are kept: papshim-report {} "
+                           "recovers what they hold\n", e.what(), s.config.trace_dir);
         return;
     }
+    // finalized=1 before the spill files go: a job killed in between leaves a complete
+    // calls.csv, or spill files that papshim-report recovers, never half of them.
     write_meta(s, records);
+    trace::remove_rank_files(s.config.trace_dir, s.world_size);
     if (records > trace::default_max_json_events)
         fmt::print(stderr, "papshim: trace.json holds the first {} of {} calls; calls.csv holds all\n",
                    trace::default_max_json_events, records);
     try {
-        std::ofstream(s.config.trace_dir + "/summary.txt") << report::summarize_directory(s.config.trace_dir);
+        std::string failed;
+        if (!trace::replace_file(s.config.trace_dir + "/summary.txt", report::summarize_directory(s.config.trace_dir),
+                                 failed))
+            throw std::runtime_error(failed);
     } catch (const std::exception& e) {
         fmt::print(stderr, "papshim: warning: summary.txt not written: {}\n", e.what());
     }

@@ -2,6 +2,7 @@
 // MPI_Finalize and after a job died (recovery).
 #include <catch.hpp>
 
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -97,6 +98,24 @@ long count_events(const fs::path& json) {
                          [](const std::string& l) { return l.find("\"ph\":\"X\"") != std::string::npos; });
 }
 
+// Column `name` of every data row of a calls.csv without quoted fields.
+std::vector<std::string> csv_column(const fs::path& file, const std::string& name) {
+    const auto lines = lines_of(file);
+    auto split = [](const std::string& line) {
+        std::vector<std::string> fields;
+        std::stringstream in(line);
+        for (std::string f; std::getline(in, f, ',');) fields.push_back(f);
+        if (!line.empty() && line.back() == ',') fields.emplace_back();
+        return fields;
+    };
+    const auto header = split(lines.at(0));
+    const auto at = std::size_t(std::find(header.begin(), header.end(), name) - header.begin());
+    REQUIRE(at < header.size());
+    std::vector<std::string> values;
+    for (std::size_t i = 1; i < lines.size(); ++i) values.push_back(split(lines[i]).at(at));
+    return values;
+}
+
 }  // namespace
 
 TEST_CASE("CSV and JSON quoting") {
@@ -141,9 +160,14 @@ TEST_CASE("a small pool spills and nothing is lost; the merge interleaves ranks 
         CHECK(arrival >= previous);
         previous = arrival;
     }
-    // The per-rank files are gone; the trace is one JSON document with an event per record.
+    // The outputs were renamed into place; the per-rank files stay for the caller to remove
+    // (MPI_Finalize does once meta.txt says finalized=1). One JSON document, an event per record.
+    CHECK_FALSE(fs::exists(dir.path / "calls.csv.new"));
+    CHECK_FALSE(fs::exists(dir.path / "trace.json.new"));
+    CHECK(fs::exists(trace::spill_path(dir.str(), 0)));
+    trace::remove_rank_files(dir.str(), ranks);
     CHECK_FALSE(fs::exists(trace::spill_path(dir.str(), 0)));
-    CHECK_FALSE(fs::exists(trace::index_path(dir.str(), 0)));
+    CHECK_FALSE(fs::exists(trace::index_path(dir.str(), 2)));
     auto json = lines_of(dir.path / "trace.json");
     CHECK(json.front().rfind("{\"displayTimeUnit\"", 0) == 0);
     CHECK(json.back() == "]}");
@@ -310,7 +334,7 @@ TEST_CASE("recovery merges what a dead job left and says whose records end early
     CHECK(fs::exists(trace::spill_path(d, 0)));  // recovery keeps the raw files
     CHECK(lines_of(dir.path / "calls.csv").size() == 261);
     CHECK(lines_of(dir.path / "trace.json").back() == "]}");
-    CHECK_FALSE(report::needs_recovery(d));  // calls.csv is there now
+    CHECK_FALSE(report::needs_recovery(d));  // meta.txt says recovered=1 now
 
     const auto meta = report::read_meta(d + "/meta.txt");
     CHECK(meta.get("mpi") == "openmpi");
@@ -345,6 +369,174 @@ TEST_CASE("recovery of a directory without spill files says so") {
     CHECK_THROWS_WITH(report::recover_directory(dir.str()), Catch::Contains("no spill files"));
 }
 
+TEST_CASE("recovery never replaces a finished trace") {
+    TempDir dir;
+    const std::string d = dir.str();
+    write_rank(d, 0, 1, 10, 64);
+    REQUIRE(trace::merge(d, 1).records == 10);
+    trace::remove_rank_files(d, 1);
+    std::ofstream(dir.path / "meta.txt") << "world_size=1\nrecords=10\nfinalized=1\n";
+    const auto before = lines_of(dir.path / "calls.csv");
+    // What MPI_Finalize leaves: nothing to recover, --recover or not.
+    CHECK_FALSE(report::needs_recovery(d));
+    CHECK_THROWS_WITH(report::recover_directory(d), Catch::Contains(d + ": no spill files"));
+    // Spill files of another (earlier, larger) job next to it: still not this run's to merge.
+    write_rank(d, 3, 4, 5, 64);
+    CHECK_FALSE(report::needs_recovery(d));
+    CHECK_THROWS_WITH(report::recover_directory(d), Catch::Contains("finalized=1"));
+    CHECK(lines_of(dir.path / "calls.csv") == before);
+    CHECK(report::read_meta(d + "/meta.txt").get("records") == "10");
+}
+
+TEST_CASE("a calls.csv not completed by this run's merge does not stop its recovery") {
+    TempDir dir;
+    const std::string d = dir.str();
+    // An earlier job's calls.csv (or one a SIGTERM cut during the merge) beside this run's
+    // spill files; meta.txt as MPI_Init wrote it: no finalized=, no recovered=.
+    std::ofstream(dir.path / "calls.csv") << "rank,world_rank\n0,0\n";
+    std::ofstream(dir.path / "meta.txt") << "world_size=2\nmode=profile\n";
+    for (int r = 0; r < 2; ++r) write_rank(d, r, 2, 30, 64);
+    REQUIRE(report::needs_recovery(d));
+    CHECK(report::recover_directory(d).records == 60);
+    CHECK(lines_of(dir.path / "calls.csv").size() == 61);
+    CHECK_FALSE(report::needs_recovery(d));
+}
+
+namespace {
+
+// A rank's calls with uneven compute intervals, so that the predictors disagree.
+void write_uneven_rank(const std::string& dir, int rank, int ranks, int calls) {
+    trace::Writer w;
+    std::string error;
+    // No comma in the names: csv_column() reads these calls.csv files.
+    trace::Writer::IndexSource plain{[] { return trace::Fit{}; }, [](std::vector<trace::SiteInfo>& sites) {
+                                         sites = {{"app+0x10", "main", "", "", 0}, {"app+0x20", "step", "", "", 0}};
+                                         return true;
+                                     }};
+    REQUIRE(w.open(dir, rank, 64, names(), plain, error));
+    {
+        trace::Writer::Producer producer(w);
+        std::uint64_t now = 0;
+        for (int c = 0; c < calls; ++c) {
+            trace::Record rec = record(rank, ranks, std::uint64_t(c));
+            now += 100000 + std::uint64_t(c % 5) * 70000 + std::uint64_t(rank) * 1000;
+            rec.arrival = now;
+            rec.exit = now += 20000;
+            producer.add(rec);
+        }
+    }
+    REQUIRE(w.save(trace::Saved::abort, 10000));
+}
+
+}  // namespace
+
+TEST_CASE("recovery predicts offline with the run's predictor settings from meta.txt") {
+    const auto predicted = [](const std::string& meta_predictor, const predict::Settings* finalize_settings) {
+        TempDir dir;
+        for (int r = 0; r < 2; ++r) write_uneven_rank(dir.str(), r, 2, 40);
+        if (finalize_settings) {
+            trace::MergeOptions options;
+            options.predictor = *finalize_settings;
+            trace::merge(dir.str(), 2, options);
+        } else {
+            std::ofstream(dir.path / "meta.txt") << "world_size=2\n" << meta_predictor;
+            report::recover_directory(dir.str());
+        }
+        return csv_column(dir.path / "calls.csv", "predicted_arrival_s");
+    };
+    predict::Settings last;
+    last.method = predict::Method::last;
+    const predict::Settings sma{predict::Method::sma, 0.25, 3};
+    const auto by_last = predicted("predictor=last\n", nullptr);
+    CHECK(by_last == predicted("", &last));
+    CHECK(predicted("predictor=sma\nsma_window=3\n", nullptr) == predicted("", &sma));
+    CHECK(by_last != predicted("predictor=ema\n", nullptr));
+}
+
+TEST_CASE("a zero-filled or corrupt tail ends its rank's records; the merge says where") {
+    TempDir dir;
+    const std::string d = dir.str();
+    for (int r = 0; r < 2; ++r) write_uneven_rank(d, r, 2, 10);
+    // Rank 1: two zero-filled records (power loss, delayed allocation) after its 10.
+    std::ofstream(trace::spill_path(d, 1), std::ios::app | std::ios::binary) << std::string(2 * sizeof(trace::Record), '\0');
+    // MPI_Finalize's merge refuses, naming the file, and leaves no calls.csv behind.
+    CHECK_THROWS_WITH(trace::merge(d, 2), Catch::Contains(trace::spill_path(d, 1) + ": record 11 of 12 is not a valid "
+                                                          "record (communicator size 0)"));
+    CHECK_FALSE(fs::exists(dir.path / "calls.csv"));
+    CHECK_FALSE(fs::exists(dir.path / "calls.csv.new"));
+
+    std::ofstream(dir.path / "meta.txt") << "world_size=2\n";
+    const auto result = report::recover_directory(d);
+    CHECK(result.records == 20);
+    CHECK(result.ranks[1].records == 10);
+    CHECK(result.ranks[1].bad_records == 2);
+    CHECK(result.ranks[0].bad_records == 0);
+    REQUIRE(result.warnings.size() == 1);
+    CHECK_THAT(result.warnings[0], Catch::Contains(trace::spill_path(d, 1) + ": record 11 of 12") &&
+                                       Catch::Contains("it and the 1 after it are left out"));
+    CHECK(lines_of(dir.path / "calls.csv").size() == 21);
+    CHECK(report::read_meta(d + "/meta.txt").get("rank.1.bad_records") == "2");
+    CHECK_THAT(report::summarize_directory(d), Catch::Contains("rank 1: 10 records, saved at MPI_Abort; 2 invalid records"));
+}
+
+TEST_CASE("records that cannot be a rank's are refused, each for its own reason") {
+    const auto refused = [](auto&& corrupt) {
+        TempDir dir;
+        write_rank(dir.str(), 0, 2, 4, 64);
+        auto records = spilled(dir.str(), 0);
+        corrupt(records[2]);
+        std::ofstream out(trace::spill_path(dir.str(), 0), std::ios::binary | std::ios::trunc);
+        out.write(reinterpret_cast<const char*>(records.data()), std::streamsize(records.size() * sizeof(trace::Record)));
+        out.close();
+        trace::MergeOptions options;
+        options.recovering = true;
+        const auto result = trace::merge(dir.str(), 1, options);
+        CHECK(result.ranks[0].records == 2);
+        CHECK(result.ranks[0].bad_records == 2);
+        return result.warnings.empty() ? std::string() : result.warnings[0];
+    };
+    CHECK_THAT(refused([](trace::Record& r) { r.rank = 2; }), Catch::Contains("rank 2 in a communicator of size 2"));
+    CHECK_THAT(refused([](trace::Record& r) { r.world_rank = 1; }), Catch::Contains("world rank 1"));
+    CHECK_THAT(refused([](trace::Record& r) { r.collective = 4; }), Catch::Contains("collective 4"));
+    CHECK_THAT(refused([](trace::Record& r) { r.op = 1; }), Catch::Contains("op 1"));
+    CHECK_THAT(refused([](trace::Record& r) { r.exit = r.arrival - 1; }), Catch::Contains("ticks"));
+    CHECK_THAT(refused([](trace::Record& r) { r.arrival = r.exit = ~std::uint64_t{0} >> 1; }), Catch::Contains("ticks"));
+}
+
+TEST_CASE("an index whose tick fit maps to no finite time is refused by name") {
+    TempDir dir;
+    for (const char* fit : {"fit\t5\tnan\t1e-9", "fit\t5\t1.0\tinf", "fit\t5\t1.0\t0"}) {
+        std::ofstream(trace::index_path(dir.str(), 0)) << "papshim-trace-index 2\nrank\t0\n" << fit << "\n";
+        CHECK_THROWS_WITH(trace::read_index(trace::index_path(dir.str(), 0)),
+                          Catch::Contains(".papshim-rank-0.index:3: the tick fit") &&
+                              Catch::Contains("is not usable"));
+    }
+}
+
+TEST_CASE("the merge raises the soft open-file limit it needs, and gives it back") {
+    TempDir dir;
+    const int ranks = 40;
+    for (int r = 0; r < ranks; ++r) write_rank(dir.str(), r, ranks, 2, 8);
+    rlimit original{};
+    REQUIRE(::getrlimit(RLIMIT_NOFILE, &original) == 0);
+    if (original.rlim_max != RLIM_INFINITY && original.rlim_max < 200) return;  // no room to test it here
+    rlimit low = original;
+    low.rlim_cur = 24;  // fewer than the ranks' files
+    REQUIRE(::setrlimit(RLIMIT_NOFILE, &low) == 0);
+    const auto merged = [&] {
+        try {
+            return trace::merge(dir.str(), ranks).records;
+        } catch (...) {
+            return -1LL;
+        }
+    }();
+    rlimit after{};
+    ::getrlimit(RLIMIT_NOFILE, &after);
+    ::setrlimit(RLIMIT_NOFILE, &original);
+    CHECK(merged == ranks * 2);
+    CHECK(after.rlim_cur == 24);
+}
+
 TEST_CASE("ticks map to seconds through the fit of two clock points") {
     clock::ClockPoint start{1000, 5.0}, end{3001000, 6.0};  // 3e6 ticks per second
     const bool saved = clock::use_tsc;
@@ -356,27 +548,6 @@ TEST_CASE("ticks map to seconds through the fit of two clock points") {
     CHECK(fit.seconds(0) == Approx(5.25 - 1000.0 / 3e6));
 }
 
-namespace {
-
-// Column `name` of every data row of a calls.csv without quoted fields.
-std::vector<std::string> csv_column(const fs::path& file, const std::string& name) {
-    const auto lines = lines_of(file);
-    auto split = [](const std::string& line) {
-        std::vector<std::string> fields;
-        std::stringstream in(line);
-        for (std::string f; std::getline(in, f, ',');) fields.push_back(f);
-        if (!line.empty() && line.back() == ',') fields.emplace_back();
-        return fields;
-    };
-    const auto header = split(lines.at(0));
-    const auto at = std::size_t(std::find(header.begin(), header.end(), name) - header.begin());
-    REQUIRE(at < header.size());
-    std::vector<std::string> values;
-    for (std::size_t i = 1; i < lines.size(); ++i) values.push_back(split(lines[i]).at(at));
-    return values;
-}
-
-}  // namespace
 
 TEST_CASE("the merge predicts each rank's arrivals offline exactly as the online predictor does") {
     // Sites 0 and 1 are one innermost frame reached from two callers (PAPSHIM_CALLSITE_DEPTH 2):

@@ -1,7 +1,7 @@
 // papshim-report DIR [--no-plots] [--top N] [--plots-dir PATH] [--recover]
 // Prints the PAP report of a trace directory (docs/report.md) and draws its PNG plots with
-// papshim_plot.py, found next to this program. A directory a dead job left (spill files, no
-// calls.csv) is recovered first. Exit 0 ok, 2 bad usage or bad input.
+// papshim_plot.py, found next to this program. A directory a dead job left (spill files, a
+// meta.txt that says no merge completed) is recovered first. Exit 0 ok, 2 bad usage or bad input.
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -102,7 +102,8 @@ int main(int argc, char** argv) {
         ->option_text("P");
     app.add_flag("--recover", options.recover,
                  "merge the spill files of a job that did not reach MPI_Finalize into calls.csv and\n"
-                 "trace.json first (done without this flag when DIR has spill files but no calls.csv)");
+                 "trace.json first (done without this flag when DIR has spill files and meta.txt does not\n"
+                 "say a merge completed); refused when meta.txt says MPI_Finalize merged the trace");
     std::string help;
     std::string error = papshim::cli::parse(app, argc, argv, help);
     if (!help.empty()) {
@@ -123,6 +124,8 @@ int main(int argc, char** argv) {
                                    options.dir, recovered.records, recovered.ranks.size())
                            .c_str(),
                        stderr);
+            for (const auto& warning : recovered.warnings)
+                std::fputs(fmt::format("papshim-report: warning: {}\n", warning).c_str(), stderr);
         }
         const report::Analysis analysis = report::analyze_directory(options.dir);
         std::fputs(report::format_summary(analysis, {options.top}).c_str(), stdout);
