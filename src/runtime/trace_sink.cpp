@@ -3,6 +3,7 @@
 // at MPI_Finalize, or to a save when the job ends early: MPI_Abort, SIGTERM, exit() without
 // MPI_Finalize (format: docs/trace-format.md).
 #include <fmt/format.h>
+#include <poll.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -32,7 +33,9 @@ std::unique_ptr<CallSiteTable> sites;
 // Never destroyed: its thread may still run while the process exits without MPI_Finalize.
 trace::Writer& writer = *new trace::Writer;
 std::atomic<bool> trace_enabled{false};
-std::atomic<bool> saved_early{false};   // MPI_Abort, SIGTERM or exit() saved the trace
+std::atomic<bool> saving{false};        // a save (MPI_Abort, SIGTERM, exit()) is running
+std::atomic<bool> ending{false};        // MPI_Abort or exit() saved: the process goes down
+PAPSHIM_STARTUP_TLS thread_local bool saving_here = false;  // ... on this thread
 pid_t tracing_process = 0;              // a forked child has no writer thread to wait for
 clock::ClockPoint trace_start;          // first point of the tick fit
 struct sigaction previous_sigterm {};
@@ -96,10 +99,26 @@ trace::Names names() {
     return n;
 }
 
-// Saves the trace once when the process ends early; returns whether this call did it.
+// Saves the trace when the process ends early; returns whether this call did it. A SIGTERM
+// the application's handler survives is no end: a later MPI_Abort, exit() or SIGTERM saves
+// again, with the records made since. A signal on a thread that is saving skips its save
+// (the interrupted one cannot go on until the handler returns); another thread waits for
+// the running save first, so a SIGTERM does not end the process in the middle of an abort's
+// save. After MPI_Abort's or exit()'s save no other is made: the process is going down, and
+// the launcher's SIGTERM would only relabel the save.
 bool save_early(trace::Saved why) {
-    if (!trace_enabled.load() || ::getpid() != tracing_process || saved_early.exchange(true)) return false;
-    return writer.save(why, save_timeout_ms);
+    if (!trace_enabled.load() || ::getpid() != tracing_process || ending.load() || saving_here) return false;
+    for (int waited = 0; saving.exchange(true); ++waited) {
+        if (waited >= save_timeout_ms) return false;
+        ::poll(nullptr, 0, 1);  // async-signal-safe, as in Writer::save
+    }
+    const bool last = ending.load();
+    saving_here = true;
+    const bool saved = !last && writer.save(why, save_timeout_ms);
+    if (why != trace::Saved::sigterm) ending = true;
+    saving_here = false;
+    saving = false;
+    return saved;
 }
 
 // SIGTERM: the writer thread writes the records and the index (this handler only posts a

@@ -249,6 +249,20 @@ def case_profile(options, launcher):
     if not {"exchange_halo", "global_sum"} <= functions:
         raise CheckFailed(f"expected call sites in exchange_halo and global_sum, got functions {sorted(functions)}")
     check_locations(rows, "imbalance.c", str(directory))
+    refuse_recovery_of_finished(options, directory)
+
+
+def refuse_recovery_of_finished(options, directory):
+    """papshim-report --recover on a trace MPI_Finalize merged: one error line, nothing changed."""
+    before = {name: (directory / name).read_bytes() for name in ("calls.csv", "meta.txt")}
+    run = execute([str(Path(options.bin) / "papshim-report"), str(directory), "--recover", "--no-plots"])
+    lines = run.stderr.strip().splitlines()
+    if run.returncode != 2 or len(lines) != 1 or "no spill files" not in lines[0]:
+        raise CheckFailed(f"expected papshim-report --recover to refuse a finished trace in one line\n{run.describe()}")
+    changed = [name for name, text in before.items() if (directory / name).read_bytes() != text]
+    if changed:
+        raise CheckFailed(f"papshim-report --recover changed {changed} of a finished trace\n{run.describe()}")
+    print(f"--recover on a finished trace refused: {lines[0]}")
 
 
 def case_bench(options, launcher):
@@ -425,17 +439,29 @@ def case_abort(options, launcher):
     """A traced job dies (MPI_Abort, SIGTERM, Fortran MPI_Abort): its trace is recovered complete up to the end
     on the dying rank."""
     np, dying, calls = 2, 1, 10000  # more calls than PAPSHIM_TRACE_BUFFER: spilled and buffered records
-    runs = [("abort", "MPI_Abort", [options.program, str(calls), str(dying), "abort"], {"sum_step", "gather_step"}),
-            ("sigterm", "SIGTERM", [options.program, str(calls), str(dying), "sigterm"], {"sum_step", "gather_step"})]
+    both = {"sum_step", "gather_step"}
+    runs = [("abort", "MPI_Abort", calls, [options.program, str(calls), str(dying), "abort"], both),
+            ("sigterm", "SIGTERM", calls, [options.program, str(calls), str(dying), "sigterm"], both),
+            # The application's handler survives SIGTERM: the MPI_Abort after it saves the rest.
+            ("term-then-abort", "MPI_Abort", 2 * calls,
+             [options.program, str(calls), str(dying), "term-then-abort"], both)]
     if options.fortran_program and options.mpi == "openmpi":  # MPICH's Fortran layer calls the C MPI_Abort
-        runs.append(("fortran", "MPI_Abort", [options.fortran_program, str(calls), str(dying)], set()))
-    for name, saved, app, functions in runs:
+        runs.append(("fortran", "MPI_Abort", calls, [options.fortran_program, str(calls), str(dying)], set()))
+    for name, saved, made, app, functions in runs:
         directory = trace_dir(options, f"abort-{name}")
+        # An earlier job's finished trace in the folder: MPI_Init removes its merged files, so
+        # they cannot pass for this run's (recover_and_check: no calls.csv before the report).
+        directory.mkdir()
+        for stale in ("calls.csv", "trace.json", "summary.txt"):
+            (directory / stale).write_text("an earlier job's\n")
+        (directory / "meta.txt").write_text("world_size=5\nrecords=1\nfinalized=1\n")
         env = launcher.shim_env(mode="profile", trace_dir=directory, trace_buffer=4096)
         run = execute(launcher.command(np, app, env))
         if run.returncode == 0:
             raise CheckFailed(f"expected the job to end with an error\n{run.describe()}")
-        recover_and_check(options, directory, dying, calls, saved, functions)
+        if (directory / "summary.txt").exists():
+            raise CheckFailed(f"{directory}/summary.txt of an earlier job is still there")
+        recover_and_check(options, directory, dying, made, saved, functions)
 
 
 def case_type_sizes(options, launcher):
