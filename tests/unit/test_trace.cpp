@@ -480,26 +480,37 @@ TEST_CASE("a zero-filled or corrupt tail ends its rank's records; the merge says
 }
 
 TEST_CASE("records that cannot be a rank's are refused, each for its own reason") {
-    const auto refused = [](auto&& corrupt) {
+    const auto merged = [](auto&& change) {
         TempDir dir;
         write_rank(dir.str(), 0, 2, 4, 64);
         auto records = spilled(dir.str(), 0);
-        corrupt(records[2]);
+        change(records[2]);
         std::ofstream out(trace::spill_path(dir.str(), 0), std::ios::binary | std::ios::trunc);
         out.write(reinterpret_cast<const char*>(records.data()), std::streamsize(records.size() * sizeof(trace::Record)));
         out.close();
         trace::MergeOptions options;
         options.recovering = true;
-        const auto result = trace::merge(dir.str(), 1, options);
+        return trace::merge(dir.str(), 1, options);
+    };
+    const auto refused = [&](auto&& corrupt) {
+        const auto result = merged(corrupt);
         CHECK(result.ranks[0].records == 2);
         CHECK(result.ranks[0].bad_records == 2);
         return result.warnings.empty() ? std::string() : result.warnings[0];
     };
+    // Real records: an inter-communicator's Reduce root (MPI_ROOT), an exit a few ticks
+    // before the arrival (counters of two CPUs).
+    const auto real = merged([](trace::Record& r) {
+        r.root = -4;
+        r.exit = r.arrival - 1000;
+    });
+    CHECK(real.ranks[0].records == 4);
+    CHECK(real.warnings.empty());
     CHECK_THAT(refused([](trace::Record& r) { r.rank = 2; }), Catch::Contains("rank 2 in a communicator of size 2"));
     CHECK_THAT(refused([](trace::Record& r) { r.world_rank = 1; }), Catch::Contains("world rank 1"));
     CHECK_THAT(refused([](trace::Record& r) { r.collective = 4; }), Catch::Contains("collective 4"));
     CHECK_THAT(refused([](trace::Record& r) { r.op = 1; }), Catch::Contains("op 1"));
-    CHECK_THAT(refused([](trace::Record& r) { r.exit = r.arrival - 1; }), Catch::Contains("ticks"));
+    CHECK_THAT(refused([](trace::Record& r) { r.arrival = r.exit + 2'000'000'000; }), Catch::Contains("ticks"));
     CHECK_THAT(refused([](trace::Record& r) { r.arrival = r.exit = ~std::uint64_t{0} >> 1; }), Catch::Contains("ticks"));
 }
 
