@@ -163,12 +163,12 @@ void uninstall_sigterm() {
 // trace whose meta.txt lacks it). Replaced whole, never cut.
 void write_meta(const State& s, long long records) {
     std::string meta = fmt::format("papshim_version={}\nmpi={}\nworld_size={}\nmode={}\ncallsite_depth={}\n"
-                        "alpha_s={:.6e}\nbeta_s_per_byte={:.6e}\nclock_max_rtt_s={:.6e}\ntimestamps={}\n"
-                        "network={}\nnode_size={}\npredictor={}\nema_alpha={}\nsma_window={}\n",
-                        PAPSHIM_VERSION, PAPSHIM_MPI_NAME, s.world_size, mode_name(s.config.mode),
-                        s.config.callsite_depth, s.link.alpha, s.link.beta, s.clock_max_rtt, s.tick_source,
-                        s.config.network.empty() ? "unspecified" : s.config.network, s.config.node_size,
-                        s.config.predictor, s.config.ema_alpha, s.config.sma_window);
+                                   "alpha_s={:.6e}\nbeta_s_per_byte={:.6e}\nclock_max_rtt_s={:.6e}\ntimestamps={}\n"
+                                   "network={}\nnode_size={}\npredictor={}\nema_alpha={}\nsma_window={}\n",
+                                   PAPSHIM_VERSION, PAPSHIM_MPI_NAME, s.world_size, mode_name(s.config.mode),
+                                   s.config.callsite_depth, s.link.alpha, s.link.beta, s.clock_max_rtt, s.tick_source,
+                                   s.config.network.empty() ? "unspecified" : s.config.network, s.config.node_size,
+                                   s.config.predictor, s.config.ema_alpha, s.config.sma_window);
     if (records >= 0) meta += fmt::format("records={}\nfinalized=1\n", records);
     std::string error;
     if (!trace::replace_file(s.config.trace_dir + "/meta.txt", meta, error))
