@@ -72,16 +72,6 @@ struct Policy {
             return one_node;
         return cadence(collective, bytes, ranks, layout());
     }
-    template <class Layout>
-    bool follows(std::uint8_t collective, std::uint64_t bytes, Layout&& layout) const {
-        return follow(collective, bytes, std::forward<Layout>(layout)) != Follow::no;
-    }
-    // The same on some layout.
-    bool follows(std::uint8_t collective, std::uint64_t bytes) const {
-        for (const NodeLayout layout : {NodeLayout::one_node, NodeLayout::one_rank_per_node, NodeLayout::mixed})
-            if (follows(collective, bytes, [layout] { return layout; })) return true;
-        return false;
-    }
 };
 
 // Converts this rank's clock ticks to global-clock nanoseconds (identical meaning on every rank).

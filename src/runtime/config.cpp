@@ -36,13 +36,15 @@ std::optional<double> parse_number(std::string_view s) {
 
 constexpr std::string_view default_profile_dir = "papshim-trace";
 
+bool control_character(unsigned char c) { return c < 0x20 || c == 0x7f; }
+
 // Control characters as C escapes, so that an error quoting a value stays one line.
 std::string escaped(std::string_view s) {
     std::string out;
     for (unsigned char c : s) {
         if (c == '\n') out += "\\n";
         else if (c == '\t') out += "\\t";
-        else if (c < 0x20 || c == 0x7f) out += fmt::format("\\x{:02x}", c);
+        else if (control_character(c)) out += fmt::format("\\x{:02x}", c);
         else out += char(c);
     }
     return out;
@@ -217,7 +219,7 @@ ParseResult parse_config(const Lookup& lookup, const std::vector<std::string>& e
     if (const char* v = lookup("PAPSHIM_NETWORK")) {
         // meta.txt holds it as one key=value line: a line break would split it.
         const std::string_view text(v);
-        if (std::any_of(text.begin(), text.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; }))
+        if (std::any_of(text.begin(), text.end(), [](unsigned char c) { return control_character(c); }))
             return invalid("PAPSHIM_NETWORK", escaped(text), "text without control characters (line breaks, tabs)");
         cfg.network = v;
     }

@@ -1,8 +1,9 @@
 // What `auto` may run for a Reduce/Allreduce of a given size (auto_reduction_candidate), and
-// which calls the planner follows under each exchange policy (Policy::follows): only calls
+// which calls the planner follows under each exchange policy (Policy::follow): only calls
 // that can switch algorithm pay for predictions and exchanges; the others skip the handler
 // altogether (runtime::native_below).
 #include <catch.hpp>
+#include <utility>
 
 #include "papshim/algorithms.hpp"
 #include "papshim/planner.hpp"
@@ -23,6 +24,17 @@ std::uint8_t bit(Collective c) { return std::uint8_t(1u << unsigned(c)); }
 papshim::plan::Follow has_candidate(std::uint8_t collective, std::uint64_t bytes, int /*ranks*/, NodeLayout layout) {
     return auto_reduction_candidate(Collective(collective), bytes, slot, layout).empty() ? papshim::plan::Follow::no
                                                                                           : papshim::plan::Follow::sampled;
+}
+
+// Whether `policy` follows such calls on the given layout, or (without one) on some layout.
+template <class Layout>
+bool follows(const papshim::plan::Policy& policy, Collective c, std::uint64_t bytes, Layout&& layout) {
+    return policy.follow(std::uint8_t(c), bytes, std::forward<Layout>(layout)) != papshim::plan::Follow::no;
+}
+bool follows(const papshim::plan::Policy& policy, Collective c, std::uint64_t bytes) {
+    for (const NodeLayout layout : {one_node, spread, mixed})
+        if (follows(policy, c, bytes, [layout] { return layout; })) return true;
+    return false;
 }
 
 }  // namespace
@@ -79,37 +91,37 @@ TEST_CASE("Allgather has no arrival-following candidate") {
 
 TEST_CASE("the sampled policy follows only auto's collectives at sizes with a candidate") {
     papshim::plan::Policy policy;
-    CHECK_FALSE(policy.follows(std::uint8_t(Collective::allreduce), 1024));  // off
+    CHECK_FALSE(follows(policy, Collective::allreduce, 1024));  // off
 
     policy.exchange = papshim::plan::Exchange::sampled;
     policy.sampled_collectives = bit(Collective::allreduce);
     policy.cadence = has_candidate;
-    CHECK(policy.follows(std::uint8_t(Collective::allreduce), 1024));
-    CHECK_FALSE(policy.follows(std::uint8_t(Collective::allreduce), 256 * 1024));  // native at any arrivals
-    CHECK(policy.follows(std::uint8_t(Collective::allreduce), 4 << 20));        // the chain across nodes
+    CHECK(follows(policy, Collective::allreduce, 1024));
+    CHECK_FALSE(follows(policy, Collective::allreduce, 256 * 1024));  // native at any arrivals
+    CHECK(follows(policy, Collective::allreduce, 4 << 20));        // the chain across nodes
     // The communicator's layout decides where only one layout has a candidate.
     int asked = 0;
     const auto on_nodes = [&asked] { ++asked; return spread; };
     const auto shared = [&asked] { ++asked; return one_node; };
-    CHECK(policy.follows(std::uint8_t(Collective::allreduce), 4 << 20, on_nodes));
-    CHECK_FALSE(policy.follows(std::uint8_t(Collective::allreduce), 4 << 20, shared));
-    CHECK(policy.follows(std::uint8_t(Collective::allreduce), 32 * 1024, shared));
-    CHECK_FALSE(policy.follows(std::uint8_t(Collective::allreduce), 32 * 1024, on_nodes));  // no shared memory
+    CHECK(follows(policy, Collective::allreduce, 4 << 20, on_nodes));
+    CHECK_FALSE(follows(policy, Collective::allreduce, 4 << 20, shared));
+    CHECK(follows(policy, Collective::allreduce, 32 * 1024, shared));
+    CHECK_FALSE(follows(policy, Collective::allreduce, 32 * 1024, on_nodes));  // no shared memory
     CHECK(asked == 4);
-    CHECK_FALSE(policy.follows(std::uint8_t(Collective::allreduce), 256 * 1024, on_nodes));  // no candidate anywhere:
+    CHECK_FALSE(follows(policy, Collective::allreduce, 256 * 1024, on_nodes));  // no candidate anywhere:
     CHECK(asked == 4);                                                                    // layout not asked
-    CHECK_FALSE(policy.follows(std::uint8_t(Collective::reduce), 1 << 20));     // Reduce is not auto here
+    CHECK_FALSE(follows(policy, Collective::reduce, 1 << 20));     // Reduce is not auto here
 
     policy.sampled_collectives |= bit(Collective::reduce);
-    CHECK(policy.follows(std::uint8_t(Collective::reduce), 1 << 20));
+    CHECK(follows(policy, Collective::reduce, 1 << 20));
     // Several ranks per node across nodes: no candidate there, so no exchange.
-    CHECK_FALSE(policy.follows(std::uint8_t(Collective::reduce), 1 << 20, [] { return mixed; }));
-    CHECK_FALSE(policy.follows(std::uint8_t(Collective::allreduce), 32 * 1024, [] { return mixed; }));
+    CHECK_FALSE(follows(policy, Collective::reduce, 1 << 20, [] { return mixed; }));
+    CHECK_FALSE(follows(policy, Collective::allreduce, 32 * 1024, [] { return mixed; }));
 
     CHECK(policy.follow(std::uint8_t(Collective::reduce), 1 << 20, on_nodes) == papshim::plan::Follow::sampled);
 
     policy.exchange = papshim::plan::Exchange::always;  // a planned algorithm needs every call
-    CHECK(policy.follows(std::uint8_t(Collective::allgather), 8));
+    CHECK(follows(policy, Collective::allgather, 8));
     CHECK(policy.follow(std::uint8_t(Collective::reduce), 8, on_nodes) == papshim::plan::Follow::every_call);
 }
 
