@@ -174,6 +174,39 @@ MergeResult merge(const std::string& dir, int world_size, const MergeOptions& op
 int spill_world_size(const std::string& dir);
 bool has_spill_files(const std::string& dir);
 
+// A job's claim on its trace directory: rank 0 creates `papshim.lock` there (exclusively)
+// at MPI_Init and removes it once MPI_Finalize has merged the trace and removed the spill
+// files, or papshim-report has recovered it. A directory whose lock is there holds another
+// job's trace: running, or dead and not recovered yet; neither may be overwritten.
+inline constexpr const char* claim_file = "papshim.lock";
+inline constexpr int max_claim_suffix = 99;
+
+// Who holds a claim: what the lock file says.
+struct ClaimOwner {
+    std::string host;
+    long pid = 0;
+    std::string started;  // UTC, ISO 8601
+    std::string describe() const;  // "host vm, pid 1234, started 2026-11-29T05:00:00Z"
+};
+
+struct Claim {
+    std::string dir;                   // the directory claimed; empty when none could be
+    std::vector<std::string> skipped;  // directories held by other jobs, each with its owner
+    std::string error;                 // why none could be claimed
+};
+
+// Claims `wanted` for this job (creating it), or when another job holds it, the first of
+// `wanted`.1 .. .99 that no job holds. The lock records `owner`.
+Claim claim_directory(const std::string& wanted, const ClaimOwner& owner);
+// The lock of `dir`; nullopt when there is none (or it cannot be read).
+std::optional<ClaimOwner> claim_owner(const std::string& dir);
+// Whether the owner is a process that still runs on this host (false for another host).
+bool owner_runs_here(const ClaimOwner& owner);
+// This process as an owner: host name, pid, now.
+ClaimOwner this_process();
+// Removes the lock (MPI_Finalize after the merge, or a recovery).
+void release_directory(const std::string& dir);
+
 // meta.txt lines that say how a recovered run ended (docs/trace-format.md, "After a crash").
 std::string recovery_meta(const MergeResult& result);
 

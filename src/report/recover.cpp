@@ -115,6 +115,13 @@ bool merged(const RunMeta& meta) { return meta.get("finalized") == "1" || meta.g
 bool needs_recovery(const std::string& dir) { return trace::has_spill_files(dir) && !merged(meta_of(dir)); }
 
 trace::MergeResult recover_directory(const std::string& dir) {
+    // The job's processes may still be going down when its launcher returns: give them a moment.
+    const auto owner = trace::claim_owner(dir);
+    for (int waited_ms = 0; owner && trace::owner_runs_here(*owner) && waited_ms < 3000; waited_ms += 50)
+        ::usleep(50'000);
+    if (owner && trace::owner_runs_here(*owner))
+        throw std::runtime_error(fmt::format("{}: the job that traces into it still runs ({}); its trace is "
+                                             "complete after its MPI_Finalize", dir, owner->describe()));
     // Never replace what MPI_Finalize merged: its spill files are gone, and any left are another job's.
     if (!trace::has_spill_files(dir))
         throw std::runtime_error(fmt::format("{}: no spill files (.papshim-rank-N.bin) to recover; its calls.csv, "
@@ -147,6 +154,7 @@ trace::MergeResult recover_directory(const std::string& dir) {
     if (!trace::replace_file(meta_path, kept + fmt::format("records={}\n", result.records) + trace::recovery_meta(result),
                              error))
         throw std::runtime_error(error);
+    trace::release_directory(dir);  // merged now: a next job may trace here
     return result;
 }
 

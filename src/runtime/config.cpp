@@ -123,7 +123,8 @@ std::vector<VariableInfo> describe_variables(const AlgorithmNames& names) {
     }
     vars.push_back({"PAPSHIM_TRACE_DIR", std::string(default_profile_dir) + " (profile mode)", "a directory",
                     "where calls.csv, trace.json, summary.txt and meta.txt are written at MPI_Finalize; "
-                    "created if missing; in dispatch mode tracing happens only when it is set"});
+                    "created if missing; where another job's trace holds it (its papshim.lock), the job traces "
+                    "into DIR.1, DIR.2 ... and says so; in dispatch mode tracing happens only when it is set"});
     vars.push_back({"PAPSHIM_CALLSITE_DEPTH", "1", "1..16",
                     "stack frames above the MPI call that identify a call site"});
     vars.push_back({"PAPSHIM_VERBOSE", "0", "0, 1, 2", "1: a line from rank 0 at init and finalize; 2: also a line per new communicator (ranks, nodes)"});

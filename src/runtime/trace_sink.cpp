@@ -234,16 +234,43 @@ void register_names(const AlgorithmNames& names) {
     }
 }
 
+// Rank 0 claims the trace directory for this job, or the next free one after it when
+// another job's trace holds it (trace::claim_directory); every rank gets the one claimed,
+// or an empty string and `error` when none could be.
+std::string claimed_directory(const State& s, std::string& error) {
+    std::string claimed;
+    if (s.world_rank == 0) {
+        const trace::Claim claim = trace::claim_directory(s.config.trace_dir, trace::this_process());
+        claimed = claim.dir;
+        error = claim.error;
+        for (const auto& held : claim.skipped)
+            fmt::print(stderr, "papshim: {} holds the trace of another job, running or ended before its merge: "
+                               "left as it is\n", held);
+        if (!claim.skipped.empty() && !claimed.empty())
+            fmt::print(stderr, "papshim: this job traces into {}; a directory no job uses any more: papshim-report "
+                               "DIR recovers its trace, or remove DIR/{}\n", claimed, trace::claim_file);
+    }
+    claimed = broadcast_from_rank0(s.world, claimed);
+    if (claimed.empty() && s.world_rank != 0) error = "rank 0 could not claim a trace directory";
+    return claimed;
+}
+
 void open_trace(State& s) {
     std::string error;
-    std::error_code created;
-    std::filesystem::create_directories(s.config.trace_dir, created);
+    const std::string claimed = claimed_directory(s, error);
+    bool ok = !claimed.empty();
+    if (ok) {
+        s.config.trace_dir = claimed;
+        std::error_code created;  // on every rank: a node's view of a shared file system may lag
+        std::filesystem::create_directories(s.config.trace_dir, created);
+        if (created) error = fmt::format("cannot create directory {}: {}", s.config.trace_dir, created.message());
+        ok = !created;
+    }
     sites = std::make_unique<CallSiteTable>(s.config.callsite_depth);
     trace_start = clock::point_now();
     const State* job = &s;
-    bool ok = !created && writer.open(s.config.trace_dir, s.world_rank, s.config.trace_buffer, names(),
-                                      {[job] { return fit_now(*job); }, copy_sites}, error);
-    if (created) error = fmt::format("cannot create directory {}: {}", s.config.trace_dir, created.message());
+    ok = ok && writer.open(s.config.trace_dir, s.world_rank, s.config.trace_buffer, names(),
+                           {[job] { return fit_now(*job); }, copy_sites}, error);
     int bad = lowest_rank_with(s.world, s.world_rank, !ok);
     if (bad != INT_MAX) {
         if (bad == s.world_rank)
@@ -251,8 +278,11 @@ void open_trace(State& s) {
                                "runs on without a trace\n", error, s.config.trace_dir);
         std::string ignored;
         writer.finish({}, {}, ignored);  // no rank traces: close and remove this rank's files
-        std::remove(trace::spill_path(s.config.trace_dir, s.world_rank).c_str());
-        std::remove(trace::index_path(s.config.trace_dir, s.world_rank).c_str());
+        if (!claimed.empty()) {
+            std::remove(trace::spill_path(s.config.trace_dir, s.world_rank).c_str());
+            std::remove(trace::index_path(s.config.trace_dir, s.world_rank).c_str());
+            if (s.world_rank == 0) trace::release_directory(s.config.trace_dir);
+        }
         sites.reset();
         return;
     }
@@ -309,6 +339,7 @@ void finish_trace(State& s) {
     // calls.csv, or spill files that papshim-report recovers, never half of them.
     write_meta(s, records);
     trace::remove_rank_files(s.config.trace_dir, s.world_size);
+    trace::release_directory(s.config.trace_dir);  // after the spill files: a next job may now write its own
     if (records > trace::default_max_json_events)
         fmt::print(stderr, "papshim: trace.json holds the first {} of {} calls; calls.csv holds all\n",
                    trace::default_max_json_events, records);

@@ -351,6 +351,63 @@ TEST_CASE("recovery merges what a dead job left and says whose records end early
     CHECK(text.find("warning : meta.txt says records") == std::string::npos);
 }
 
+TEST_CASE("a job claims its trace directory; another job's claim sends the next one on") {
+    TempDir parent;
+    const std::string wanted = (parent.path / "trace").string();
+    trace::ClaimOwner first{"host-a", 11, "2026-11-29T05:00:00Z"}, second{"host-b", 22, "2026-11-29T05:00:01Z"};
+
+    const auto a = trace::claim_directory(wanted, first);
+    CHECK(a.dir == wanted);
+    CHECK(a.skipped.empty());
+    REQUIRE(trace::claim_owner(wanted));
+    CHECK(trace::claim_owner(wanted)->host == "host-a");
+    CHECK(trace::claim_owner(wanted)->pid == 11);
+
+    // A second job while the first holds it, with a trailing slash as a user may type it.
+    const auto b = trace::claim_directory(wanted + "/", second);
+    CHECK(b.dir == wanted + ".1");
+    REQUIRE(b.skipped.size() == 1);
+    CHECK_THAT(b.skipped[0], Catch::Contains("host host-a, pid 11, started 2026-11-29T05:00:00Z"));
+    CHECK(trace::claim_owner(wanted + ".1")->pid == 22);
+    CHECK_FALSE(trace::owner_runs_here(first));  // another host: never taken for a live process here
+    CHECK(trace::owner_runs_here(trace::this_process()));
+
+    // Released (the first job merged its trace): the directory is free again.
+    trace::release_directory(wanted);
+    CHECK_FALSE(trace::claim_owner(wanted));
+    CHECK(trace::claim_directory(wanted, second).dir == wanted);
+
+    // Every candidate held: no directory, and an error that says why.
+    for (int suffix = 2; suffix <= trace::max_claim_suffix; ++suffix) {
+        fs::create_directories(wanted + "." + std::to_string(suffix));
+        std::ofstream(wanted + "." + std::to_string(suffix) + "/" + trace::claim_file) << "host=x\npid=1\n";
+    }
+    const auto none = trace::claim_directory(wanted, first);
+    CHECK(none.dir.empty());
+    CHECK_THAT(none.error, Catch::Contains("hold other jobs' traces"));
+}
+
+TEST_CASE("a claim that cannot be made says why") {
+    const auto claim = trace::claim_directory("/proc/papshim-no/trace", trace::this_process());
+    CHECK(claim.dir.empty());
+    CHECK_THAT(claim.error, Catch::Contains("/proc/papshim-no"));
+}
+
+TEST_CASE("recovery refuses a trace whose job still runs here, and releases the claim of one it recovers") {
+    TempDir dir;
+    const std::string d = dir.str();
+    write_rank(d, 0, 1, 10, 64);
+    std::ofstream(dir.path / trace::claim_file) << fmt::format("host={}\npid={}\nstarted=now\n",
+                                                                 trace::this_process().host, ::getpid());
+    CHECK_THROWS_WITH(report::recover_directory(d), Catch::Contains("still runs"));
+    CHECK_FALSE(fs::exists(dir.path / "calls.csv"));
+    // The owner is gone (a pid that no process has): recovered, and the directory is free.
+    std::ofstream(dir.path / trace::claim_file) << fmt::format("host={}\npid=2147483646\n",
+                                                                 trace::this_process().host);
+    CHECK(report::recover_directory(d).records == 10);
+    CHECK_FALSE(fs::exists(dir.path / trace::claim_file));
+}
+
 TEST_CASE("recovery without meta.txt, with a rank whose files are missing") {
     TempDir dir;
     write_rank(dir.str(), 1, 2, 10, 64);  // rank 0 left nothing

@@ -12,8 +12,10 @@ import os
 import re
 import shlex
 import shutil
+import socket
 import subprocess
 import sys
+import time
 from collections import Counter, defaultdict
 from pathlib import Path
 
@@ -464,6 +466,58 @@ def case_abort(options, launcher):
         recover_and_check(options, directory, dying, made, saved, functions)
 
 
+def wait_for_job(process, command):
+    try:
+        stdout, stderr = process.communicate(timeout=RUN_TIMEOUT_S)
+    except subprocess.TimeoutExpired as timeout:
+        process.kill()
+        raise CheckFailed(f"timed out after {RUN_TIMEOUT_S} s: {shlex.join(command)}") from timeout
+    return Run(command, process.returncode, stdout, stderr)
+
+
+def case_claimed_trace(options, launcher):
+    """Jobs that trace into one folder: one that runs (or died unrecovered) keeps it, the next traces into
+    folder.1, and each trace is complete."""
+    np, iterations = 2, 100
+    directory = trace_dir(options, "claimed")
+    following = directory.with_name(directory.name + ".1")
+    shutil.rmtree(following, ignore_errors=True)
+    example = [str(Path(options.bin) / "imbalance"), "--pattern", "one-late:1:20", "--delay-per", "iteration",
+               "--iterations", str(iterations), "--count", "64"]
+    command = launcher.command(np, example, launcher.shim_env(mode="profile", trace_dir=directory))
+    # The second job starts once the first holds the folder (its lock is there), so they overlap.
+    print(f"$ {shlex.join(command)}  (twice, the second once the first holds {directory})", flush=True)
+    first = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env=clean_environment())
+    lock = directory / "papshim.lock"
+    for _ in range(600):
+        if lock.exists() or first.poll() is not None:
+            break
+        time.sleep(0.05)
+    second = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              env=clean_environment())
+    runs = [expect_success(wait_for_job(first, command)), expect_success(wait_for_job(second, command))]
+    if f"this job traces into {following}" not in runs[1].stderr:
+        raise CheckFailed(f"the second job does not say that it traces into {following}\n{runs[1].describe()}")
+    for folder in (directory, following):
+        check_complete(read_trace(folder, options.docs), np, dict.fromkeys(COLLECTIVES, iterations), str(folder))
+        if (folder / "papshim.lock").exists():
+            raise CheckFailed(f"{folder}/papshim.lock is left after the job's MPI_Finalize")
+    print(f"two overlapping jobs: complete traces in {directory.name} and {following.name}")
+
+    # A folder whose job still runs (its lock names this test's own process): kept as it is.
+    lock.write_text(f"host={socket.gethostname()}\npid={os.getpid()}\nstarted=now\n")
+    before = (directory / "calls.csv").read_bytes()
+    run = expect_success(execute(command))
+    if (directory / "calls.csv").read_bytes() != before or not lock.exists():
+        raise CheckFailed(f"a job wrote into {directory}, which another job holds\n{run.describe()}")
+    check_complete(read_trace(following, options.docs), np, dict.fromkeys(COLLECTIVES, iterations), str(following))
+    report = execute([str(Path(options.bin) / "papshim-report"), str(directory), "--recover", "--no-plots"])
+    if report.returncode == 0 or "still runs" not in report.stderr:
+        raise CheckFailed(f"papshim-report recovered a trace whose job still runs\n{report.describe()}")
+    print(f"a held folder is kept; papshim-report refuses to recover it: {report.stderr.strip()}")
+
+
 def case_type_sizes(options, launcher):
     """Predefined and derived datatypes, derived ones freed and made again: every record's size."""
     np = 3
@@ -485,7 +539,7 @@ def case_type_sizes(options, launcher):
 CASES = {"equivalence": case_equivalence, "abort": case_abort, "profile": case_profile, "invalid": case_invalid,
          "unwritable-trace": case_unwritable_trace, "fortran": case_fortran, "python": case_python,
          "papshim-run": case_launcher, "bench": case_bench,
-         "type-sizes": case_type_sizes}
+         "type-sizes": case_type_sizes, "claimed-trace": case_claimed_trace}
 
 
 def main():

@@ -1,0 +1,140 @@
+// A job's claim on its trace directory (trace_format.hpp): two jobs that trace into one
+// directory would overwrite each other's spill files, and a job started after one that died
+// would overwrite the dead job's trace before anyone recovered it.
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "papshim/trace_format.hpp"
+
+namespace papshim::trace {
+namespace {
+
+std::string lock_path(const std::string& dir) { return dir + "/" + claim_file; }
+
+std::string host_name() {
+    char name[256] = {};
+    if (::gethostname(name, sizeof name - 1) != 0) return "unknown";
+    return name;
+}
+
+std::string lock_text(const ClaimOwner& owner) {
+    return fmt::format("host={}\npid={}\nstarted={}\n", owner.host, owner.pid, owner.started);
+}
+
+// The candidates' names: `wanted` itself, then wanted.1, wanted.2, ... (without the
+// trailing slashes a user may have typed, so that "out/" gives "out.1", not "out/.1").
+std::string candidate(const std::string& wanted, int suffix) {
+    if (suffix == 0) return wanted;
+    std::string base = wanted;
+    while (base.size() > 1 && base.back() == '/') base.pop_back();
+    return fmt::format("{}.{}", base, suffix);
+}
+
+}  // namespace
+
+std::string ClaimOwner::describe() const {
+    return fmt::format("host {}, pid {}, started {}", host.empty() ? "?" : host, pid, started.empty() ? "?" : started);
+}
+
+ClaimOwner this_process() {
+    ClaimOwner owner;
+    owner.host = host_name();
+    owner.pid = long(::getpid());
+    char when[32] = {};
+    const std::time_t now = std::time(nullptr);
+    std::tm utc{};
+    if (::gmtime_r(&now, &utc)) std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &utc);
+    owner.started = when;
+    return owner;
+}
+
+std::optional<ClaimOwner> claim_owner(const std::string& dir) {
+    std::ifstream in(lock_path(dir));
+    if (!in) return std::nullopt;
+    ClaimOwner owner;
+    for (std::string line; std::getline(in, line);) {
+        const auto equals = line.find('=');
+        if (equals == std::string::npos) continue;
+        const std::string key = line.substr(0, equals), value = line.substr(equals + 1);
+        if (key == "host") owner.host = value;
+        else if (key == "pid") owner.pid = std::strtol(value.c_str(), nullptr, 10);
+        else if (key == "started") owner.started = value;
+    }
+    return owner;
+}
+
+// A process of that pid that has not exited (a zombie has) and that was started no later
+// than the lock was written: a later one only reuses the number.
+bool owner_runs_here(const ClaimOwner& owner) {
+    if (owner.pid <= 0 || owner.host != host_name()) return false;
+    std::ifstream stat_file(fmt::format("/proc/{}/stat", owner.pid));
+    std::string stat;
+    if (!std::getline(stat_file, stat)) return false;
+    const auto name_end = stat.rfind(')');  // the command name may hold spaces and ')'
+    if (name_end == std::string::npos) return false;
+    std::istringstream fields(stat.substr(name_end + 1));
+    std::string state;
+    fields >> state;
+    if (state == "Z" || state == "X") return false;
+    std::string field;
+    for (int skipped = 0; skipped < 18 && fields >> field;) ++skipped;  // fields 4..21
+    unsigned long long start_ticks = 0;
+    std::tm when{};
+    if (!(fields >> start_ticks) || !::strptime(owner.started.c_str(), "%Y-%m-%dT%H:%M:%SZ", &when)) return true;
+    long long boot = -1;
+    std::ifstream proc_stat("/proc/stat");
+    for (std::string line; std::getline(proc_stat, line);)
+        if (line.rfind("btime ", 0) == 0) boot = std::atoll(line.c_str() + 6);
+    if (boot < 0) return true;
+    const long long started = boot + (long long)(start_ticks / (unsigned long long)::sysconf(_SC_CLK_TCK));
+    return started <= (long long)::timegm(&when) + 2;  // the lock is written during MPI_Init
+}
+
+Claim claim_directory(const std::string& wanted, const ClaimOwner& owner) {
+    Claim claim;
+    const std::string text = lock_text(owner);
+    for (int suffix = 0; suffix <= max_claim_suffix; ++suffix) {
+        const std::string dir = candidate(wanted, suffix);
+        std::error_code failed;
+        std::filesystem::create_directories(dir, failed);
+        if (failed) {
+            claim.error = fmt::format("cannot create directory {}: {}", dir, failed.message());
+            return claim;
+        }
+        const int fd = ::open(lock_path(dir).c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        if (fd < 0 && errno == EEXIST) {
+            const auto holder = claim_owner(dir);
+            claim.skipped.push_back(fmt::format("{} ({})", dir, holder ? holder->describe() : "its lock unreadable"));
+            continue;
+        }
+        if (fd < 0) {
+            claim.error = fmt::format("cannot write {}: {}", lock_path(dir), std::strerror(errno));
+            return claim;
+        }
+        const bool written = ::write(fd, text.data(), text.size()) == ssize_t(text.size());
+        const int saved_errno = errno;
+        ::close(fd);
+        if (!written) {
+            ::unlink(lock_path(dir).c_str());
+            claim.error = fmt::format("cannot write {}: {}", lock_path(dir), std::strerror(saved_errno));
+            return claim;
+        }
+        claim.dir = dir;
+        return claim;
+    }
+    claim.error = fmt::format("{} and {} more directories after it hold other jobs' traces", wanted,
+                              max_claim_suffix);
+    return claim;
+}
+
+void release_directory(const std::string& dir) { ::unlink(lock_path(dir).c_str()); }
+
+}  // namespace papshim::trace
