@@ -1,6 +1,7 @@
 // The four handlers: measure arrival, ask the dispatcher, run, record (DESIGN §2).
 #include <algorithm>
 #include <cassert>
+#include <climits>
 #include <optional>
 #include <span>
 #include <type_traits>
@@ -411,6 +412,10 @@ std::optional<Outcome> run_allgather(CommContext& ctx, Collective kind, const Al
     const std::uint64_t element_bytes = type_size(buffers.recvtype);
     const std::uint64_t bytes = elements * element_bytes;
     if (bytes == 0) return std::nullopt;
+    // Over 2 GiB received: a piece, a staged block or a background receive could exceed an
+    // int count of bytes and fail mid-call. The count and the type signature are the same on
+    // every rank, so every rank leaves such a call to MPI before any message.
+    if (bytes > std::uint64_t(INT_MAX)) return std::nullopt;
 
     const AllgatherAlgorithm* algorithm = choose_allgather(choice, ctx, bytes, largest * element_bytes, planning);
     if (!algorithm) return std::nullopt;
