@@ -1,5 +1,8 @@
 // MPI_Init*, MPI_Finalize: set the runtime up after the MPI library, tear it down before;
 // MPI_Abort: save the trace first.
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <string_view>
@@ -86,3 +89,13 @@ PAPSHIM_EXPORT int MPI_Abort(MPI_Comm comm, int errorcode) {
     papshim::runtime::save_trace_before_abort();
     return PMPI_Abort(comm, errorcode);
 }
+
+// _exit() and _Exit() skip atexit handlers, and Open MPI ends a rank that meets a fatal MPI
+// error (MPI_ERRORS_ARE_FATAL) with _exit(): save its records first, as profiling tools do
+// by wrapping _exit. A forked child, a process that is not tracing, or one whose save
+// already ran returns from the save at once. Then the process ends as glibc's _exit does.
+extern "C" PAPSHIM_EXPORT void _exit(int status) noexcept {
+    papshim::runtime::save_trace_before_fast_exit();
+    for (;;) ::syscall(SYS_exit_group, status);
+}
+extern "C" PAPSHIM_EXPORT void _Exit(int status) noexcept { _exit(status); }

@@ -140,5 +140,8 @@ namespace papshim::runtime {
 // rank's buffered records and its index so papshim-report can recover the trace. No-op
 // when not tracing.
 void save_trace_before_abort();
+// Called by papshim's _exit() before the process ends: Open MPI ends a rank that meets a
+// fatal MPI error (MPI_ERRORS_ARE_FATAL) with _exit(), which runs no atexit handler.
+void save_trace_before_fast_exit();
 
 }  // namespace papshim::runtime

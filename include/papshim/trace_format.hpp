@@ -95,8 +95,9 @@ struct Fit {
 };
 
 // What last wrote a rank's index: a periodic refresh while the job ran, or one of the ends.
-enum class Saved : std::uint8_t { running, finalize, abort, sigterm, exit };
-const char* saved_name(Saved saved);  // "running", "MPI_Finalize", "MPI_Abort", "SIGTERM", "exit"
+enum class Saved : std::uint8_t { running, finalize, abort, sigterm, exit, fast_exit };
+// "running", "MPI_Finalize", "MPI_Abort", "SIGTERM", "exit", "_exit"
+const char* saved_name(Saved saved);
 std::optional<Saved> parse_saved(std::string_view name);
 
 // Per-rank index (`.papshim-rank-N.index`): everything needed to read that rank's spill

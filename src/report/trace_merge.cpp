@@ -218,12 +218,13 @@ const char* saved_name(Saved saved) {
         case Saved::abort: return "MPI_Abort";
         case Saved::sigterm: return "SIGTERM";
         case Saved::exit: return "exit";
+        case Saved::fast_exit: return "_exit";
     }
     return "running";
 }
 
 std::optional<Saved> parse_saved(std::string_view name) {
-    for (Saved s : {Saved::running, Saved::finalize, Saved::abort, Saved::sigterm, Saved::exit})
+    for (Saved s : {Saved::running, Saved::finalize, Saved::abort, Saved::sigterm, Saved::exit, Saved::fast_exit})
         if (name == saved_name(s)) return s;
     return std::nullopt;
 }

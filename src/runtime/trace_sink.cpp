@@ -201,6 +201,7 @@ void record(const trace::Record& r, const void* caller) {
 }
 
 void save_trace_before_abort() { save_early(trace::Saved::abort); }
+void save_trace_before_fast_exit() { save_early(trace::Saved::fast_exit); }
 
 std::uint8_t algorithm_index(std::string_view name) {
     if (name == "native") return 0;  // nearly every call; spares the loop (~50 instructions a call)

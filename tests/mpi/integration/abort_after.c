@@ -3,8 +3,10 @@
  * SIGTERM (what a batch system does at the time limit). The others block in their next call
  * until the launcher kills them. term-then-abort: the program catches SIGTERM itself (handler
  * installed before MPI_Init, so papshim chains to it), survives it after CALLS calls, and
- * calls MPI_Abort after 2 CALLS: papshim must save again then.
- * usage: abort_after CALLS RANK abort|sigterm|term-then-abort */
+ * calls MPI_Abort after 2 CALLS: papshim must save again then. fatal: RANK sends to a rank that
+ * does not exist, a fatal MPI error under the default MPI_ERRORS_ARE_FATAL (Open MPI then ends
+ * the rank with _exit).
+ * usage: abort_after CALLS RANK abort|sigterm|term-then-abort|fatal */
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
@@ -34,8 +36,9 @@ int main(int argc, char** argv) {
     int rank = 0, size = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (argc != 4 || (strcmp(argv[3], "abort") != 0 && strcmp(argv[3], "sigterm") != 0 && !survive)) {
-        if (rank == 0) fprintf(stderr, "usage: abort_after CALLS RANK abort|sigterm|term-then-abort\n");
+    if (argc != 4 || (strcmp(argv[3], "abort") != 0 && strcmp(argv[3], "sigterm") != 0 &&
+                      strcmp(argv[3], "fatal") != 0 && !survive)) {
+        if (rank == 0) fprintf(stderr, "usage: abort_after CALLS RANK abort|sigterm|term-then-abort|fatal\n");
         MPI_Finalize();
         return 2;
     }
@@ -57,6 +60,7 @@ int main(int argc, char** argv) {
             printf("rank %d: %ld calls made, now %s\n", rank, calls, argv[3]);
             fflush(stdout);
             if (strcmp(argv[3], "abort") == 0) MPI_Abort(MPI_COMM_WORLD, 3);
+            if (strcmp(argv[3], "fatal") == 0) MPI_Send(&rank, 1, MPI_INT, size, 0, MPI_COMM_WORLD);
             raise(SIGTERM);
             return 1; /* not reached: SIGTERM's default action ends the process */
         }

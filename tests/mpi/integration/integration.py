@@ -438,8 +438,8 @@ def recover_and_check(options, directory, dying, calls, saved, functions):
 
 
 def case_abort(options, launcher):
-    """A traced job dies (MPI_Abort, SIGTERM, Fortran MPI_Abort): its trace is recovered complete up to the end
-    on the dying rank."""
+    """A traced job dies (MPI_Abort, SIGTERM, Fortran MPI_Abort, a fatal MPI error on Open MPI): its trace is
+    recovered complete up to the end on the dying rank."""
     np, dying, calls = 2, 1, 10000  # more calls than PAPSHIM_TRACE_BUFFER: spilled and buffered records
     both = {"sum_step", "gather_step"}
     runs = [("abort", "MPI_Abort", calls, [options.program, str(calls), str(dying), "abort"], both),
@@ -447,6 +447,8 @@ def case_abort(options, launcher):
             # The application's handler survives SIGTERM: the MPI_Abort after it saves the rest.
             ("term-then-abort", "MPI_Abort", 2 * calls,
              [options.program, str(calls), str(dying), "term-then-abort"], both)]
+    if options.mpi == "openmpi":  # MPICH's launcher kills every rank with SIGKILL at once
+        runs.append(("fatal-error", "_exit", calls, [options.program, str(calls), str(dying), "fatal"], both))
     if options.fortran_program and options.mpi == "openmpi":  # MPICH's Fortran layer calls the C MPI_Abort
         runs.append(("fortran", "MPI_Abort", calls, [options.fortran_program, str(calls), str(dying)], set()))
     for name, saved, made, app, functions in runs:
