@@ -91,6 +91,22 @@ std::uint64_t vector_bytes(int count, MPI_Datatype type) {
     return type == MPI_DATATYPE_NULL || count < 0 ? kSizeUnknown : std::uint64_t(count) * type_size(type);
 }
 
+// An Allgatherv's mean block in bytes, as choose_allgather reckons it (total / ranks); an
+// inter-communicator's calls go to MPI whatever their size, so 0.
+std::uint64_t mean_block_bytes(MPI_Comm comm, const int* recvcounts, MPI_Datatype recvtype) {
+    if (!recvcounts || recvtype == MPI_DATATYPE_NULL) return kSizeUnknown;
+    int inter = 0, ranks = 0;
+    if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || PMPI_Comm_size(comm, &ranks) != MPI_SUCCESS || ranks < 1)
+        return kSizeUnknown;
+    if (inter) return 0;
+    std::uint64_t elements = 0;
+    for (int i = 0; i < ranks; ++i) {
+        if (recvcounts[i] < 0) return kSizeUnknown;
+        elements += std::uint64_t(recvcounts[i]);
+    }
+    return elements * type_size(recvtype) / std::uint64_t(ranks);
+}
+
 // The record of a call that ran: what every mode traces; handle() adds the prediction fields.
 trace::Record call_record(Collective kind, const CommContext& ctx, const Shape& shape, std::uint64_t seq,
                           std::uint64_t arrival, std::uint64_t exit) {
@@ -128,7 +144,8 @@ int profile(Collective kind, MPI_Comm comm, const void* caller, Native&& native,
 // The common path of every handler. `native` forwards to PMPI; `own` runs papshim's
 // algorithm and returns nullopt when the call must go native (decided before any message);
 // `describe` gives the call's shape, or nullopt for arguments MPI would reject; `quick_bytes`
-// the call's total bytes where that needs no context, else kSizeUnknown.
+// the call's total bytes (an Allgather(v)'s mean block) where that needs no context, else
+// kSizeUnknown.
 template <class Native, class Own, class Describe, class QuickBytes>
 int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, Own&& own, Describe&& describe,
            QuickBytes&& quick_bytes) {
@@ -143,10 +160,12 @@ int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, 
         if (fast.bytes == runtime::kAllCalls || below) {
             // Skipping the handler skips its bookkeeping; papshim_get_last_algorithm stays true.
             // Below a threshold (auto) the communicator's larger calls may have run papshim's
-            // own algorithm, so its context says what ran even without a choice on it (every
-            // rank takes this path at the same call: a collective's size agrees everywhere).
-            CommContext* ctx = below && !fast.ctx ? &runtime::context(comm) : fast.ctx;
+            // own algorithm, so its context, if it has one, says what ran; without one (no
+            // larger call yet), an attribute remembers the native call. Creating the context
+            // here cost every new communicator a duplicate and a broadcast.
+            CommContext* ctx = below && !fast.ctx ? runtime::existing_context(comm) : fast.ctx;
             if (ctx) ctx->last_algorithm[std::size_t(kind)].store("native", std::memory_order_relaxed);
+            else if (below) runtime::remember_native_call(comm, kind);
             return native();
         }
     }
@@ -541,7 +560,7 @@ int allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* r
             const std::uint64_t block = std::uint64_t(recvcount) * type_size(recvtype);
             return Shape{.bytes = block * std::uint64_t(ctx.size), .segment = block};
         },
-        [] { return kSizeUnknown; });
+        [&] { return vector_bytes(recvcount, recvtype); });
 }
 
 int allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int* recvcounts,
@@ -567,7 +586,7 @@ int allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* 
             }
             return Shape{.bytes = total, .segment = largest, .blocks = block_bytes};
         },
-        [] { return kSizeUnknown; });
+        [&] { return mean_block_bytes(comm, recvcounts, recvtype); });
 }
 
 int reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,

@@ -54,6 +54,7 @@ PAPSHIM_EXPORT int papshim_get_last_algorithm(MPI_Comm comm, const char* collect
     if (!kind) return MPI_ERR_ARG;
     runtime::CommContext* ctx = runtime::existing_context(comm);
     const char* last = ctx ? ctx->last_algorithm[std::size_t(*kind)].load(std::memory_order_relaxed) : nullptr;
+    if (!last && runtime::native_call_seen(comm, *kind)) last = "native";
     std::string_view ran = last ? last : "";
     std::size_t n = std::min(ran.size(), std::size_t(len - 1));
     std::memcpy(name, ran.data(), n);

@@ -105,6 +105,7 @@ struct State {
     bool thread_multiple = false;    // every rank has MPI_THREAD_MULTIPLE (helper thread possible)
     LinkModel link;
     int keyval = MPI_KEYVAL_INVALID;
+    int native_calls_keyval = MPI_KEYVAL_INVALID;  // remember_native_call's attribute
     std::atomic<bool> any_override{false};  // some communicator has a papshim_set_algorithm choice
 };
 
@@ -176,6 +177,13 @@ std::int64_t global_ns(std::uint64_t ticks);
 
 // The context if `comm` already has one (no communication), else nullptr.
 CommContext* existing_context(MPI_Comm comm);
+// A call that went to MPI on the fast path of a communicator without a context: remembered
+// in an attribute of its own (one bit per collective, no allocation), so that
+// papshim_get_last_algorithm can say "native" without the context, whose creation is
+// collective (a duplicate and a broadcast: 0.3-0.4 ms per communicator over TCP, which an
+// application that splits communicators in its loop, like LAMMPS's RCB balancing, pays often).
+void remember_native_call(MPI_Comm comm, Collective collective);
+bool native_call_seen(MPI_Comm comm, Collective collective);
 
 // The algorithm configured for `collective` on this communicator.
 std::string_view algorithm_for(CommContext& ctx, Collective collective);

@@ -212,6 +212,23 @@ CommContext* existing_context(MPI_Comm comm) {
     return found ? static_cast<CommContext*>(value) : nullptr;
 }
 
+void remember_native_call(MPI_Comm comm, Collective collective) {
+    const int keyval = state().native_calls_keyval;
+    void* value = nullptr;
+    int found = 0;
+    PMPI_Comm_get_attr(comm, keyval, &value, &found);
+    const auto bits = found ? reinterpret_cast<std::uintptr_t>(value) : 0;
+    const auto bit = std::uintptr_t{1} << int(collective);
+    if ((bits & bit) == 0) PMPI_Comm_set_attr(comm, keyval, reinterpret_cast<void*>(bits | bit));
+}
+
+bool native_call_seen(MPI_Comm comm, Collective collective) {
+    void* value = nullptr;
+    int found = 0;
+    PMPI_Comm_get_attr(comm, state().native_calls_keyval, &value, &found);
+    return found && (reinterpret_cast<std::uintptr_t>(value) >> int(collective) & 1) != 0;
+}
+
 std::string_view algorithm_for(CommContext& ctx, Collective collective) {
     if (state().any_override.load(std::memory_order_relaxed))
         if (const char* chosen = ctx.algorithm[std::size_t(collective)].load(std::memory_order_acquire)) return chosen;
@@ -258,6 +275,7 @@ namespace detail {
 
 void create_context_keyval(State& s) {
     PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_attribute, &s.keyval, nullptr);
+    PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &s.native_calls_keyval, nullptr);
 }
 
 void free_remaining_contexts(State& s) {

@@ -47,6 +47,10 @@ std::uint64_t native_below(Collective collective, std::string_view choice, const
     // the guard, and the candidate of its size may run).
     const bool reduction = collective == Collective::reduce || collective == Collective::allreduce;
     if (choice == "auto" && reduction && policy.exchange != plan::Exchange::always) return kSampledMinBytes;
+    // auto's Allgather(v) with a mean block below this is native whatever the arrivals and
+    // the layout (choose_allgather); its quick bytes are the mean block.
+    if (choice == "auto" && gathers(collective) && policy.exchange != plan::Exchange::always)
+        return kAutoRingWhenImbalancedMinBlockBytes;
     return 0;
 }
 

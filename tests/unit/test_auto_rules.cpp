@@ -139,7 +139,7 @@ TEST_CASE("auto's Allgather below 256 KiB per rank: the ring under imbalance, on
     CHECK(auto_allgather_ring_when_imbalanced(9, 9 * 64 * kib, spread));
 }
 
-TEST_CASE("the fast path: native always, auto's reductions below the sampled sizes") {
+TEST_CASE("the fast path: native always, auto's reductions below the sampled sizes, its gathers below 64 KiB a rank") {
     using papshim::runtime::kAllCalls;
     using papshim::runtime::native_below;
     papshim::plan::Policy sampled;
@@ -156,9 +156,13 @@ TEST_CASE("the fast path: native always, auto's reductions below the sampled siz
     CHECK(native_below(Collective::reduce, "auto", papshim::plan::Policy{}) == 16 * 1024);
     // ...unless every call exchanges for another collective's plans: then the guard sees them.
     CHECK(native_below(Collective::allreduce, "auto", always) == 0);
-    // Allgather's auto has no fast-path size: every call takes the full path (native below
-    // 256 KiB per rank is decided in choose_allgather, per communicator size).
-    CHECK(native_below(Collective::allgather, "auto", sampled) == 0);
+    // Allgather(v)'s auto is native below 64 KiB per rank (the mean block, which the fast path
+    // reckons without a context) whatever the arrivals and the layout; every call takes the
+    // full path where every call exchanges.
+    for (Collective c : {Collective::allgather, Collective::allgatherv}) {
+        CHECK(native_below(c, "auto", sampled) == papshim::kAutoRingWhenImbalancedMinBlockBytes);
+        CHECK(native_below(c, "auto", always) == 0);
+    }
 }
 
 TEST_CASE("auto's BDR: from 256 KiB per rank with one rank per node, under trusted predictions of an imbalance") {
