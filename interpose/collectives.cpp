@@ -385,7 +385,7 @@ int run_planned_allgather(CommContext& ctx, const AllgatherAlgorithm& algorithm,
     // foreground lost to the balanced form (needs_helper_thread). Another collective's planned
     // algorithm can still make this communicator exchange, so a plan may be here.
     if (!planning.plan || !planner || !plan::Progress::instance().running()) {
-        run.comm = ctx.priv;
+        run.comm = runtime::private_comm(ctx);
         return execute_allgather(planned_schedule(ctx, algorithm.build, Planning{}), buffers, run);
     }
     run.comm = planner->data_comm();
@@ -440,7 +440,7 @@ std::optional<Outcome> run_allgather(CommContext& ctx, Collective kind, const Al
     if (!algorithm) return std::nullopt;
     if (uses_plans(kind, algorithm->name)) return Outcome{run_planned_allgather(ctx, *algorithm, buffers, planning), algorithm->name};
     AllgatherRun run;
-    run.comm = ctx.priv;
+    run.comm = runtime::private_comm(ctx);
     return Outcome{execute_allgather(ctx.schedule_for({algorithm->build}), buffers, run), algorithm->name};
 }
 
@@ -533,7 +533,7 @@ std::optional<Outcome> run_reduction(CommContext& ctx, Collective kind, Reductio
         const schedule::Schedule& schedule = uses_plans(kind, algorithm->name)
                                                  ? planned_schedule(ctx, algorithm->build, planning, b.root)
                                                  : ctx.schedule_for({algorithm->build, b.root, b.commutative});
-        return Outcome{execute_reduction(schedule, b, ctx.priv), algorithm->name};
+        return Outcome{execute_reduction(schedule, b, runtime::private_comm(ctx)), algorithm->name};
     }
     node::NodeView& view = runtime::node_view(ctx);
     if (algorithm->slot_sized && !fits_slot(b)) {
@@ -541,7 +541,7 @@ std::optional<Outcome> run_reduction(CommContext& ctx, Collective kind, Reductio
         algorithm = find_reduction_algorithm(kind, "hierarchical");
         if (!algorithm) return std::nullopt;
     }
-    return Outcome{algorithm->run(view, b, ctx.priv), algorithm->name};
+    return Outcome{algorithm->run(view, b, runtime::private_comm(ctx)), algorithm->name};
 }
 
 }  // namespace

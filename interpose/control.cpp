@@ -27,8 +27,8 @@ PAPSHIM_EXPORT int papshim_set_algorithm(MPI_Comm comm, const char* collective, 
     runtime::CommContext& ctx = runtime::context(comm);
     bool valid = kind && runtime::valid_algorithm_name(*kind, name);
     int ok_here = valid ? 1 : 0, ok_everywhere = 0;
-    PMPI_Allreduce(&ok_here, &ok_everywhere, 1, MPI_INT, MPI_LAND, ctx.priv);
-    if (!ok_everywhere || !same_on_every_rank(ctx.priv, std::string(collective) + '\n' + name)) return MPI_ERR_ARG;
+    PMPI_Allreduce(&ok_here, &ok_everywhere, 1, MPI_INT, MPI_LAND, runtime::private_comm(ctx));
+    if (!ok_everywhere || !same_on_every_rank(runtime::private_comm(ctx), std::string(collective) + '\n' + name)) return MPI_ERR_ARG;
     runtime::set_algorithm(ctx, *kind, name);
     return MPI_SUCCESS;
 }

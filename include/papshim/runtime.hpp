@@ -34,7 +34,9 @@ namespace papshim::runtime {
 // The communicator's private state, stored as an MPI attribute and freed with it.
 struct CommContext {
     MPI_Comm user = MPI_COMM_NULL;
-    MPI_Comm priv = MPI_COMM_NULL;   // private duplicate: the shim's traffic never meets the user's
+    // Private duplicate: the shim's traffic never meets the user's. Read it through
+    // private_comm(): profile mode sends nothing of its own, so it makes none.
+    MPI_Comm private_dup = MPI_COMM_NULL;
     MPI_Comm node = MPI_COMM_NULL;   // ranks of `priv` sharing this node's memory; see node_communicator()
     std::unique_ptr<node::NodeView> nodes;  // see node_view()
     std::atomic<node::NodeView*> nodes_ready{nullptr};  // `nodes` once made: node_view() without a lock
@@ -175,6 +177,11 @@ void measure_link(CommContext& ctx);
 // This rank's clock ticks as nanoseconds on the job-global clock.
 std::int64_t global_ns(std::uint64_t ticks);
 
+// The context's private duplicate of its communicator, made now if it has none yet
+// (collective: by the thread of a collective call that every member makes, as every
+// decision that needs it is the same on every member). Contexts made in dispatch mode have
+// it from the start; profile mode's have none until a call needs one.
+MPI_Comm private_comm(CommContext& ctx);
 // The context if `comm` already has one (no communication), else nullptr.
 CommContext* existing_context(MPI_Comm comm);
 // A call that went to MPI on the fast path of a communicator without a context: remembered

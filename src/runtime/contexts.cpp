@@ -44,7 +44,7 @@ void free_context(CommContext* ctx) {
         if (ctx->nodes->leaders != MPI_COMM_NULL) PMPI_Comm_free(&ctx->nodes->leaders);
     }
     if (ctx->node != MPI_COMM_NULL) PMPI_Comm_free(&ctx->node);
-    if (ctx->priv != MPI_COMM_NULL) PMPI_Comm_free(&ctx->priv);
+    if (ctx->private_dup != MPI_COMM_NULL) PMPI_Comm_free(&ctx->private_dup);
     delete ctx;
 }
 
@@ -54,8 +54,10 @@ int delete_attribute(MPI_Comm, int, void* value, void*) {
     return MPI_SUCCESS;
 }
 
-// A communicator id identical on every member (trace::comm_id): its rank 0 numbers it.
-std::uint64_t agree_on_id(const State& s, CommContext& ctx, MPI_Comm comm) {
+// A communicator id identical on every member (trace::comm_id): its rank 0 numbers it and
+// broadcasts it over `over` (the private duplicate, or the communicator itself where there
+// is none yet: a collective every member makes at the same call, before the user's).
+std::uint64_t agree_on_id(const State& s, CommContext& ctx, MPI_Comm comm, MPI_Comm over) {
     int same = MPI_UNEQUAL;
     PMPI_Comm_compare(comm, MPI_COMM_WORLD, &same);
     if (same == MPI_IDENT) return trace::world_comm;
@@ -69,7 +71,7 @@ std::uint64_t agree_on_id(const State& s, CommContext& ctx, MPI_Comm comm) {
         std::lock_guard guard(contexts_lock);
         id = trace::comm_id(s.world_rank, led_communicators++);
     }
-    PMPI_Bcast(&id, 1, MPI_UINT64_T, 0, ctx.priv);
+    PMPI_Bcast(&id, 1, MPI_UINT64_T, 0, over);
     return id;
 }
 
@@ -78,7 +80,7 @@ void describe_new_communicator(CommContext& ctx) {
     int node_rank = 0, leaders = 0;
     PMPI_Comm_rank(node_communicator(ctx), &node_rank);
     int leader = node_rank == 0 ? 1 : 0;
-    PMPI_Allreduce(&leader, &leaders, 1, MPI_INT, MPI_SUM, ctx.priv);
+    PMPI_Allreduce(&leader, &leaders, 1, MPI_INT, MPI_SUM, private_comm(ctx));
     if (ctx.rank == 0)
         fmt::print(stderr, "papshim: new communicator {} ({} ranks on {} node{})\n", trace::comm_label(ctx.id),
                    ctx.size, leaders, leaders == 1 ? "" : "s");
@@ -103,9 +105,10 @@ void describe_new_communicator(CommContext& ctx) {
         ctx->inter = inter != 0;
         PMPI_Comm_size(comm, &ctx->size);
         PMPI_Comm_rank(comm, &ctx->rank);
-        PMPI_Comm_dup(comm, &ctx->priv);
-        PMPI_Comm_set_errhandler(ctx->priv, MPI_ERRORS_RETURN);
-        ctx->id = agree_on_id(s, *ctx, comm);
+        // Profile mode sends nothing of its own: no duplicate (0.3-0.4 ms per communicator
+        // over TCP, which an application splitting communicators in its loop pays often).
+        if (mode() != Mode::profile) private_comm(*ctx);
+        ctx->id = agree_on_id(s, *ctx, comm, ctx->private_dup != MPI_COMM_NULL ? ctx->private_dup : comm);
         {
             std::lock_guard guard(contexts_lock);
             live_contexts.push_back(ctx);
@@ -130,7 +133,7 @@ CommContext& context(MPI_Comm comm) {
 MPI_Comm node_communicator(CommContext& ctx) {
     std::lock_guard guard(ctx.lock);
     if (ctx.node == MPI_COMM_NULL && !ctx.inter) {
-        PMPI_Comm_split_type(ctx.priv, MPI_COMM_TYPE_SHARED, ctx.rank, MPI_INFO_NULL, &ctx.node);
+        PMPI_Comm_split_type(private_comm(ctx), MPI_COMM_TYPE_SHARED, ctx.rank, MPI_INFO_NULL, &ctx.node);
         if (const int node_size = state().config.node_size; node_size > 0) {
             // Virtual nodes: consecutive world ranks, never wider than the real node.
             MPI_Comm shared = ctx.node;
@@ -168,7 +171,7 @@ node::NodeView& node_view(CommContext& ctx) {
     PMPI_Comm_size(node, &view->local_size);
     // Node leaders (local rank 0) in the order of their communicator ranks; every member
     // learns its node's index, and everyone every rank's node and local rank.
-    PMPI_Comm_split(ctx.priv, view->local_rank == 0 ? 0 : MPI_UNDEFINED, ctx.rank, &view->leaders);
+    PMPI_Comm_split(private_comm(ctx), view->local_rank == 0 ? 0 : MPI_UNDEFINED, ctx.rank, &view->leaders);
     if (view->leaders != MPI_COMM_NULL) {
         PMPI_Comm_set_errhandler(view->leaders, MPI_ERRORS_RETURN);
         PMPI_Comm_rank(view->leaders, &view->node_index);
@@ -180,7 +183,7 @@ node::NodeView& node_view(CommContext& ctx) {
     view->node_count = mine[1];
     std::vector<int> pairs(2 * std::size_t(ctx.size));
     const int own[2] = {view->node_index, view->local_rank};
-    PMPI_Allgather(own, 2, MPI_INT, pairs.data(), 2, MPI_INT, ctx.priv);
+    PMPI_Allgather(own, 2, MPI_INT, pairs.data(), 2, MPI_INT, private_comm(ctx));
     for (int r = 0; r < ctx.size; ++r) {
         view->node_of.push_back(pairs[2 * std::size_t(r)]);
         view->local_rank_of.push_back(pairs[2 * std::size_t(r) + 1]);
@@ -201,6 +204,14 @@ node::NodeView& node_view(CommContext& ctx) {
     ctx.nodes = std::move(view);
     ctx.nodes_ready.store(ctx.nodes.get(), std::memory_order_release);
     return *ctx.nodes;
+}
+
+MPI_Comm private_comm(CommContext& ctx) {
+    if (ctx.private_dup == MPI_COMM_NULL) {
+        PMPI_Comm_dup(ctx.user, &ctx.private_dup);
+        PMPI_Comm_set_errhandler(ctx.private_dup, MPI_ERRORS_RETURN);
+    }
+    return ctx.private_dup;
 }
 
 CommContext* existing_context(MPI_Comm comm) {

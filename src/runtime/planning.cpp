@@ -94,7 +94,7 @@ predict::Settings predictor_settings(const Config& config) {
 
 plan::Planner* planner(CommContext& ctx) {
     if (ctx.policy.exchange == plan::Exchange::off) return nullptr;
-    if (!ctx.planner) ctx.planner = std::make_unique<plan::Planner>(ctx.priv, predictor_settings(state().config), global_ns);
+    if (!ctx.planner) ctx.planner = std::make_unique<plan::Planner>(private_comm(ctx), predictor_settings(state().config), global_ns);
     return ctx.planner.get();
 }
 
@@ -114,7 +114,7 @@ void measure_link(CommContext& ctx) {
     // it in order): its model, without measuring again.
     MPI_Group group = MPI_GROUP_NULL, world = MPI_GROUP_NULL;
     int ends[2] = {0, ctx.size - 1}, world_ends[2] = {-1, -1};
-    PMPI_Comm_group(ctx.priv, &group);
+    PMPI_Comm_group(private_comm(ctx), &group);
     PMPI_Comm_group(s.world, &world);
     PMPI_Group_translate_ranks(group, 2, ends, world, world_ends);
     PMPI_Group_free(&group);
@@ -125,7 +125,7 @@ void measure_link(CommContext& ctx) {
     }
     // Fewer rounds than at MPI_Init: this runs inside an application's call (about 25 ms at
     // 1 Gbit/s, once per communicator).
-    ctx.link = clock::measure_link(ctx.priv, {.ping_pongs = 8, .streams = 2});
+    ctx.link = clock::measure_link(private_comm(ctx), {.ping_pongs = 8, .streams = 2});
     if (ctx.rank == 0)
         detail::verbose(2, fmt::format("communicator {}: alpha {:.2e} s, beta {:.2e} s/B", trace::comm_label(ctx.id),
                                ctx.link->alpha, ctx.link->beta));

@@ -14,7 +14,7 @@ for np in 4 8; do
      --app "lmp -in examples/lammps/in.lj-melt -var cells 8 -var steps 300 -var every 10 -var balance {variant} -log none" \
      --timer "Loop time of ([0-9.eE+-]+)" --result "^ +300 .*$" \
      --config native:none --config profile:none:MODE=profile,TRACE_DIR=/tmp/apps-auto-trace --config auto:none:$auto \
-     --config native-rcb:rcb --config auto-rcb:rcb:$auto \
+     --config native-rcb:rcb --config profile-rcb:rcb:MODE=profile,TRACE_DIR=/tmp/apps-auto-trace --config auto-rcb:rcb:$auto \
      --csv $out/lammps-np$np-$tag.csv > $out/lammps-np$np-$tag.md
 done
 mkdir -p /tmp/qe-auto && cp -f examples/qe/si8.scf.in /tmp/qe-auto/
