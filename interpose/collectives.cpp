@@ -91,14 +91,19 @@ std::uint64_t vector_bytes(int count, MPI_Datatype type) {
     return type == MPI_DATATYPE_NULL || count < 0 ? kSizeUnknown : std::uint64_t(count) * type_size(type);
 }
 
-// An Allgatherv's mean block in bytes, as choose_allgather reckons it (total / ranks); an
-// inter-communicator's calls go to MPI whatever their size, so 0.
+// Inter-communicators' calls go to MPI whatever their size, so their quick bytes are 0: a
+// block size there is the other group's, and the two groups must take the same path.
+bool inter_communicator(MPI_Comm comm) {
+    int inter = 0;
+    return PMPI_Comm_test_inter(comm, &inter) == MPI_SUCCESS && inter != 0;
+}
+
+// An Allgatherv's mean block in bytes, as choose_allgather reckons it (total / ranks).
 std::uint64_t mean_block_bytes(MPI_Comm comm, const int* recvcounts, MPI_Datatype recvtype) {
+    if (inter_communicator(comm)) return 0;
     if (!recvcounts || recvtype == MPI_DATATYPE_NULL) return kSizeUnknown;
-    int inter = 0, ranks = 0;
-    if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || PMPI_Comm_size(comm, &ranks) != MPI_SUCCESS || ranks < 1)
-        return kSizeUnknown;
-    if (inter) return 0;
+    int ranks = 0;
+    if (PMPI_Comm_size(comm, &ranks) != MPI_SUCCESS || ranks < 1) return kSizeUnknown;
     std::uint64_t elements = 0;
     for (int i = 0; i < ranks; ++i) {
         if (recvcounts[i] < 0) return kSizeUnknown;
@@ -560,7 +565,7 @@ int allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* r
             const std::uint64_t block = std::uint64_t(recvcount) * type_size(recvtype);
             return Shape{.bytes = block * std::uint64_t(ctx.size), .segment = block};
         },
-        [&] { return vector_bytes(recvcount, recvtype); });
+        [&] { return inter_communicator(comm) ? 0 : vector_bytes(recvcount, recvtype); });
 }
 
 int allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int* recvcounts,

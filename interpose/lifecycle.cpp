@@ -1,5 +1,6 @@
 // MPI_Init*, MPI_Finalize: set the runtime up after the MPI library, tear it down before;
 // MPI_Abort: save the trace first.
+#include <dlfcn.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -94,8 +95,15 @@ PAPSHIM_EXPORT int MPI_Abort(MPI_Comm comm, int errorcode) {
 // error (MPI_ERRORS_ARE_FATAL) with _exit(): save its records first, as profiling tools do
 // by wrapping _exit. A forked child, a process that is not tracing, or one whose save
 // already ran returns from the save at once. Then the process ends as glibc's _exit does.
+// The _exit after papshim's in the lookup order (a sanitizer's interceptor, else glibc's),
+// resolved when the library loads: not inside _exit, which a fatal error may reach with
+// the loader's locks taken.
+using ExitFunction = void (*)(int);
+const ExitFunction next_exit = [] { return reinterpret_cast<ExitFunction>(::dlsym(RTLD_NEXT, "_exit")); }();
+
 extern "C" PAPSHIM_EXPORT void _exit(int status) noexcept {
     papshim::runtime::save_trace_before_fast_exit();
+    if (next_exit && next_exit != &_exit) next_exit(status);
     for (;;) ::syscall(SYS_exit_group, status);
 }
 extern "C" PAPSHIM_EXPORT void _Exit(int status) noexcept { _exit(status); }

@@ -20,7 +20,9 @@ int papshim_get_algorithm(MPI_Comm comm, const char* collective, char* name, int
 
 /* Writes the algorithm that ran the last call of `collective` on `comm` in this process
  * ("native" also when papshim forwarded the call, e.g. for arguments it leaves to MPI; ""
- * before the first call papshim saw). A query, not a collective. */
+ * before the first call papshim saw, and on a communicator without a papshim_set_algorithm
+ * choice whose collective is configured `native`: those calls are forwarded without any
+ * bookkeeping). A query, not a collective. */
 int papshim_get_last_algorithm(MPI_Comm comm, const char* collective, char* name, int len);
 
 /* What papshim's arrival prediction did on `comm` so far (this rank's view; the counts that

@@ -227,8 +227,11 @@ bool needs_recovery(const std::string& dir);
 // run's predictor settings from meta.txt, and rewrites meta.txt with records= and the keys
 // that say how each rank's records ended (docs/trace-format.md, "After a crash"), which
 // format_summary() then reports. Refuses a directory without spill files and one whose
-// meta.txt says MPI_Finalize merged it. Throws std::runtime_error with a one-line message.
-trace::MergeResult recover_directory(const std::string& dir);
+// meta.txt says MPI_Finalize merged it, and one whose claim (papshim.lock) names a process
+// that still runs on this host, or a process on another host unless `asked` (--recover: the
+// user says that job has ended). Releases the claim of a trace it recovered. Throws
+// std::runtime_error with a one-line message.
+trace::MergeResult recover_directory(const std::string& dir, bool asked = false);
 
 // Writes the plot input for tools/report/papshim_plot.py into `out_dir`:
 //   plot-sites.csv  site,collective,callsite,function,calls,ranks,sample_stride,omega_stride

@@ -37,7 +37,7 @@ struct CommContext {
     // Private duplicate: the shim's traffic never meets the user's. Read it through
     // private_comm(): profile mode sends nothing of its own, so it makes none.
     MPI_Comm private_dup = MPI_COMM_NULL;
-    MPI_Comm node = MPI_COMM_NULL;   // ranks of `priv` sharing this node's memory; see node_communicator()
+    MPI_Comm node = MPI_COMM_NULL;   // ranks of the private duplicate sharing this node's memory; see node_communicator()
     std::unique_ptr<node::NodeView> nodes;  // see node_view()
     std::atomic<node::NodeView*> nodes_ready{nullptr};  // `nodes` once made: node_view() without a lock
     // Prediction and plans (DESIGN §5): when this communicator exchanges predictions (from the

@@ -114,7 +114,7 @@ bool merged(const RunMeta& meta) { return meta.get("finalized") == "1" || meta.g
 
 bool needs_recovery(const std::string& dir) { return trace::has_spill_files(dir) && !merged(meta_of(dir)); }
 
-trace::MergeResult recover_directory(const std::string& dir) {
+trace::MergeResult recover_directory(const std::string& dir, bool asked) {
     // The job's processes may still be going down when its launcher returns: give them a moment.
     const auto owner = trace::claim_owner(dir);
     for (int waited_ms = 0; owner && trace::owner_runs_here(*owner) && waited_ms < 3000; waited_ms += 50)
@@ -122,6 +122,11 @@ trace::MergeResult recover_directory(const std::string& dir) {
     if (owner && trace::owner_runs_here(*owner))
         throw std::runtime_error(fmt::format("{}: the job that traces into it still runs ({}); its trace is "
                                              "complete after its MPI_Finalize", dir, owner->describe()));
+    // Another host's job may still be running: only an explicit --recover takes it for dead.
+    if (owner && !asked && owner->host != trace::this_process().host)
+        throw std::runtime_error(fmt::format("{}: a job on another host holds it ({}), running or ended before its "
+                                             "merge; papshim-report --recover {} once it has ended",
+                                             dir, owner->describe(), dir));
     // Never replace what MPI_Finalize merged: its spill files are gone, and any left are another job's.
     if (!trace::has_spill_files(dir))
         throw std::runtime_error(fmt::format("{}: no spill files (.papshim-rank-N.bin) to recover; its calls.csv, "

@@ -248,8 +248,9 @@ std::string claimed_directory(const State& s, std::string& error) {
             fmt::print(stderr, "papshim: {} holds the trace of another job, running or ended before its merge: "
                                "left as it is\n", held);
         if (!claim.skipped.empty() && !claimed.empty())
-            fmt::print(stderr, "papshim: this job traces into {}; a directory no job uses any more: papshim-report "
-                               "DIR recovers its trace, or remove DIR/{}\n", claimed, trace::claim_file);
+            fmt::print(stderr, "papshim: this job traces into {}; if no job uses {} any more, papshim-report --recover "
+                               "{} recovers its trace, or remove {}/{}\n", claimed, s.config.trace_dir,
+                       s.config.trace_dir, s.config.trace_dir, trace::claim_file);
     }
     claimed = broadcast_from_rank0(s.world, claimed);
     if (claimed.empty() && s.world_rank != 0) error = "rank 0 could not claim a trace directory";
@@ -340,7 +341,6 @@ void finish_trace(State& s) {
     // calls.csv, or spill files that papshim-report recovers, never half of them.
     write_meta(s, records);
     trace::remove_rank_files(s.config.trace_dir, s.world_size);
-    trace::release_directory(s.config.trace_dir);  // after the spill files: a next job may now write its own
     if (records > trace::default_max_json_events)
         fmt::print(stderr, "papshim: trace.json holds the first {} of {} calls; calls.csv holds all\n",
                    trace::default_max_json_events, records);
@@ -352,6 +352,8 @@ void finish_trace(State& s) {
     } catch (const std::exception& e) {
         fmt::print(stderr, "papshim: warning: summary.txt not written: {}\n", e.what());
     }
+    // Last: a next job may now claim the directory and remove what this one merged there.
+    trace::release_directory(s.config.trace_dir);
     verbose(1, fmt::format("trace of {} records written to {}", records, s.config.trace_dir));
 }
 

@@ -408,6 +408,20 @@ TEST_CASE("recovery refuses a trace whose job still runs here, and releases the 
     CHECK_FALSE(fs::exists(dir.path / trace::claim_file));
 }
 
+TEST_CASE("recovery of a trace claimed on another host needs --recover") {
+    TempDir dir;
+    const std::string d = dir.str();
+    write_rank(d, 0, 1, 10, 64);
+    std::ofstream(dir.path / trace::claim_file) << "host=another-node\npid=1234\nstarted=2026-11-29T05:00:00Z\n";
+    // papshim-report's automatic recovery: that job may still run there.
+    CHECK_THROWS_WITH(report::recover_directory(d), Catch::Contains("papshim-report --recover " + d));
+    CHECK(fs::exists(dir.path / trace::claim_file));
+    CHECK_FALSE(fs::exists(dir.path / "calls.csv"));
+    // --recover: the user says it has ended.
+    CHECK(report::recover_directory(d, true).records == 10);
+    CHECK_FALSE(fs::exists(dir.path / trace::claim_file));
+}
+
 TEST_CASE("recovery without meta.txt, with a rank whose files are missing") {
     TempDir dir;
     write_rank(dir.str(), 1, 2, 10, 64);  // rank 0 left nothing

@@ -118,7 +118,7 @@ int main(int argc, char** argv) {
     if (options.plots_dir.empty()) options.plots_dir = options.dir;
     try {
         if (options.recover || report::needs_recovery(options.dir)) {
-            const auto recovered = report::recover_directory(options.dir);
+            const auto recovered = report::recover_directory(options.dir, options.recover);
             std::fputs(fmt::format("papshim-report: the run in {} did not reach MPI_Finalize; recovered {} records "
                                    "of {} ranks from its spill files into calls.csv and trace.json\n",
                                    options.dir, recovered.records, recovered.ranks.size())

@@ -209,6 +209,34 @@ void auto_small_calls_make_no_context() {
     }
 }
 
+// An inter-communicator whose groups send blocks of different sizes (1 int one way, 64 KiB
+// the other): under auto one group's calls are small and the other's large, and both must
+// still take the same path (MPI's), or one group waits in a collective the other never makes.
+void auto_inter_communicator_allgather() {
+    int size = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size < 2) return;
+    const int colour = world_rank % 2;
+    MPI_Comm local, inter;
+    MPI_Comm_split(MPI_COMM_WORLD, colour, world_rank, &local);
+    MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, colour == 0 ? 1 : 0, 7, &inter);
+    int remote = 0;
+    MPI_Comm_remote_size(inter, &remote);
+    constexpr int large = 16384;  // ints: 64 KiB
+    const int mine = colour == 0 ? 1 : large, theirs = colour == 0 ? large : 1;
+    std::vector<int> send(static_cast<std::size_t>(mine), world_rank);
+    std::vector<int> got(static_cast<std::size_t>(theirs) * static_cast<std::size_t>(remote), -1);
+    MPI_Allgather(send.data(), mine, MPI_INT, got.data(), theirs, MPI_INT, inter);
+    // Remote rank r of the other colour is world rank 2r + (1 - colour).
+    bool right = true;
+    for (int r = 0; r < remote; ++r)
+        for (int k = 0; k < theirs; ++k)
+            right = right && got[static_cast<std::size_t>(r * theirs + k)] == 2 * r + (1 - colour);
+    expect(right, "auto allgather on an inter-communicator with different blocks per group");
+    MPI_Comm_free(&inter);
+    MPI_Comm_free(&local);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -218,6 +246,7 @@ int main(int argc, char** argv) {
     if (argc > 1 && std::strcmp(argv[1], "auto-switch") == 0) {  // its own test: PAPSHIM_ALLREDUCE=auto
         auto_switches_early();
         auto_small_calls_make_no_context();
+        auto_inter_communicator_allgather();
         MPI_Finalize();
         return failures == 0 ? 0 : 1;
     }
