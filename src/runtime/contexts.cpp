@@ -223,21 +223,25 @@ CommContext* existing_context(MPI_Comm comm) {
     return found ? static_cast<CommContext*>(value) : nullptr;
 }
 
-void remember_native_call(MPI_Comm comm, Collective collective) {
-    const int keyval = state().native_calls_keyval;
-    void* value = nullptr;
-    int found = 0;
-    PMPI_Comm_get_attr(comm, keyval, &value, &found);
-    const auto bits = found ? reinterpret_cast<std::uintptr_t>(value) : 0;
-    const auto bit = std::uintptr_t{1} << int(collective);
-    if ((bits & bit) == 0) PMPI_Comm_set_attr(comm, keyval, reinterpret_cast<void*>(bits | bit));
-}
+namespace {
 
-bool native_call_seen(MPI_Comm comm, Collective collective) {
+// remember_native_call's attribute: bit c for collective c (0 without the attribute).
+std::uintptr_t native_call_bits(MPI_Comm comm) {
     void* value = nullptr;
     int found = 0;
     PMPI_Comm_get_attr(comm, state().native_calls_keyval, &value, &found);
-    return found && (reinterpret_cast<std::uintptr_t>(value) >> int(collective) & 1) != 0;
+    return found ? reinterpret_cast<std::uintptr_t>(value) : 0;
+}
+
+}  // namespace
+
+void remember_native_call(MPI_Comm comm, Collective collective) {
+    const std::uintptr_t bits = native_call_bits(comm), bit = std::uintptr_t{1} << int(collective);
+    if ((bits & bit) == 0) PMPI_Comm_set_attr(comm, state().native_calls_keyval, reinterpret_cast<void*>(bits | bit));
+}
+
+bool native_call_seen(MPI_Comm comm, Collective collective) {
+    return (native_call_bits(comm) >> int(collective) & 1) != 0;
 }
 
 std::string_view algorithm_for(CommContext& ctx, Collective collective) {
