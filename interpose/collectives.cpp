@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cassert>
 #include <climits>
+#include <numeric>
 #include <optional>
 #include <span>
 #include <type_traits>
@@ -339,6 +340,8 @@ void prepare_background(CommContext& ctx, plan::Planner& planner, const plan::Pl
     } else {
         return;
     }
+    // A call receiving over 2 GiB goes native (run_allgather): nothing to post for it.
+    if (std::accumulate(blocks.begin(), blocks.end(), std::uint64_t{0}) > std::uint64_t(INT_MAX)) return;
     // τ as the call will compute it (Shape::segment): one block, the largest for Allgatherv.
     const std::uint64_t largest = *std::max_element(blocks.begin(), blocks.end());
     Planning planning{&plan, &guard, runtime::tau_ns(ctx, largest), plan.seq};

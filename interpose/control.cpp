@@ -97,6 +97,17 @@ PAPSHIM_EXPORT int papshim_set_mode(const char* mode) {
     return MPI_SUCCESS;
 }
 
+PAPSHIM_EXPORT int papshim_get_trace_dir(char* dir, int len) {
+    using namespace papshim;
+    if (!runtime::state().initialised || !dir || len <= 0) return MPI_ERR_ARG;
+    dir[0] = '\0';
+    if (!runtime::tracing()) return MPI_SUCCESS;
+    const std::string& claimed = runtime::state().config.trace_dir;  // open_trace's choice
+    if (claimed.size() >= std::size_t(len)) return MPI_ERR_TRUNCATE;
+    std::memcpy(dir, claimed.c_str(), claimed.size() + 1);
+    return MPI_SUCCESS;
+}
+
 PAPSHIM_EXPORT double papshim_wtime(void) { return papshim::runtime::now(); }
 
 PAPSHIM_EXPORT const char* papshim_version(void) { return PAPSHIM_VERSION; }

@@ -64,6 +64,12 @@ int papshim_get_plan_stats(MPI_Comm comm, papshim_plan_stats* stats);
  * mode. Used by papshim-bench to compare modes inside one run. */
 int papshim_set_mode(const char* mode);
 
+/* Writes the directory this job's trace goes to into dir[0..len), "" when this process
+ * does not trace. It can differ from PAPSHIM_TRACE_DIR: where another job's trace holds that
+ * directory, the job traces into DIR.1, DIR.2, ... Between MPI_Init and MPI_Finalize.
+ * Returns MPI_ERR_TRUNCATE (and writes "") when the name needs more than len bytes. */
+int papshim_get_trace_dir(char* dir, int len);
+
 /* Seconds on the job-global clock, the one trace times use: a monotonic local clock plus
  * this rank's offset to world rank 0, estimated at MPI_Init (0 = rank 0's MPI_Init).
  * Lets a benchmark compare arrival and exit times across ranks. */

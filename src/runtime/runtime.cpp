@@ -203,6 +203,7 @@ void finalise() {
     detail::free_remaining_contexts(s);  // completes exchanges in flight (the helper drives them)
     plan::Progress::instance().stop();
     PMPI_Comm_free_keyval(&s.keyval);
+    PMPI_Comm_free_keyval(&s.native_calls_keyval);
     PMPI_Comm_free(&s.world);
     s.initialised = false;
 }

@@ -224,6 +224,11 @@ int main(int argc, char** argv) {
     World world;
     PMPI_Comm_rank(MPI_COMM_WORLD, &world.rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &world.ranks);
+    if (own_trace_dir) {
+        // The shim may have traced into DIR.1, ... (a held DIR): report and remove that one.
+        char claimed[4096] = {};
+        if (papshim_get_trace_dir(claimed, sizeof claimed) == MPI_SUCCESS && claimed[0] != '\0') trace_dir = claimed;
+    }
 
     // --plot needs the results as JSON: in DIR/sweep.json unless --json names a file.
     const std::string json_path =

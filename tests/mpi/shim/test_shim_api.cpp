@@ -77,6 +77,18 @@ void control_api() {
     expect(papshim_version() && *papshim_version(), "version");
     double t0 = papshim_wtime(), t1 = papshim_wtime();
     expect(t1 >= t0, "global clock is monotonic");
+    // Traced (CMakeLists sets PAPSHIM_TRACE_DIR): that folder, or DIR.N where a dead run holds it.
+    char dir[4096] = "x";
+    const char* configured = std::getenv("PAPSHIM_TRACE_DIR");
+    expect(papshim_get_trace_dir(dir, sizeof dir) == MPI_SUCCESS, "trace dir");
+    expect(configured ? std::strncmp(dir, configured, std::strlen(configured)) == 0 : dir[0] == '\0',
+           "the trace dir is PAPSHIM_TRACE_DIR's, or \"\" untraced");
+    if (dir[0] != '\0') {
+        char short_name[2] = "x";
+        expect(papshim_get_trace_dir(short_name, sizeof short_name) == MPI_ERR_TRUNCATE && short_name[0] == '\0',
+               "a trace dir that does not fit: MPI_ERR_TRUNCATE and \"\"");
+    }
+    expect(papshim_get_trace_dir(nullptr, 8) == MPI_ERR_ARG, "null buffer refused");
 }
 
 // Invalid arguments get the native error, through the communicator's error handler: papshim
