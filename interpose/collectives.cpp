@@ -99,6 +99,14 @@ bool inter_communicator(MPI_Comm comm) {
     return PMPI_Comm_test_inter(comm, &inter) == MPI_SUCCESS && inter != 0;
 }
 
+// The quick bytes of an Allgather (its block) or a Reduce/Allreduce (its vector). On an
+// inter-communicator 0 for all: the root group's MPI_PROC_NULL ranks of a Reduce may pass any
+// count and type, and taking the full path on some ranks only would hang the context's
+// duplicate.
+std::uint64_t quick_vector_bytes(MPI_Comm comm, int count, MPI_Datatype type) {
+    return inter_communicator(comm) ? 0 : vector_bytes(count, type);
+}
+
 // An Allgatherv's mean block in bytes, as choose_allgather reckons it (total / ranks).
 std::uint64_t mean_block_bytes(MPI_Comm comm, const int* recvcounts, MPI_Datatype recvtype) {
     if (inter_communicator(comm)) return 0;
@@ -568,7 +576,7 @@ int allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* r
             const std::uint64_t block = std::uint64_t(recvcount) * type_size(recvtype);
             return Shape{.bytes = block * std::uint64_t(ctx.size), .segment = block};
         },
-        [&] { return inter_communicator(comm) ? 0 : vector_bytes(recvcount, recvtype); });
+        [&] { return quick_vector_bytes(comm, recvcount, recvtype); });
 }
 
 int allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int* recvcounts,
@@ -610,7 +618,7 @@ int reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
             if (bytes == kSizeUnknown) return std::nullopt;
             return Shape{.bytes = bytes, .root = root, .op = runtime::op_index(op)};
         },
-        [&] { return vector_bytes(count, datatype); });
+        [&] { return quick_vector_bytes(comm, count, datatype); });
 }
 
 int allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
@@ -626,7 +634,7 @@ int allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dataty
             if (bytes == kSizeUnknown) return std::nullopt;
             return Shape{.bytes = bytes, .op = runtime::op_index(op)};
         },
-        [&] { return vector_bytes(count, datatype); });
+        [&] { return quick_vector_bytes(comm, count, datatype); });
 }
 
 }  // namespace papshim::interpose

@@ -188,6 +188,7 @@ struct ClaimOwner {
     long pid = 0;
     std::string started;  // UTC, ISO 8601
     std::string describe() const;  // "host vm, pid 1234, started 2026-11-29T05:00:00Z"
+    bool on_this_host() const;     // the lock was written on the host that reads it
 };
 
 struct Claim {

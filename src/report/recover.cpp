@@ -123,7 +123,7 @@ trace::MergeResult recover_directory(const std::string& dir, bool asked) {
         throw std::runtime_error(fmt::format("{}: the job that traces into it still runs ({}); its trace is "
                                              "complete after its MPI_Finalize", dir, owner->describe()));
     // Another host's job may still be running: only an explicit --recover takes it for dead.
-    if (owner && !asked && owner->host != trace::this_process().host)
+    if (owner && !asked && !owner->on_this_host())
         throw std::runtime_error(fmt::format("{}: a job on another host holds it ({}), running or ended before its "
                                              "merge; papshim-report --recover {} once it has ended",
                                              dir, owner->describe(), dir));

@@ -44,6 +44,8 @@ std::string ClaimOwner::describe() const {
     return fmt::format("host {}, pid {}, started {}", host.empty() ? "?" : host, pid, started.empty() ? "?" : started);
 }
 
+bool ClaimOwner::on_this_host() const { return host == host_name(); }
+
 ClaimOwner this_process() {
     ClaimOwner owner;
     owner.host = host_name();
@@ -74,7 +76,7 @@ std::optional<ClaimOwner> claim_owner(const std::string& dir) {
 // A process of that pid that has not exited (a zombie has) and that was started no later
 // than the lock was written: a later one only reuses the number.
 bool owner_runs_here(const ClaimOwner& owner) {
-    if (owner.pid <= 0 || owner.host != host_name()) return false;
+    if (owner.pid <= 0 || !owner.on_this_host()) return false;
     std::ifstream stat_file(fmt::format("/proc/{}/stat", owner.pid));
     std::string stat;
     if (!std::getline(stat_file, stat)) return false;

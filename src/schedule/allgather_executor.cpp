@@ -333,7 +333,7 @@ int place_prefetched(const Prefetch& prefetch, const BlockLayout& layout, MPI_Co
 int execute_allgather(const schedule::Schedule& plan, const AllgatherBuffers& buffers, const AllgatherRun& run) {
     int error = MPI_SUCCESS;
     const BlockLayout layout(buffers.recvbuf, buffers.recvtype, buffers.recvcount,
-                             buffers.recvcounts, buffers.displs, error);
+                             buffers.recvcounts, buffers.displs, run.comm, error);
     if (error != MPI_SUCCESS) return error;
     if ((error = copy_own_block(buffers, layout, plan.rank, run.comm)) != MPI_SUCCESS) return error;
     // Allgather with nothing to move: every transfer would be skipped anyway.

@@ -12,8 +12,11 @@ namespace {
 // wire) is its memory image. Named types: always. A derived type may list its pieces out of
 // address order (an indexed type with displacements {4, 0}); its memory bytes are then not
 // what a peer using another type of the same signature expects. Probed with fills that give
-// every byte of the element a distinct position code, one byte of the code per fill.
-bool packs_in_memory_order(MPI_Datatype type, MPI_Aint extent) {
+// every byte of the element a distinct position code, one byte of the code per fill. Packs
+// on `comm`, whose handler returns errors (papshim's private communicators): MPI_COMM_SELF's
+// would abort on a type MPI_Pack refuses (Open MPI: one never committed), where the native
+// call returns MPI_ERR_TYPE through the user's handler. Such a refusal goes to `error`.
+bool packs_in_memory_order(MPI_Datatype type, MPI_Aint extent, MPI_Comm comm, int& error) {
     int integers = 0, addresses = 0, types = 0, combiner = 0;
     if (PMPI_Type_get_envelope(type, &integers, &addresses, &types, &combiner) != MPI_SUCCESS) return false;
     if (combiner == MPI_COMBINER_NAMED) return true;
@@ -24,10 +27,8 @@ bool packs_in_memory_order(MPI_Datatype type, MPI_Aint extent) {
     for (int shift = 0; shift == 0 || ((extent - 1) >> shift) != 0; shift += 8) {
         for (std::size_t i = 0; i < memory.size(); ++i) memory[i] = static_cast<unsigned char>(i >> shift);
         int position = 0;
-        if (PMPI_Pack(memory.data(), 1, type, packed.data(), static_cast<int>(packed.size()), &position,
-                      MPI_COMM_SELF) != MPI_SUCCESS ||
-            position != extent || packed != memory)
-            return false;
+        error = PMPI_Pack(memory.data(), 1, type, packed.data(), static_cast<int>(packed.size()), &position, comm);
+        if (error != MPI_SUCCESS || position != extent || packed != memory) return false;
     }
     return true;
 }
@@ -35,14 +36,15 @@ bool packs_in_memory_order(MPI_Datatype type, MPI_Aint extent) {
 }  // namespace
 
 BlockLayout::BlockLayout(void* base, MPI_Datatype type, int uniform_count, const int* counts,
-                         const int* displs, int& error)
+                         const int* displs, MPI_Comm comm, int& error)
     : base_(base), type_(type), uniform_count_(uniform_count), counts_(counts), displs_(displs) {
     MPI_Aint lower_bound = 0, true_lower_bound = 0, true_extent = 0;
     error = PMPI_Type_get_extent(type, &lower_bound, &extent_);
     if (error == MPI_SUCCESS) error = PMPI_Type_size_x(type, &type_size_);
     if (error == MPI_SUCCESS) error = PMPI_Type_get_true_extent(type, &true_lower_bound, &true_extent);
     dense_ = error == MPI_SUCCESS && lower_bound == 0 && true_lower_bound == 0 &&
-             extent_ == true_extent && MPI_Count{extent_} == type_size_ && packs_in_memory_order(type, extent_);
+             extent_ == true_extent && MPI_Count{extent_} == type_size_ &&
+             packs_in_memory_order(type, extent_, comm, error);
 }
 
 void* BlockLayout::at(MPI_Aint byte_offset) const {

@@ -16,9 +16,10 @@ namespace papshim::schedule {
 // Allgatherv: `counts`/`displs` (in elements of `type`) give them per block.
 class BlockLayout {
 public:
-    // Returns an MPI error code in `error` if the type's extent or size cannot be read.
+    // Returns an MPI error code in `error` if the type's extent or size cannot be read, or
+    // MPI_Pack on `comm` (errors returned) refuses it.
     BlockLayout(void* base, MPI_Datatype type, int uniform_count, const int* counts,
-                const int* displs, int& error);
+                const int* displs, MPI_Comm comm, int& error);
 
     int count(int block) const { return counts_ != nullptr ? counts_[block] : uniform_count_; }
     MPI_Aint offset(int block) const {

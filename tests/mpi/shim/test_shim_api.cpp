@@ -112,6 +112,19 @@ void invalid_arguments() {
     shim = MPI_Allgather(in, 1, MPI_DATATYPE_NULL, out, 1, MPI_DATATYPE_NULL, comm);
     native = PMPI_Allgather(in, 1, MPI_DATATYPE_NULL, out, 1, MPI_DATATYPE_NULL, comm);
     expect(same_class(shim, native), "null datatype: native error class");
+    // A type never committed: MPI_ERR_TYPE through comm's handler (papshim's order probe packed
+    // on MPI_COMM_SELF, whose fatal handler aborted the job on Open MPI).
+    MPI_Datatype uncommitted;
+    MPI_Type_contiguous(2, MPI_INT, &uncommitted);
+    shim = MPI_Allgather(in, 1, uncommitted, out, 1, uncommitted, comm);
+    native = PMPI_Allgather(in, 1, uncommitted, out, 1, uncommitted, comm);
+    expect(same_class(shim, native), "uncommitted datatype: native error class");
+    int counts[32], displs[32];
+    for (int r = 0; r < 32; ++r) counts[r] = 1, displs[r] = 2 * r;
+    shim = MPI_Allgatherv(in, 1, uncommitted, out, counts, displs, uncommitted, comm);
+    native = PMPI_Allgatherv(in, 1, uncommitted, out, counts, displs, uncommitted, comm);
+    expect(same_class(shim, native), "uncommitted datatype, allgatherv: native error class");
+    MPI_Type_free(&uncommitted);
     MPI_Comm_free(&comm);
 }
 
@@ -245,6 +258,24 @@ void auto_inter_communicator_allgather() {
         for (int k = 0; k < theirs; ++k)
             right = right && got[static_cast<std::size_t>(r * theirs + k)] == 2 * r + (1 - colour);
     expect(right, "auto allgather on an inter-communicator with different blocks per group");
+
+    // A Reduce into group 0's first rank: the root group's other ranks pass MPI_PROC_NULL with
+    // a count that is not significant (1 int, against 256 KiB elsewhere), and all must still
+    // take the same path (np 3 has such a rank).
+    constexpr int vector = 65536;  // ints: 256 KiB, above every size auto follows
+    int local_rank = 0;
+    MPI_Comm_rank(local, &local_rank);
+    const int root = colour == 1 ? 0 : local_rank == 0 ? MPI_ROOT : MPI_PROC_NULL;
+    const int count = root == MPI_PROC_NULL ? 1 : vector;
+    std::vector<int> contribution(static_cast<std::size_t>(vector), world_rank), sum(static_cast<std::size_t>(vector), -1);
+    MPI_Reduce(contribution.data(), sum.data(), count, MPI_INT, MPI_SUM, root, inter);
+    if (root == MPI_ROOT) {
+        int want = 0;
+        for (int r = 0; r < remote; ++r) want += 2 * r + 1;  // group 1: world ranks 1, 3, ...
+        bool reduced = true;
+        for (int v : sum) reduced = reduced && v == want;
+        expect(reduced, "auto reduce on an inter-communicator");
+    }
     MPI_Comm_free(&inter);
     MPI_Comm_free(&local);
 }
