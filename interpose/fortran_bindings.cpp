@@ -90,8 +90,8 @@ PAPSHIM_FORTRAN_MANGLINGS(mpi_allreduce, MPI_ALLREDUCE,
                            MPI_Fint* comm, MPI_Fint* ierr),
                           (sendbuf, recvbuf, count, datatype, op, comm, ierr))
 
-// Open MPI's Fortran MPI_Init/MPI_Finalize/MPI_Abort call PMPI_* too; without these the runtime
-// would never start for a Fortran program. C's MPI_Init accepts null argc/argv.
+// Open MPI's Fortran MPI_Init/MPI_Finalize/MPI_Abort/MPI_Query_thread call PMPI_* too; without
+// these the runtime would never start for a Fortran program. C's MPI_Init accepts null argc/argv.
 namespace {
 
 void fortran_mpi_init(MPI_Fint* ierr, const void*) { *ierr = MPI_Init(nullptr, nullptr); }
@@ -109,9 +109,18 @@ void fortran_mpi_abort(MPI_Fint* comm, MPI_Fint* errorcode, MPI_Fint* ierr, cons
     *ierr = MPI_Abort(PMPI_Comm_f2c(*comm), *errorcode);
 }
 
+// The level the program was given, where papshim raised the real one (lifecycle.cpp's C
+// override; Open MPI's Fortran binding calls PMPI_Query_thread past it).
+void fortran_mpi_query_thread(MPI_Fint* provided, MPI_Fint* ierr, const void*) {
+    int level = 0;
+    *ierr = MPI_Query_thread(&level);
+    *provided = level;
+}
+
 }  // namespace
 
 PAPSHIM_FORTRAN_MANGLINGS(mpi_init, MPI_INIT, (MPI_Fint* ierr), (ierr))
+PAPSHIM_FORTRAN_MANGLINGS(mpi_query_thread, MPI_QUERY_THREAD, (MPI_Fint* provided, MPI_Fint* ierr), (provided, ierr))
 PAPSHIM_FORTRAN_MANGLINGS(mpi_init_thread, MPI_INIT_THREAD, (MPI_Fint* required, MPI_Fint* provided, MPI_Fint* ierr),
                           (required, provided, ierr))
 PAPSHIM_FORTRAN_MANGLINGS(mpi_finalize, MPI_FINALIZE, (MPI_Fint* ierr), (ierr))

@@ -135,12 +135,13 @@ bool is_mpi_binding_module(const std::string& module_path) {
 }
 
 const std::string& executable_path() {
-    // Read once: a readlink costs tens of µs, paid on the first traced call otherwise.
-    static const std::string path = [] {
+    // Read once: a readlink costs tens of µs, paid on the first traced call otherwise. Never
+    // destroyed, as runtime::state(): MPI_Finalize may run from an exit handler.
+    static const std::string& path = *new std::string([] {
         std::array<char, 4096> exe{};
         const ssize_t n = readlink("/proc/self/exe", exe.data(), exe.size() - 1);
         return n > 0 ? std::string(exe.data(), std::size_t(n)) : std::string("?");
-    }();
+    }());
     return path;
 }
 

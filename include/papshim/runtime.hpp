@@ -114,8 +114,10 @@ struct State {
 // Function-local, so it exists before any static initialiser asks for it; inline, because
 // every intercepted call reads it. Only for code linked into libpapshim itself: with hidden
 // visibility, a program that links the shared library and calls this gets a State of its own.
+// Never destroyed: made at MPI_Init, a static would be destroyed before an exit handler the
+// program registered earlier, and one that calls MPI_Finalize would then read freed memory.
 [[gnu::always_inline]] inline State& state() {
-    static State s;
+    static State& s = *new State;
     return s;
 }
 

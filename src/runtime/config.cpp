@@ -142,7 +142,7 @@ std::vector<VariableInfo> describe_variables(const AlgorithmNames& names) {
                     "moving average, simple moving average, or the last value"});
     vars.push_back({"PAPSHIM_EMA_ALPHA", "0.25", "0 < alpha <= 1", "weight of the newest sample in the EMA"});
     vars.push_back({"PAPSHIM_SMA_WINDOW", "8", "1..1024", "samples in the SMA"});
-    vars.push_back({"PAPSHIM_TAU_US", "measured", "a number of microseconds > 0",
+    vars.push_back({"PAPSHIM_TAU_US", "measured", "measured, or a number of microseconds > 0 and at most 1e9",
                     "τ, the time of one segment over one link, for the PAP-aware planners (BDR, Clairvoyant) and "
                     "the imbalance factor ω/τ; measured: α + β·segment bytes from the communicator's link, measured "
                     "between its rank 0 and last rank at its first call that exchanges predictions (MPI_Init's "
@@ -240,14 +240,18 @@ ParseResult parse_config(const Lookup& lookup, const std::vector<std::string>& e
     };
     if (auto e = number("PAPSHIM_EMA_ALPHA", 0.0, 1.0, cfg.ema_alpha)) return *e;
     if (auto e = integer("PAPSHIM_SMA_WINDOW", 1, 1024, cfg.sma_window)) return *e;
-    if (auto e = number("PAPSHIM_TAU_US", 0.0, 1e9, cfg.tau_us)) return *e;
-    if (const char* v = lookup("PAPSHIM_HELPER_THREAD"); v && std::string_view(v) == "always") {
-        cfg.helper_thread = cfg.helper_thread_always = true;
-    } else {
-        int helper_thread = 1;
-        if (auto e = integer("PAPSHIM_HELPER_THREAD", 0, 1, helper_thread))
-            return invalid("PAPSHIM_HELPER_THREAD", lookup("PAPSHIM_HELPER_THREAD"), "one of 0, 1, always");
-        cfg.helper_thread = helper_thread != 0;
+    // "measured", the default, may be written out (papshim-info and the README show it).
+    if (const char* v = lookup("PAPSHIM_TAU_US"); !v || std::string_view(v) != "measured")
+        if (auto e = number("PAPSHIM_TAU_US", 0.0, 1e9, cfg.tau_us)) return *e;
+    // The exact words: MPI_Init's thread-level upgrade reads this variable before MPI exists
+    // (lifecycle.cpp, wants_helper_thread) and compares text, so "00" or " 1" would mean one
+    // thing there and another here.
+    if (const char* v = lookup("PAPSHIM_HELPER_THREAD")) {
+        const std::string_view value(v);
+        if (value != "0" && value != "1" && value != "always")
+            return invalid("PAPSHIM_HELPER_THREAD", v, "one of 0, 1, always");
+        cfg.helper_thread = value != "0";
+        cfg.helper_thread_always = value == "always";
     }
     int reproducible = 0;
     if (auto e = integer("PAPSHIM_REPRODUCIBLE", 0, 1, reproducible)) return *e;

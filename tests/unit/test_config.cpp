@@ -148,7 +148,13 @@ TEST_CASE("the helper thread: 1 when a variable needs it, always, or never") {
     CHECK_FALSE(off.config->helper_thread_always);
     // The three spellings differ in the canonical form, so ranks that disagree are caught.
     CHECK(always.config->canonical() != by_default.config->canonical());
-    for (const char* bad : {"2", "yes", "Always", ""}) {
+    auto on = parse({{"PAPSHIM_HELPER_THREAD", "1"}});
+    REQUIRE(on.config);
+    CHECK(on.config->helper_thread);
+    CHECK_FALSE(on.config->helper_thread_always);
+    // Only the exact words: MPI_Init's upgrade compares the text, so "00" would raise the
+    // thread level there while meaning "no thread" here.
+    for (const char* bad : {"2", "yes", "Always", "", "00", "01", " 1", "1 "}) {
         auto r = parse({{"PAPSHIM_HELPER_THREAD", bad}});
         REQUIRE(r.error);
         CHECK(r.error->message ==
@@ -209,6 +215,10 @@ TEST_CASE("the predictor's variables and PAPSHIM_TAU_US: defaults, valid values,
     CHECK(set.config->tau_us == 37.5);
     CHECK(parse({{"PAPSHIM_PREDICTOR", "last"}}).config->predictor == "last");
     CHECK(parse({{"PAPSHIM_SMA_WINDOW", "1"}}).config->sma_window == 1);
+    auto measured = parse({{"PAPSHIM_TAU_US", "measured"}});  // the default, written out
+    REQUIRE(measured.config);
+    CHECK(measured.config->tau_us == 0);
+    CHECK(measured.config->canonical() == defaults.config->canonical());
 
     auto predictor = parse({{"PAPSHIM_PREDICTOR", "EMA"}});
     REQUIRE(predictor.error);
@@ -225,7 +235,7 @@ TEST_CASE("the predictor's variables and PAPSHIM_TAU_US: defaults, valid values,
         REQUIRE(r.error);
         CHECK(r.error->message == "invalid PAPSHIM_SMA_WINDOW='" + std::string(bad) + "': expected an integer in 1..1024");
     }
-    for (const char* bad : {"0", "-3", "inf", "1e10", "fast"}) {
+    for (const char* bad : {"0", "-3", "inf", "1e10", "fast", "Measured"}) {
         INFO("PAPSHIM_TAU_US=" << bad);
         auto r = parse({{"PAPSHIM_TAU_US", bad}});
         REQUIRE(r.error);
