@@ -409,6 +409,12 @@ MergeResult merge(const std::string& dir, int world_size, const MergeOptions& op
                 result.warnings.push_back(fmt::format("{}: its last {} bytes are a partly written record, left out",
                                                       spill_path(dir, r), end.torn_bytes));
         }
+        // The index counts the records written when it was saved; the spill file only grows
+        // after that, so fewer whole records there means it was cut (or is gone).
+        if (end.index && indexes[std::size_t(r)].records > whole[std::size_t(r)])
+            result.warnings.push_back(fmt::format("{}: {} whole records where its index counted {}: the rest is lost",
+                                                  spill_path(dir, r), whole[std::size_t(r)],
+                                                  indexes[std::size_t(r)].records));
         result.ranks.push_back(end);
     }
 

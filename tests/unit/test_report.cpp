@@ -295,8 +295,16 @@ TEST_CASE("summarize_directory writes the whole report", "[report][summary]") {
     dir.write("calls.csv", small_trace());
     dir.write("meta.txt", small_meta + "records=11\n");
     const std::string text = report::summarize_directory(dir.path.string());
-    CHECK_THAT(text, Contains("7 ranks, MPI openmpi"));
+    CHECK_THAT(text, Contains("7 ranks (3 with records), MPI openmpi"));
     CHECK_THAT(text, Contains("11 rows, 3 complete calls, 1 incomplete"));
+    // A damaged world size is said so, with the ranks the records show.
+    for (const char* damaged : {"abc", "2", "0"}) {
+        std::string meta = small_meta;
+        meta.replace(meta.find("world_size=7"), 12, std::string("world_size=") + damaged);
+        dir.write("meta.txt", meta);
+        CHECK_THAT(report::summarize_directory(dir.path.string()),
+                   Contains(std::string("3 ranks with records (meta.txt's world_size=") + damaged + " is wrong)"));
+    }
     CHECK_THAT(text, Contains("omega = last arrival - first arrival"));
     CHECK_THAT(text, Contains("allreduce"));
     CHECK_THAT(text, Contains("1500.0"));          // mean ω/τ of the Allreduce site

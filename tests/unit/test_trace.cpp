@@ -550,6 +550,19 @@ TEST_CASE("a zero-filled or corrupt tail ends its rank's records; the merge says
     CHECK_THAT(report::summarize_directory(d), Catch::Contains("rank 1: 10 records, saved at MPI_Abort; 2 invalid records"));
 }
 
+TEST_CASE("a spill file shorter than its index counted is recovered with a warning") {
+    TempDir dir;
+    const std::string d = dir.str();
+    for (int r = 0; r < 2; ++r) write_uneven_rank(d, r, 2, 10);
+    fs::resize_file(trace::spill_path(d, 1), 4 * sizeof(trace::Record));  // cut after the index was saved
+    std::ofstream(dir.path / "meta.txt") << "world_size=2\n";
+    const auto result = report::recover_directory(d);
+    CHECK(result.ranks[1].records == 4);
+    REQUIRE(result.warnings.size() == 1);
+    CHECK_THAT(result.warnings[0], Catch::Contains(trace::spill_path(d, 1) + ": 4 whole records where its index "
+                                                                            "counted 10: the rest is lost"));
+}
+
 TEST_CASE("records that cannot be a rank's are refused, each for its own reason") {
     const auto merged = [](auto&& change) {
         TempDir dir;
