@@ -24,15 +24,10 @@ constexpr int kTagSpan = 0x1000;
 
 // Chain messages are cut into pieces of about this many bytes so that a rank can pass on the
 // start of the partial while the rest still arrives (spec §6.6): measured on Open MPI shared
-// memory, 1 MiB Reduce at p = 4 (docs/benchmarks.md).
-std::size_t chain_piece_bytes() {
-    static const std::size_t bytes = [] {
-        const char* text = std::getenv("PAPSHIM_CHAIN_PIECE");
-        const long value = text ? std::atol(text) : 0;
-        return value > 0 ? std::size_t(value) : std::size_t{256} * 1024;
-    }();
-    return bytes;
-}
+// memory, 1 MiB Reduce at p = 4 (docs/benchmarks.md). Fixed: every rank must cut alike (an
+// experiment's PAPSHIM_CHAIN_PIECE, which the configuration check refuses, is gone).
+constexpr std::size_t kChainPieceBytes = std::size_t{256} * 1024;
+std::size_t chain_piece_bytes() { return kChainPieceBytes; }
 
 std::uint64_t order_cell(std::uint64_t epoch, int local_rank) { return (epoch << 24) | std::uint64_t(local_rank + 1); }
 

@@ -14,9 +14,9 @@ namespace {
 
 std::mutex contexts_lock;               // guards live_contexts and the ordinal counter
 // In creation order. Freeing some contexts is collective over their nodes (a node window,
-// a node communicator), so MPI_Finalize frees the rest in reverse creation order: the same
-// relative order on every rank of two communicators that share ranks (they created the
-// contexts in step). Pointer order differed between ranks and deadlocked in MPI_Win_free.
+// a node communicator), so MPI_Finalize frees the rest in one order on every rank
+// (free_remaining_contexts). Pointer order differed between ranks and deadlocked in
+// MPI_Win_free; so did creation order, where threads made contexts at the same time.
 std::vector<CommContext*> live_contexts;
 std::uint32_t led_communicators = 0;    // communicators this process created as rank 0
 
@@ -293,12 +293,20 @@ void create_context_keyval(State& s) {
     PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &s.native_calls_keyval, nullptr);
 }
 
+// By the id every member agrees on (agree_on_id), newest leader's ordinal first: two
+// communicators that share ranks are freed in the same relative order on all of them, however
+// their threads raced to make the contexts. An inter-communicator's id is its rank's own, but
+// its context holds nothing freed collectively over a node: those go last, newest first.
 void free_remaining_contexts(State& s) {
     std::vector<CommContext*> remaining;
     {
         std::lock_guard guard(contexts_lock);
         remaining.assign(live_contexts.rbegin(), live_contexts.rend());
     }
+    std::stable_sort(remaining.begin(), remaining.end(), [](const CommContext* a, const CommContext* b) {
+        if (a->inter != b->inter) return b->inter;
+        return !a->inter && a->id > b->id;
+    });
     for (CommContext* ctx : remaining) PMPI_Comm_delete_attr(ctx->user, s.keyval);
 }
 
