@@ -112,6 +112,8 @@ struct RunMeta {
     std::optional<double> alpha_s;
     std::optional<double> beta_s_per_byte;
     std::string get(const std::string& key, const std::string& fallback = "") const;
+    // world_size= as a count above 0; nullopt when missing or not one.
+    std::optional<int> world_size() const;
 };
 // The predictor settings the run used (meta.txt predictor=, ema_alpha=, sma_window=; the
 // defaults for traces that predate them). Throws std::runtime_error naming a bad value.

@@ -26,8 +26,7 @@ constexpr int kTagSpan = 0x1000;
 // start of the partial while the rest still arrives (spec §6.6): measured on Open MPI shared
 // memory, 1 MiB Reduce at p = 4 (docs/benchmarks.md). Fixed: every rank must cut alike (an
 // experiment's PAPSHIM_CHAIN_PIECE, which the configuration check refuses, is gone).
-constexpr std::size_t kChainPieceBytes = std::size_t{256} * 1024;
-std::size_t chain_piece_bytes() { return kChainPieceBytes; }
+constexpr std::int64_t kChainPieceBytes = std::int64_t{256} * 1024;
 
 std::uint64_t order_cell(std::uint64_t epoch, int local_rank) { return (epoch << 24) | std::uint64_t(local_rank + 1); }
 
@@ -53,7 +52,7 @@ struct Pieces {
     std::int64_t per_piece = 0;
     Pieces(const Call& call) {
         const std::int64_t elements_per_piece =
-            std::max<std::int64_t>(1, std::int64_t(chain_piece_bytes()) / std::max<std::int64_t>(1, call.shape.size));
+            std::max<std::int64_t>(1, kChainPieceBytes / std::max<std::int64_t>(1, call.shape.size));
         per_piece = elements_per_piece;
         count = int(std::max<std::int64_t>(1, (call.count + elements_per_piece - 1) / elements_per_piece));
     }

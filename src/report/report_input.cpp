@@ -209,6 +209,14 @@ std::string RunMeta::get(const std::string& key, const std::string& fallback) co
     return found == values.end() ? fallback : found->second;
 }
 
+std::optional<int> RunMeta::world_size() const {
+    const std::string size = get("world_size");
+    int value = 0;
+    const auto [end, ec] = std::from_chars(size.data(), size.data() + size.size(), value);
+    if (size.empty() || ec != std::errc{} || end != size.data() + size.size() || value <= 0) return std::nullopt;
+    return value;
+}
+
 RunMeta parse_meta(std::istream& in, const std::string& name) {
     RunMeta meta;
     std::string text;

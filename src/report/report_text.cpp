@@ -97,15 +97,14 @@ void append_header(std::string& out, const Analysis& a) {
     // meta.txt's world size, checked: ranks that took part in no traced call have no records,
     // so fewer ranks with records is normal, but a size that is no count or is below them is
     // a damaged meta.txt, and said so.
-    const std::string with_records = std::to_string(a.ranks.size());
-    const std::string said = meta.get("world_size", "");
-    std::string ranks = (said.empty() ? with_records : said) + " ranks";
-    const bool counts = !said.empty() && said.find_first_not_of("0123456789") == std::string::npos &&
-                        said.size() < 10 && std::stoul(said) > 0;
-    if (!said.empty() && (!counts || std::stoul(said) < a.ranks.size()))
+    const std::size_t with_records = a.ranks.size();
+    const std::string said = meta.get("world_size");
+    const std::optional<int> size = meta.world_size();
+    std::string ranks = fmt::format("{} ranks", said.empty() ? std::to_string(with_records) : said);
+    if (!said.empty() && (!size || std::size_t(*size) < with_records))
         ranks = fmt::format("{} ranks with records (meta.txt's world_size={} is wrong)", with_records, said);
-    else if (counts && std::stoul(said) > a.ranks.size())
-        ranks = fmt::format("{} ranks ({} with records)", said, with_records);
+    else if (size && std::size_t(*size) > with_records)
+        ranks = fmt::format("{} ranks ({} with records)", *size, with_records);
     fmt::format_to(std::back_inserter(out), "papshim PAP report{}{}\n",
                    a.directory.empty() ? "" : ": ", a.directory);
     append_recovery(out, meta);

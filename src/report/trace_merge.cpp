@@ -355,10 +355,7 @@ bool has_spill_files(const std::string& dir) {
 
 int spill_world_size(const std::string& dir) {
     if (std::ifstream meta(dir + "/meta.txt"); meta) {
-        const auto size = report::parse_meta(meta, dir + "/meta.txt").get("world_size");
-        int value = 0;
-        const auto [end, ec] = std::from_chars(size.data(), size.data() + size.size(), value);
-        if (!size.empty() && ec == std::errc{} && end == size.data() + size.size() && value > 0) return value;
+        if (const auto size = report::parse_meta(meta, dir + "/meta.txt").world_size()) return *size;
     }
     int highest = -1;
     std::error_code ec;
