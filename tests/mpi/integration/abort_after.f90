@@ -1,9 +1,15 @@
 ! A traced Fortran job that dies: every rank makes Allreduce calls; after CALLS calls rank
 ! RANK calls MPI_Abort (Open MPI's Fortran binding calls PMPI_Abort directly, so papshim
-! needs its own Fortran entry to save the trace first).
+! needs its own Fortran entry to save the trace first). Built twice: with `use mpi`
+! (abort_after_f90) and with USE_MPI_F08 defined, `use mpi_f08` (abort_after_f08, whose
+! MPI_Abort calls PMPI_Abort on MPICH too).
 ! usage: abort_after_f90 CALLS RANK
 program abort_after_f90
+#ifdef USE_MPI_F08
+    use mpi_f08
+#else
     use mpi
+#endif
     implicit none
     integer :: ierr, rank, dying, call_index, calls
     double precision :: value, total

@@ -339,9 +339,9 @@ def case_unwritable_trace(options, launcher):
 
 
 def case_fortran(options, launcher):
-    """Fortran callers (use mpi and mpif.h) are intercepted, with call sites in the program."""
+    """Fortran callers (use mpi, mpif.h, use mpi_f08) are intercepted, with call sites in the program."""
     np, iterations = 3, 4
-    for program in ("imbalance_f90", "imbalance_mpifh"):
+    for program in ("imbalance_f90", "imbalance_mpifh") + (("imbalance_f08",) if options.f08 else ()):
         example = [str(Path(options.bin) / program), str(iterations), "50", "1", "2"]
         reference = expect_success(execute(launcher.command(np, example, {})))
         directory = trace_dir(options, f"fortran-{program}")
@@ -451,6 +451,8 @@ def case_abort(options, launcher):
         runs.append(("fatal-error", "_exit", calls, [options.program, str(calls), str(dying), "fatal"], both))
     if options.fortran_program and options.mpi == "openmpi":  # MPICH's Fortran layer calls the C MPI_Abort
         runs.append(("fortran", "MPI_Abort", calls, [options.fortran_program, str(calls), str(dying)], set()))
+    if options.fortran_f08_program:  # use mpi_f08's MPI_Abort calls PMPI_Abort on both MPIs
+        runs.append(("fortran-f08", "MPI_Abort", calls, [options.fortran_f08_program, str(calls), str(dying)], set()))
     for name, saved, made, app, functions in runs:
         directory = trace_dir(options, f"abort-{name}")
         # An earlier job's finished trace in the folder: MPI_Init removes its merged files, so
@@ -556,7 +558,9 @@ def main():
     parser.add_argument("--np", type=int, default=4)
     parser.add_argument("--algorithms", default="", help="comma-separated allgather algorithms (default: all)")
     parser.add_argument("--program", default="", help="abort and type-sizes cases: the C program to run")
+    parser.add_argument("--f08", action="store_true", help="fortran case: the use mpi_f08 example was built too")
     parser.add_argument("--fortran-program", default="", help="abort case: the Fortran program that aborts")
+    parser.add_argument("--fortran-f08-program", default="", help="abort case: the same through use mpi_f08")
     options = parser.parse_args()
     try:
         CASES[options.case](options, Launcher(options))
