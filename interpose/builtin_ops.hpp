@@ -10,9 +10,12 @@ namespace papshim::interpose {
 
 // Whether `op` is one of MPI's predefined operations (MPI_REPLACE and MPI_NO_OP included).
 bool predefined_op(MPI_Op op);
-// Whether the predefined `op` is defined for the predefined `type`. Conservative: a
-// combination it does not know (an implementation's extension) is refused, and the call goes
-// to the native MPI, which is always correct.
+// Whether the predefined `op` is defined for the predefined `type` and this MPI library
+// reduces it. Conservative: a combination it does not know (an implementation's extension)
+// is refused, and the call goes to the native MPI, which is always correct.
 bool builtin_op_accepts(MPI_Op op, MPI_Datatype type);
+// Finds the combinations the standard defines that this MPI library refuses, with one
+// PMPI_Reduce_local of each: once, right after MPI_Init, before any other thread calls MPI.
+void probe_builtin_ops();
 
 }  // namespace papshim::interpose

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cassert>
 #include <climits>
+#include <cstddef>
 #include <numeric>
 #include <optional>
 #include <span>
@@ -419,6 +420,27 @@ int run_planned_allgather(CommContext& ctx, const AllgatherAlgorithm& algorithm,
     return execute_allgather(planned_schedule(ctx, algorithm.build, planning), buffers, run);
 }
 
+// A null buffer whose data would start at address 0: MPI_ERR_BUFFER on MPICH (a crash on
+// Open MPI), where papshim's own copies would crash. MPI_BOTTOM (also 0) with a type of
+// absolute addresses has a non-zero true lower bound and stays papshim's.
+bool null_data(const void* buffer, std::uint64_t count, MPI_Datatype type) {
+    if (buffer != nullptr || count == 0) return false;
+    MPI_Aint true_lb = 0, true_extent = 0;
+    return PMPI_Type_get_true_extent(type, &true_lb, &true_extent) != MPI_SUCCESS || true_lb == 0;
+}
+
+// A send buffer that is this rank's own block of the receive buffer: MPICH's MPI_ERR_BUFFER
+// (it places the block by the type's size; papshim by its extent).
+bool sends_from_own_block(const AllgatherBuffers& b, int rank) {
+    const std::int64_t first = b.recvcounts ? b.displs[rank] : std::int64_t(rank) * b.recvcount;
+    int size = 0;
+    MPI_Aint lb = 0, extent = 0;
+    PMPI_Type_size(b.recvtype, &size);
+    PMPI_Type_get_extent(b.recvtype, &lb, &extent);
+    const auto* base = static_cast<const std::byte*>(b.recvbuf);
+    return b.sendbuf == base + first * size || b.sendbuf == base + first * extent;
+}
+
 // papshim's own Allgather/Allgatherv, or nullopt for arguments it leaves to MPI: invalid
 // ones (so the native call raises the native error), inter-communicators, no data.
 // p = 1 runs the executor (a local copy): MPICH 4.0.2's native Allgatherv on one rank
@@ -447,6 +469,11 @@ std::optional<Outcome> run_allgather(CommContext& ctx, Collective kind, const Al
     const std::uint64_t element_bytes = type_size(buffers.recvtype);
     const std::uint64_t bytes = elements * element_bytes;
     if (bytes == 0) return std::nullopt;
+    // Buffers MPI refuses (only the rank that passed them sees them, as under the native call).
+    if (null_data(buffers.recvbuf, elements, buffers.recvtype) ||
+        (!in_place && (null_data(buffers.sendbuf, std::uint64_t(buffers.sendcount), buffers.sendtype) ||
+                       sends_from_own_block(buffers, ctx.rank))))
+        return std::nullopt;
     // Over 2 GiB received: a piece, a staged block or a background receive could exceed an
     // int count of bytes and fail mid-call. The count and the type signature are the same on
     // every rank, so every rank leaves such a call to MPI before any message.
@@ -527,6 +554,9 @@ std::optional<Outcome> run_reduction(CommContext& ctx, Collective kind, Reductio
     // Aliased buffers and an in-place receive buffer: MPI's errors. Only the rank that passed
     // them sees them, so the others may wait for it, as they may under the native call.
     if (holds_result && (b.sendbuf == b.recvbuf || b.recvbuf == MPI_IN_PLACE)) return std::nullopt;
+    if ((b.sendbuf != MPI_IN_PLACE && null_data(b.sendbuf, std::uint64_t(b.count), b.type)) ||
+        (holds_result && null_data(b.recvbuf, std::uint64_t(b.count), b.type)))
+        return std::nullopt;
     // A predefined op on a type it is not defined for is MPI's error (MPI_ERR_OP), alike on
     // every rank; on a derived type papshim cannot combine it either.
     if (predefined_op(b.op) && !builtin_op_accepts(b.op, b.type)) return std::nullopt;

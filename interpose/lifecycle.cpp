@@ -9,6 +9,7 @@
 #include <string_view>
 #include <utility>
 
+#include "builtin_ops.hpp"
 #include "entry_points.hpp"
 #include "papshim/algorithms.hpp"
 #include "papshim/runtime.hpp"
@@ -61,7 +62,10 @@ int initialise(int* argc, char*** argv, int required, int* provided) {
         rc = PMPI_Init(argc, argv);
         PMPI_Query_thread(&actual);
     }
-    if (rc == MPI_SUCCESS) papshim::runtime::initialise(papshim::algorithm_names(), actual == MPI_THREAD_MULTIPLE);
+    if (rc == MPI_SUCCESS) {
+        papshim::interpose::probe_builtin_ops();  // even in off and profile: papshim_set_mode may switch
+        papshim::runtime::initialise(papshim::algorithm_names(), actual == MPI_THREAD_MULTIPLE);
+    }
     return rc;
 }
 

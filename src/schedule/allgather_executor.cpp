@@ -133,6 +133,12 @@ int copy_own_block(const AllgatherBuffers& buffers, const BlockLayout& layout, i
         }
         return MPI_SUCCESS;
     }
+    // More data than the block holds: MPI_ERR_TRUNCATE, as the native call reports it (Open
+    // MPI's Sendrecv to itself truncates silently). Before any message, like every rank's.
+    MPI_Count send_size = 0, block_size = 0;
+    PMPI_Type_size_x(buffers.sendtype, &send_size);
+    PMPI_Type_size_x(layout.type(), &block_size);
+    if (MPI_Count(buffers.sendcount) * send_size > MPI_Count(own_count) * block_size) return MPI_ERR_TRUNCATE;
     // Different (signature-equal) types: let MPI convert through a message to ourselves.
     return PMPI_Sendrecv(buffers.sendbuf, buffers.sendcount, buffers.sendtype, rank, schedule::kSelfCopyTag,
                          own_block, own_count, layout.type(), rank, schedule::kSelfCopyTag, comm,
