@@ -171,7 +171,12 @@ int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, 
     if (!traced && mode == Mode::dispatch) {
         // Calls whose algorithm is native whatever the arrivals: no context, no clock.
         const runtime::NativeBelow fast = runtime::native_below(kind, comm);
-        const bool below = fast.bytes != runtime::kAllCalls && fast.bytes != 0 && quick_bytes() < fast.bytes;
+        // Arguments MPI rejects (kSizeUnknown) go native here too: on the full path this rank
+        // alone would make the communicator's context, a collective that the ranks on this
+        // path never join, where the native call returns its error without a message.
+        const std::uint64_t bytes = fast.bytes != runtime::kAllCalls && fast.bytes != 0 ? quick_bytes() : 0;
+        const bool below = fast.bytes != runtime::kAllCalls && fast.bytes != 0 &&
+                           (bytes == kSizeUnknown || bytes < fast.bytes);
         if (fast.bytes == runtime::kAllCalls || below) {
             // Skipping the handler skips its bookkeeping; papshim_get_last_algorithm stays true.
             // Below a threshold (auto) the communicator's larger calls may have run papshim's
@@ -429,9 +434,12 @@ bool null_data(const void* buffer, std::uint64_t count, MPI_Datatype type) {
     return PMPI_Type_get_true_extent(type, &true_lb, &true_extent) != MPI_SUCCESS || true_lb == 0;
 }
 
-// A send buffer that is this rank's own block of the receive buffer: MPICH's MPI_ERR_BUFFER
-// (it places the block by the type's size; papshim by its extent).
+// A send buffer that is this rank's own non-empty block of the receive buffer, in the same
+// type: MPICH's MPI_ERR_BUFFER, exactly where MPICH checks (it places the block by the type's
+// size; papshim by its extent). Anything wider would send ranks that MPI accepts native alone.
 bool sends_from_own_block(const AllgatherBuffers& b, int rank) {
+    const int own_count = b.recvcounts ? b.recvcounts[rank] : b.recvcount;
+    if (b.sendtype != b.recvtype || b.sendcount == 0 || own_count == 0) return false;
     const std::int64_t first = b.recvcounts ? b.displs[rank] : std::int64_t(rank) * b.recvcount;
     int size = 0;
     MPI_Aint lb = 0, extent = 0;

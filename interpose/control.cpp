@@ -23,6 +23,10 @@ bool same_on_every_rank(MPI_Comm comm, const std::string& choice) {
 PAPSHIM_EXPORT int papshim_set_algorithm(MPI_Comm comm, const char* collective, const char* name) {
     using namespace papshim;
     if (!runtime::state().initialised || comm == MPI_COMM_NULL || !collective || !name) return MPI_ERR_ARG;
+    // An inter-communicator's calls go to MPI whatever is selected; the checks below would
+    // broadcast from rank 0 of the other group, which waits for the same (a hang).
+    int inter = 0;
+    if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) return MPI_ERR_COMM;
     auto kind = parse_collective(collective);
     runtime::CommContext& ctx = runtime::context(comm);
     bool valid = kind && runtime::valid_algorithm_name(*kind, name);

@@ -12,7 +12,8 @@ extern "C" {
 /* Select the algorithm for one collective ("allgather", "allgatherv", "reduce",
  * "allreduce") on `comm`: "native", "auto" or an algorithm name. Collective over `comm`:
  * every rank must call it with the same arguments (checked; a mismatch or an unknown name
- * returns MPI_ERR_ARG on every rank and changes nothing). Returns MPI_SUCCESS otherwise. */
+ * returns MPI_ERR_ARG on every rank and changes nothing). An inter-communicator, whose calls
+ * always go to MPI, returns MPI_ERR_COMM at once. Returns MPI_SUCCESS otherwise. */
 int papshim_set_algorithm(MPI_Comm comm, const char* collective, const char* name);
 
 /* Writes the algorithm currently selected for `collective` on `comm` into name[0..len). */

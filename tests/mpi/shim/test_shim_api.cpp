@@ -149,6 +149,19 @@ void invalid_arguments() {
     native = PMPI_Allgatherv(want.data() + 2 * world_rank, 2, MPI_INT, want.data(), all_counts.data(),
                              all_displs.data(), MPI_INT, comm);
     expect(same_outcome(shim, native) && (shim != MPI_SUCCESS || got == want), "allgatherv: send buffer in its own block");
+    // Rank 0's empty block at the receive buffer's start, and its send buffer there too, with
+    // nothing to send: valid for MPI, so papshim's on every rank (rank 0 went native alone).
+    all_counts[0] = 0;
+    for (int r = 1; r < size; ++r) all_displs[std::size_t(r)] = 2 * (r - 1);
+    const int own = world_rank == 0 ? 0 : 2;
+    std::vector<int> mine(2, world_rank);
+    shim = MPI_Allgatherv(world_rank == 0 ? got.data() : mine.data(), own, MPI_INT, got.data(), all_counts.data(),
+                          all_displs.data(), MPI_INT, comm);
+    native = PMPI_Allgatherv(world_rank == 0 ? want.data() : mine.data(), own, MPI_INT, want.data(),
+                             all_counts.data(), all_displs.data(), MPI_INT, comm);
+    expect(shim == MPI_SUCCESS && native == MPI_SUCCESS && got == want, "allgatherv: an empty own block at the send buffer");
+    all_counts[0] = 2;
+    for (int r = 0; r < size; ++r) all_displs[std::size_t(r)] = 2 * r;
 #ifdef MPICH_VERSION
     // Null buffers: MPICH's MPI_ERR_BUFFER (Open MPI's native call crashes on them).
     shim = MPI_Allgather(nullptr, 2, MPI_INT, out, 2, MPI_INT, comm);
@@ -338,8 +351,32 @@ void auto_inter_communicator_allgather() {
         for (int v : sum) reduced = reduced && v == want;
         expect(reduced, "auto reduce on an inter-communicator");
     }
+    // Selecting an algorithm there is refused at once (it broadcast from the other group's
+    // rank 0, which waited for the same: a hang).
+    expect(papshim_set_algorithm(inter, "allreduce", "ring") == MPI_ERR_COMM,
+           "papshim_set_algorithm on an inter-communicator: MPI_ERR_COMM");
     MPI_Comm_free(&inter);
     MPI_Comm_free(&local);
+}
+
+// Under auto, one rank's invalid call (MPI_DATATYPE_NULL; MPICH 4.0.2 crashes natively on a
+// negative count) on a fresh communicator while the others make a small valid one: that rank
+// gets MPI's error at once, as from the native call, and its next, valid call matches the
+// others' (it made the communicator's context alone, a duplicate that the others' native call
+// met instead: a hang).
+void auto_invalid_call_on_one_rank() {
+    int size = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size < 2) return;
+    MPI_Comm comm;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    int in = world_rank + 1, got = 0;
+    if (world_rank == 1)
+        expect(MPI_Allreduce(&in, &got, 1, MPI_DATATYPE_NULL, MPI_SUM, comm) != MPI_SUCCESS, "auto: a null type fails");
+    expect(MPI_Allreduce(&in, &got, 1, MPI_INT, MPI_SUM, comm) == MPI_SUCCESS && got == size * (size + 1) / 2,
+           "auto: the valid call after one rank's invalid one");
+    MPI_Comm_free(&comm);
 }
 
 // Threads that make the contexts of their communicators at the same time: each rank may
@@ -396,6 +433,7 @@ int main(int argc, char** argv) {
         auto_switches_early();
         auto_small_calls_make_no_context();
         auto_inter_communicator_allgather();
+        auto_invalid_call_on_one_rank();
         MPI_Finalize();
         return failures == 0 ? 0 : 1;
     }
