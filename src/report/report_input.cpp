@@ -232,9 +232,9 @@ RunMeta parse_meta(std::istream& in, const std::string& name) {
         meta.values[key] = std::string(value);
         const auto number = [&](std::optional<double>& target) {
             double parsed = 0;
-            if (!parse_number(value, parsed) || parsed < 0) {
+            if (!parse_number(value, parsed) || !std::isfinite(parsed) || parsed < 0) {
                 fail_at(name, line,
-                        fmt::format("{} must be a non-negative number, found '{}'", key, value));
+                        fmt::format("{} must be a finite non-negative number, found '{}'", key, value));
             }
             target = parsed;
         };

@@ -45,16 +45,24 @@ void AlgorithmSet::free_all() {
     algorithms_.clear();
 }
 
-CollectiveCall::CollectiveCall(Collective collective, std::size_t bytes, int root,
-                               std::string_view blocks, const World& world, std::size_t salt)
-    : collective_(collective), bytes_(bytes), root_(root), world_(world) {
-    const auto ranks = static_cast<std::size_t>(world.ranks);
+void check_call_size(Collective collective, std::size_t bytes, int ranks) {
     if (collective == Collective::reduce || collective == Collective::allreduce) {
         if (bytes % sizeof(int) != 0 || bytes / sizeof(int) > static_cast<std::size_t>(INT_MAX))
             throw UsageError(fmt::format(
                 "--bytes {}: Reduce and Allreduce sum MPI_INT vectors, so the size must be a "
                 "multiple of {} bytes",
                 bytes, sizeof(int)));
+    } else if (bytes * static_cast<std::size_t>(ranks) * 2 > static_cast<std::size_t>(INT_MAX)) {
+        throw UsageError(fmt::format("--bytes {} is too large for {} ranks (counts are int)", bytes, ranks));
+    }
+}
+
+CollectiveCall::CollectiveCall(Collective collective, std::size_t bytes, int root,
+                               std::string_view blocks, const World& world, std::size_t salt)
+    : collective_(collective), bytes_(bytes), root_(root), world_(world) {
+    const auto ranks = static_cast<std::size_t>(world.ranks);
+    check_call_size(collective, bytes, world.ranks);
+    if (collective == Collective::reduce || collective == Collective::allreduce) {
         std::vector<int> values(bytes / sizeof(int));
         // Small values: the sum cannot overflow, so any order of reduction gives the same bits.
         for (std::size_t j = 0; j < values.size(); ++j)
@@ -66,9 +74,6 @@ CollectiveCall::CollectiveCall(Collective collective, std::size_t bytes, int roo
         recv_.assign(bytes, 0);
         return;
     }
-    if (bytes * ranks * 2 > static_cast<std::size_t>(INT_MAX))
-        throw UsageError(
-            fmt::format("--bytes {} is too large for {} ranks (counts are int)", bytes, ranks));
     counts_.assign(ranks, static_cast<int>(bytes));
     if (collective == Collective::allgatherv && ranks > 1) {
         // Träff's distribution around `bytes` per rank. Decreasing keeps Allgather's total,

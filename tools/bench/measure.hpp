@@ -50,6 +50,10 @@ private:
     std::size_t baseline_ = 0;
 };
 
+// Throws UsageError where `bytes` cannot be one call of `collective` on `ranks` ranks (the
+// reductions' MPI_INT vectors, Allgather(v)'s int counts): run before measuring anything.
+void check_call_size(Collective collective, std::size_t bytes, int ranks);
+
 // Buffers and one call of a collective. `bytes` is per rank for Allgather(v) (Allgatherv:
 // the distribution `blocks` of block_distributions.hpp around it; the default, decreasing,
 // has the last rank's block empty and Allgather's total) and the whole

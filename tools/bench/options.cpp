@@ -115,14 +115,22 @@ std::vector<std::size_t> parse_byte_list(const std::string& text) {
     return sizes;
 }
 
+// A delay longer than this is a typo, and one beyond int64 nanoseconds (9.2e9 s) wrapped to a
+// wake-up time in the past: no delay at all.
+constexpr double kMaxDelaySeconds = 3600;
+constexpr double kMaxDelayTau = 1e6;
+
 double parse_duration(const std::string& text) {
     const auto [value, unit] = number_and_unit(text);
-    if (unit == "s") return value;
-    if (unit == "ms") return value * 1e-3;
-    if (unit == "us") return value * 1e-6;
-    if (unit == "ns") return value * 1e-9;
-    throw std::invalid_argument(
-        fmt::format("'{}' needs a time unit: s, ms, us or ns (e.g. 2ms)", text));
+    double seconds = 0;
+    if (unit == "s") seconds = value;
+    else if (unit == "ms") seconds = value * 1e-3;
+    else if (unit == "us") seconds = value * 1e-6;
+    else if (unit == "ns") seconds = value * 1e-9;
+    else throw std::invalid_argument(fmt::format("'{}' needs a time unit: s, ms, us or ns (e.g. 2ms)", text));
+    if (seconds > kMaxDelaySeconds)
+        throw std::invalid_argument(fmt::format("'{}' is longer than {} s", text, kMaxDelaySeconds));
+    return seconds;
 }
 
 namespace {
@@ -197,17 +205,17 @@ std::vector<SweepDelay> parse_delays(const std::string& text) {
         SweepDelay delay{0.0, false, item};
         const auto [value, unit] = number_and_unit(item);
         if (unit == "tau") {
+            if (value > kMaxDelayTau)
+                throw std::invalid_argument(fmt::format("'{}' is more than {:g} tau", item, kMaxDelayTau));
             delay.value = value;
             delay.in_tau = true;
         } else if (unit.empty() && value == 0) {
             delay.in_tau = true;  // zero in any unit
+        } else if (unit == "s" || unit == "ms" || unit == "us" || unit == "ns") {
+            delay.value = parse_duration(item);
         } else {
-            try {
-                delay.value = parse_duration(item);
-            } catch (const std::invalid_argument&) {
-                throw std::invalid_argument(fmt::format(
-                    "'{}': expected a multiple of tau (e.g. 5tau) or a time (e.g. 100us)", item));
-            }
+            throw std::invalid_argument(
+                fmt::format("'{}': expected a multiple of tau (e.g. 5tau) or a time (e.g. 100us)", item));
         }
         delays.push_back(delay);
     }

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "common.hpp"
+#include "measure.hpp"
 #include "papshim/algorithms.hpp"
 
 namespace fs = std::filesystem;
@@ -163,8 +164,10 @@ void check_writable(const std::string& json_path, const std::string& plot_dir,
         fs::create_directories(plot_dir, error);
         if (error || !fs::is_directory(plot_dir)) problem = 1;
     }
+    // Appending opens it as writing does, and keeps an earlier run's results until this
+    // run has its own.
     if (world.rank == 0 && !problem && !json_path.empty())
-        problem = std::ofstream(json_path).good() ? 0 : 2;
+        problem = std::ofstream(json_path, std::ios::app).good() ? 0 : 2;
     PMPI_Bcast(&problem, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (problem == 1) throw UsageError(fmt::format("--plot: cannot create '{}'", plot_dir));
     if (problem == 2) throw UsageError(fmt::format("--json: cannot write '{}'", json_path));
@@ -247,6 +250,9 @@ int main(int argc, char** argv) {
     } else {
         try {
             check_writable(json_path, options.plot_dir, world);
+            // Every size before the first measurement: a bad one found at its turn lost the others'.
+            if (options.suite != Suite::overhead)
+                for (std::size_t bytes : options.bytes) check_call_size(options.collective, bytes, world.ranks);
             if (world.rank == 0)
                 fmt::print("papshim-bench: network {}; MPI thread level {}, PAPSHIM_HELPER_THREAD={}\n",
                            network_name(), real_thread_level(), helper_thread_setting());
@@ -257,9 +263,15 @@ int main(int argc, char** argv) {
                                                                   : run_sweep_suite(options, world);
             if (world.rank == 0 && !json_path.empty()) {
                 json["load_average_at_end"] = load_average();
-                std::ofstream(json_path)
-                    << json.dump(2, ' ', false, Json::error_handler_t::replace) << '\n';
-                fmt::print("\nresults written to {}\n", json_path);
+                std::ofstream out(json_path);
+                out << json.dump(2, ' ', false, Json::error_handler_t::replace) << '\n';
+                out.close();
+                if (out) {
+                    fmt::print("\nresults written to {}\n", json_path);
+                } else {
+                    fmt::print(stderr, "papshim-bench: could not write the results to {} (disk full?)\n", json_path);
+                    status = 1;
+                }
             }
             if (world.rank == 0) {
                 fmt::print("load average (1, 5, 15 min) at the end: {}\n", load_average());

@@ -23,14 +23,16 @@ MAX_OMEGA_PANELS = 8
 
 
 def read_sites(path):
-    with open(path, newline="") as f:
+    # Call sites name files and functions: bytes that are not UTF-8 (a Latin-1 path) are shown
+    # replaced rather than failing the plots.
+    with open(path, newline="", encoding="utf-8", errors="replace") as f:
         return [dict(row) for row in csv.DictReader(f)]
 
 
 def read_data(path):
     """Returns {site: (omega_calls, omega_ms, {call: {rank: delay_ms}})}."""
     data = {}
-    with open(path, newline="") as f:
+    with open(path, newline="", encoding="utf-8", errors="replace") as f:
         for row in csv.DictReader(f):
             site = int(row["site"])
             call, rank, value = int(row["call"]), int(row["rank"]), float(row["value_ms"])

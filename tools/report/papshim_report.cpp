@@ -24,6 +24,7 @@ namespace fs = std::filesystem;
 namespace report = papshim::report;
 
 constexpr int exit_ok = 0;
+constexpr int exit_unwritten = 1;  // stdout or the plots
 constexpr int exit_bad = 2;
 // papshim_plot.py exits with this when matplotlib cannot be imported.
 constexpr int plot_exit_no_matplotlib = 3;
@@ -57,7 +58,8 @@ int run_plot_script(const std::string& python, const std::string& script,
     return WEXITSTATUS(status);
 }
 
-void draw_plots(const report::Analysis& analysis, const Options& options) {
+// Whether the plots were drawn or skipped for want of matplotlib (false: they failed).
+bool draw_plots(const report::Analysis& analysis, const Options& options) {
     std::error_code ec;
     fs::create_directories(options.plots_dir, ec);
     report::write_plot_data(analysis, options.plots_dir, options.top);
@@ -65,11 +67,11 @@ void draw_plots(const report::Analysis& analysis, const Options& options) {
     const fs::path script = own_folder() / "papshim_plot.py";
     if (python.empty() || access(python.c_str(), X_OK) != 0) {
         std::fputs("plots skipped: matplotlib not available (no python3 interpreter)\n", stderr);
-        return;
+        return true;
     }
     if (!fs::exists(script)) {
         std::fputs(fmt::format("plots skipped: {} not found\n", script.string()).c_str(), stderr);
-        return;
+        return true;
     }
     const int status = run_plot_script(python, script.string(), options.plots_dir);
     if (status == plot_exit_no_matplotlib) {
@@ -78,7 +80,9 @@ void draw_plots(const report::Analysis& analysis, const Options& options) {
         std::fputs(fmt::format("plots failed: {} exited with {}\n", script.string(), status)
                        .c_str(),
                    stderr);
+        return false;
     }
+    return true;
 }
 
 }  // namespace
@@ -91,7 +95,8 @@ int main(int argc, char** argv) {
         "Prints the PAP report of trace directory DIR (PAPSHIM_TRACE_DIR) to stdout and draws its plots; see\n"
         "docs/report.md for what each number means. DIR holds calls.csv and meta.txt, or the spill files\n"
         "of a job that died before MPI_Finalize, which are merged first.",
-        "Exit status: 0 ok, 2 bad usage or an unreadable or malformed trace.", 18);
+        "Exit status: 0 ok, 1 the report could not be written to stdout or its plots failed, 2 bad\n"
+        "usage or an unreadable or malformed trace.", 18);
     app.add_option("DIR", options.dir, "trace directory with calls.csv and meta.txt (PAPSHIM_TRACE_DIR)");
     papshim::cli::add_parsed(
         app, "--top", options.top,
@@ -129,8 +134,11 @@ int main(int argc, char** argv) {
         }
         const report::Analysis analysis = report::analyze_directory(options.dir);
         std::fputs(report::format_summary(analysis, {options.top}).c_str(), stdout);
-        std::fflush(stdout);
-        if (!options.no_plots) draw_plots(analysis, options);
+        if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+            std::fputs("papshim-report: could not write the report to stdout\n", stderr);
+            return exit_unwritten;
+        }
+        if (!options.no_plots && !draw_plots(analysis, options)) return exit_unwritten;
     } catch (const std::exception& e) {
         std::fputs(fmt::format("papshim-report: {}\n", e.what()).c_str(), stderr);
         return exit_bad;
