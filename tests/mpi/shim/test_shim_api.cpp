@@ -194,6 +194,17 @@ void invalid_arguments() {
         PMPI_Reduce(sum_in.data(), sum_want.data(), 8, MPI_DOUBLE, MPI_SUM, size - 1, comm);
         expect(world_rank != size - 1 || sum_got == sum_want, "a valid reduce after the complex32 calls");
     }
+#ifdef OPEN_MPI
+    // Open MPI's MPI_SUM on MPI_REAL16 depends on the operands' order: papshim's recursive
+    // doubling made ranks disagree; it goes native now, alike everywhere.
+    {
+        papshim_set_algorithm(comm, "allreduce", "recursive_doubling");
+        long double value = (world_rank + 1) / 3.0L, sum = 0, native_sum = 0;
+        shim = MPI_Allreduce(&value, &sum, 1, MPI_REAL16, MPI_SUM, comm);
+        native = PMPI_Allreduce(&value, &native_sum, 1, MPI_REAL16, MPI_SUM, comm);
+        expect(shim == native && std::memcmp(&sum, &native_sum, sizeof sum) == 0, "real16 allreduce: native's bits");
+    }
+#endif
     // More data than a block holds (3 ints into blocks of 2 on every rank): MPI_ERR_TRUNCATE
     // (Open MPI's native call reports it; papshim's copy to itself truncated silently). Last:
     // the native call may leave the communicator unusable.
