@@ -174,9 +174,9 @@ int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, 
         // Arguments MPI rejects (kSizeUnknown) go native here too: on the full path this rank
         // alone would make the communicator's context, a collective that the ranks on this
         // path never join, where the native call returns its error without a message.
-        const std::uint64_t bytes = fast.bytes != runtime::kAllCalls && fast.bytes != 0 ? quick_bytes() : 0;
-        const bool below = fast.bytes != runtime::kAllCalls && fast.bytes != 0 &&
-                           (bytes == kSizeUnknown || bytes < fast.bytes);
+        const bool threshold = fast.bytes != runtime::kAllCalls && fast.bytes != 0;
+        const std::uint64_t bytes = threshold ? quick_bytes() : 0;
+        const bool below = threshold && (bytes == kSizeUnknown || bytes < fast.bytes);
         if (fast.bytes == runtime::kAllCalls || below) {
             // Skipping the handler skips its bookkeeping; papshim_get_last_algorithm stays true.
             // Below a threshold (auto) the communicator's larger calls may have run papshim's
@@ -425,6 +425,12 @@ int run_planned_allgather(CommContext& ctx, const AllgatherAlgorithm& algorithm,
     return execute_allgather(planned_schedule(ctx, algorithm.build, planning), buffers, run);
 }
 
+std::uint64_t type_extent(MPI_Datatype type) {
+    MPI_Aint lb = 0, extent = 0;
+    PMPI_Type_get_extent(type, &lb, &extent);
+    return std::uint64_t(extent);
+}
+
 // A null buffer whose data would start at address 0: MPI_ERR_BUFFER on MPICH (a crash on
 // Open MPI), where papshim's own copies would crash. MPI_BOTTOM (also 0) with a type of
 // absolute addresses has a non-zero true lower bound and stays papshim's.
@@ -441,12 +447,9 @@ bool sends_from_own_block(const AllgatherBuffers& b, int rank) {
     const int own_count = b.recvcounts ? b.recvcounts[rank] : b.recvcount;
     if (b.sendtype != b.recvtype || b.sendcount == 0 || own_count == 0) return false;
     const std::int64_t first = b.recvcounts ? b.displs[rank] : std::int64_t(rank) * b.recvcount;
-    int size = 0;
-    MPI_Aint lb = 0, extent = 0;
-    PMPI_Type_size(b.recvtype, &size);
-    PMPI_Type_get_extent(b.recvtype, &lb, &extent);
     const auto* base = static_cast<const std::byte*>(b.recvbuf);
-    return b.sendbuf == base + first * size || b.sendbuf == base + first * extent;
+    return b.sendbuf == base + first * std::int64_t(type_size(b.recvtype)) ||
+           b.sendbuf == base + first * std::int64_t(type_extent(b.recvtype));
 }
 
 // papshim's own Allgather/Allgatherv, or nullopt for arguments it leaves to MPI: invalid
@@ -493,12 +496,6 @@ std::optional<Outcome> run_allgather(CommContext& ctx, Collective kind, const Al
     AllgatherRun run;
     run.comm = runtime::private_comm(ctx);
     return Outcome{execute_allgather(ctx.schedule_for({algorithm->build}), buffers, run), algorithm->name};
-}
-
-std::uint64_t type_extent(MPI_Datatype type) {
-    MPI_Aint lb = 0, extent = 0;
-    PMPI_Type_get_extent(type, &lb, &extent);
-    return std::uint64_t(extent);
 }
 
 // The named floating-point types of every language binding (a Fortran code's MPI_REAL or

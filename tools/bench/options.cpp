@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string_view>
 
@@ -120,14 +121,24 @@ std::vector<std::size_t> parse_byte_list(const std::string& text) {
 constexpr double kMaxDelaySeconds = 3600;
 constexpr double kMaxDelayTau = 1e6;
 
+namespace {
+
+// Seconds per `unit` of time, or nullopt for anything else.
+std::optional<double> seconds_per(const std::string& unit) {
+    if (unit == "s") return 1.0;
+    if (unit == "ms") return 1e-3;
+    if (unit == "us") return 1e-6;
+    if (unit == "ns") return 1e-9;
+    return std::nullopt;
+}
+
+}  // namespace
+
 double parse_duration(const std::string& text) {
     const auto [value, unit] = number_and_unit(text);
-    double seconds = 0;
-    if (unit == "s") seconds = value;
-    else if (unit == "ms") seconds = value * 1e-3;
-    else if (unit == "us") seconds = value * 1e-6;
-    else if (unit == "ns") seconds = value * 1e-9;
-    else throw std::invalid_argument(fmt::format("'{}' needs a time unit: s, ms, us or ns (e.g. 2ms)", text));
+    const std::optional<double> scale = seconds_per(unit);
+    if (!scale) throw std::invalid_argument(fmt::format("'{}' needs a time unit: s, ms, us or ns (e.g. 2ms)", text));
+    const double seconds = value * *scale;
     if (seconds > kMaxDelaySeconds)
         throw std::invalid_argument(fmt::format("'{}' is longer than {} s", text, kMaxDelaySeconds));
     return seconds;
@@ -211,7 +222,7 @@ std::vector<SweepDelay> parse_delays(const std::string& text) {
             delay.in_tau = true;
         } else if (unit.empty() && value == 0) {
             delay.in_tau = true;  // zero in any unit
-        } else if (unit == "s" || unit == "ms" || unit == "us" || unit == "ns") {
+        } else if (seconds_per(unit)) {
             delay.value = parse_duration(item);
         } else {
             throw std::invalid_argument(
