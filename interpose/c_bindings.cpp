@@ -10,3 +10,4 @@
         return papshim::interpose::lower(PAPSHIM_UNPACK args, __builtin_return_address(0));   \
     }
 PAPSHIM_COLLECTIVES(PAPSHIM_DEFINE_C_ENTRY)
+PAPSHIM_LARGE_COUNT_COLLECTIVES(PAPSHIM_DEFINE_C_ENTRY)

@@ -89,7 +89,7 @@ void prepare_background(CommContext& ctx, plan::Planner& planner, const plan::Pl
 // Total bytes of a call whose size needs no context (a reduction's vector); none for
 // arguments MPI would reject, which go through the handler to the native error.
 constexpr std::uint64_t kSizeUnknown = ~std::uint64_t(0);
-std::uint64_t vector_bytes(int count, MPI_Datatype type) {
+std::uint64_t vector_bytes(std::int64_t count, MPI_Datatype type) {
     return type == MPI_DATATYPE_NULL || count < 0 ? kSizeUnknown : std::uint64_t(count) * type_size(type);
 }
 
@@ -104,12 +104,13 @@ bool inter_communicator(MPI_Comm comm) {
 // inter-communicator 0 for all: the root group's MPI_PROC_NULL ranks of a Reduce may pass any
 // count and type, and taking the full path on some ranks only would hang the context's
 // duplicate.
-std::uint64_t quick_vector_bytes(MPI_Comm comm, int count, MPI_Datatype type) {
+std::uint64_t quick_vector_bytes(MPI_Comm comm, std::int64_t count, MPI_Datatype type) {
     return inter_communicator(comm) ? 0 : vector_bytes(count, type);
 }
 
 // An Allgatherv's mean block in bytes, as choose_allgather reckons it (total / ranks).
-std::uint64_t mean_block_bytes(MPI_Comm comm, const int* recvcounts, MPI_Datatype recvtype) {
+template <class Count>
+std::uint64_t mean_block_bytes(MPI_Comm comm, const Count* recvcounts, MPI_Datatype recvtype) {
     if (inter_communicator(comm)) return 0;
     if (!recvcounts || recvtype == MPI_DATATYPE_NULL) return kSizeUnknown;
     int ranks = 0;
@@ -595,15 +596,41 @@ std::optional<Outcome> run_reduction(CommContext& ctx, Collective kind, Reductio
     return Outcome{algorithm->run(view, b, runtime::private_comm(ctx)), algorithm->name};
 }
 
-}  // namespace
+// MPI-4's large-count routines (MPI_Allgather_c, ...) take MPI_Count counts and MPI_Aint
+// displacements. A call whose values fit an int runs as the int routine would, so that ranks
+// mixing the two routines in one collective, as MPI allows, take the same path; larger ones
+// go native. papshim's Allgather(v) already leaves over 2 GiB to MPI, and a reduction's count
+// is the same on every rank, so the ranks agree; only Allgatherv displacements, which each
+// rank chooses for its own buffer, can differ (README, "Known limits").
+template <class Value>
+bool fits_int(Value value) {
+    return value >= Value(INT_MIN) && value <= Value(INT_MAX);
+}
 
-int allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-              MPI_Datatype recvtype, MPI_Comm comm, const void* caller) {
+// `values` as ints in `out`, or null when one does not fit.
+template <class Value>
+const int* as_ints(const Value* values, int n, std::vector<int>& out) {
+    if constexpr (std::is_same_v<Value, int>) {
+        return values;
+    } else {
+        if (!values) return nullptr;
+        out.resize(std::size_t(n));
+        for (int i = 0; i < n; ++i) {
+            if (!fits_int(values[i])) return nullptr;
+            out[std::size_t(i)] = int(values[i]);
+        }
+        return out.data();
+    }
+}
+
+template <class Count, class Native>
+int allgather_call(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf, Count recvcount,
+                   MPI_Datatype recvtype, MPI_Comm comm, const void* caller, Native&& native) {
     return handle(
-        Collective::allgather, comm, caller,
-        [&] { return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); },
-        [&](CommContext& ctx, const Planning& planning) {
-            AllgatherBuffers b{sendbuf, sendcount, sendtype, recvbuf, recvcount, nullptr, nullptr, recvtype};
+        Collective::allgather, comm, caller, native,
+        [&](CommContext& ctx, const Planning& planning) -> std::optional<Outcome> {
+            if (!fits_int(sendcount) || !fits_int(recvcount)) return std::nullopt;
+            AllgatherBuffers b{sendbuf, int(sendcount), sendtype, recvbuf, int(recvcount), nullptr, nullptr, recvtype};
             return run_allgather(ctx, Collective::allgather, b, planning);
         },
         [&](CommContext& ctx) -> std::optional<Shape> {
@@ -614,13 +641,19 @@ int allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* r
         [&] { return quick_vector_bytes(comm, recvcount, recvtype); });
 }
 
-int allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int* recvcounts,
-               const int* displs, MPI_Datatype recvtype, MPI_Comm comm, const void* caller) {
+template <class Count, class Displacement, class Native>
+int allgatherv_call(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                    const Count* recvcounts, const Displacement* displs, MPI_Datatype recvtype, MPI_Comm comm,
+                    const void* caller, Native&& native) {
     return handle(
-        Collective::allgatherv, comm, caller,
-        [&] { return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm); },
-        [&](CommContext& ctx, const Planning& planning) {
-            AllgatherBuffers b{sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype};
+        Collective::allgatherv, comm, caller, native,
+        [&](CommContext& ctx, const Planning& planning) -> std::optional<Outcome> {
+            thread_local std::vector<int> int_counts, int_displs;  // large-count calls only
+            const int blocks = ctx.inter ? 0 : ctx.size;
+            const int* counts = as_ints(recvcounts, blocks, int_counts);
+            const int* offsets = as_ints(displs, blocks, int_displs);
+            if (!fits_int(sendcount) || (recvcounts && !counts) || (displs && !offsets)) return std::nullopt;
+            AllgatherBuffers b{sendbuf, int(sendcount), sendtype, recvbuf, 0, counts, offsets, recvtype};
             return run_allgather(ctx, Collective::allgatherv, b, planning);
         },
         [&](CommContext& ctx) -> std::optional<Shape> {
@@ -631,7 +664,7 @@ int allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* 
             const std::uint64_t size = type_size(recvtype);
             std::uint64_t total = 0, largest = 0;
             for (int i = 0; i < (ctx.inter ? 0 : ctx.size); ++i) {
-                block_bytes.push_back(std::uint64_t(std::max(recvcounts[i], 0)) * size);
+                block_bytes.push_back(std::uint64_t(std::max(recvcounts[i], Count(0))) * size);
                 total += block_bytes.back();
                 largest = std::max(largest, block_bytes.back());
             }
@@ -640,36 +673,97 @@ int allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* 
         [&] { return mean_block_bytes(comm, recvcounts, recvtype); });
 }
 
+// The shape of a Reduce/Allreduce: its vector, root and op.
+template <class Count>
+std::optional<Shape> reduction_shape(Count count, MPI_Datatype datatype, MPI_Op op, int root) {
+    const std::uint64_t bytes = vector_bytes(count, datatype);
+    if (bytes == kSizeUnknown) return std::nullopt;
+    return Shape{.bytes = bytes, .root = root, .op = runtime::op_index(op)};
+}
+
+template <class Count, class Native>
+int reduce_call(const void* sendbuf, void* recvbuf, Count count, MPI_Datatype datatype, MPI_Op op, int root,
+                MPI_Comm comm, const void* caller, Native&& native) {
+    return handle(
+        Collective::reduce, comm, caller, native,
+        [&](CommContext& ctx, const Planning& planning) -> std::optional<Outcome> {
+            if (!fits_int(count)) return std::nullopt;
+            return run_reduction(ctx, Collective::reduce, {sendbuf, recvbuf, int(count), datatype, op, root, true},
+                                 planning);
+        },
+        [&](CommContext&) { return reduction_shape(count, datatype, op, root); },
+        [&] { return quick_vector_bytes(comm, count, datatype); });
+}
+
+template <class Count, class Native>
+int allreduce_call(const void* sendbuf, void* recvbuf, Count count, MPI_Datatype datatype, MPI_Op op,
+                   MPI_Comm comm, const void* caller, Native&& native) {
+    return handle(
+        Collective::allreduce, comm, caller, native,
+        [&](CommContext& ctx, const Planning& planning) -> std::optional<Outcome> {
+            if (!fits_int(count)) return std::nullopt;
+            return run_reduction(ctx, Collective::allreduce, {sendbuf, recvbuf, int(count), datatype, op, -1, true},
+                                 planning);
+        },
+        [&](CommContext&) { return reduction_shape(count, datatype, op, -1); },
+        [&] { return quick_vector_bytes(comm, count, datatype); });
+}
+
+}  // namespace
+
+int allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+              MPI_Datatype recvtype, MPI_Comm comm, const void* caller) {
+    return allgather_call(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, caller, [&] {
+        return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    });
+}
+
+int allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int* recvcounts,
+               const int* displs, MPI_Datatype recvtype, MPI_Comm comm, const void* caller) {
+    return allgatherv_call(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, caller, [&] {
+        return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+    });
+}
+
 int reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
            const void* caller) {
-    return handle(
-        Collective::reduce, comm, caller,
-        [&] { return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm); },
-        [&](CommContext& ctx, const Planning& planning) {
-            return run_reduction(ctx, Collective::reduce, {sendbuf, recvbuf, count, datatype, op, root, true}, planning);
-        },
-        [&](CommContext&) -> std::optional<Shape> {
-            const std::uint64_t bytes = vector_bytes(count, datatype);
-            if (bytes == kSizeUnknown) return std::nullopt;
-            return Shape{.bytes = bytes, .root = root, .op = runtime::op_index(op)};
-        },
-        [&] { return quick_vector_bytes(comm, count, datatype); });
+    return reduce_call(sendbuf, recvbuf, count, datatype, op, root, comm, caller,
+                       [&] { return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm); });
 }
 
 int allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
               const void* caller) {
-    return handle(
-        Collective::allreduce, comm, caller,
-        [&] { return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm); },
-        [&](CommContext& ctx, const Planning& planning) {
-            return run_reduction(ctx, Collective::allreduce, {sendbuf, recvbuf, count, datatype, op, -1, true}, planning);
-        },
-        [&](CommContext&) -> std::optional<Shape> {
-            const std::uint64_t bytes = vector_bytes(count, datatype);
-            if (bytes == kSizeUnknown) return std::nullopt;
-            return Shape{.bytes = bytes, .op = runtime::op_index(op)};
-        },
-        [&] { return quick_vector_bytes(comm, count, datatype); });
+    return allreduce_call(sendbuf, recvbuf, count, datatype, op, comm, caller,
+                          [&] { return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm); });
 }
+
+#ifdef PAPSHIM_LARGE_COUNT
+int allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+                MPI_Datatype recvtype, MPI_Comm comm, const void* caller) {
+    return allgather_call(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, caller, [&] {
+        return PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    });
+}
+
+int allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                 const MPI_Count* recvcounts, const MPI_Aint* displs, MPI_Datatype recvtype, MPI_Comm comm,
+                 const void* caller) {
+    return allgatherv_call(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, caller, [&] {
+        return PMPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+    });
+}
+
+int reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root,
+             MPI_Comm comm, const void* caller) {
+    return reduce_call(sendbuf, recvbuf, count, datatype, op, root, comm, caller,
+                       [&] { return PMPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm); });
+}
+
+int allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                MPI_Comm comm, const void* caller) {
+    return allreduce_call(sendbuf, recvbuf, count, datatype, op, comm, caller,
+                          [&] { return PMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm); });
+}
+#endif
 
 }  // namespace papshim::interpose
