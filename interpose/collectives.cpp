@@ -599,28 +599,46 @@ std::optional<Outcome> run_reduction(CommContext& ctx, Collective kind, Reductio
 // MPI-4's large-count routines (MPI_Allgather_c, ...) take MPI_Count counts and MPI_Aint
 // displacements. A call whose values fit an int runs as the int routine would, so that ranks
 // mixing the two routines in one collective, as MPI allows, take the same path; larger ones
-// go native. papshim's Allgather(v) already leaves over 2 GiB to MPI, and a reduction's count
-// is the same on every rank, so the ranks agree; only Allgatherv displacements, which each
+// go native. The ranks agree without a message: a reduction's count is the same on every
+// rank, and an Allgather(v) count over INT_MAX of a type of at least a byte is a block of over
+// 2 GiB, which papshim leaves to MPI on every rank. Only Allgatherv displacements, which each
 // rank chooses for its own buffer, can differ (README, "Known limits").
 template <class Value>
 bool fits_int(Value value) {
     return value >= Value(INT_MIN) && value <= Value(INT_MAX);
 }
 
-// `values` as ints in `out`, or null when one does not fit.
-template <class Value>
-const int* as_ints(const Value* values, int n, std::vector<int>& out) {
-    if constexpr (std::is_same_v<Value, int>) {
-        return values;
-    } else {
-        if (!values) return nullptr;
-        out.resize(std::size_t(n));
-        for (int i = 0; i < n; ++i) {
-            if (!fits_int(values[i])) return nullptr;
-            out[std::size_t(i)] = int(values[i]);
-        }
-        return out.data();
+// A count for the int path: itself when it fits; -1 when it is negative (the int path leaves
+// it to MPI's error); 0 when the type has no bytes (the same empty data, as the ranks that
+// count that block in another type see it); none for a block of over 2 GiB.
+template <class Count>
+std::optional<int> int_count(Count count, MPI_Datatype type) {
+    if (fits_int(count)) return int(count);
+    if (count < 0) return -1;
+    if (type != MPI_DATATYPE_NULL && type_size(type) == 0) return 0;
+    return std::nullopt;
+}
+
+// The send count for the int path; MPI ignores it in place, whatever its value.
+template <class Count>
+std::optional<int> int_send_count(const void* sendbuf, Count count, MPI_Datatype type) {
+    return sendbuf == MPI_IN_PLACE && !fits_int(count) ? 0 : int_count(count, type);
+}
+
+// An Allgatherv's counts and displacements for the int path, in `counts` and `displs`; false
+// when one does not fit (see int_count; a displacement must fit as it is).
+template <class Count, class Displacement>
+bool int_vectors(const Count* counts_in, const Displacement* displs_in, int n, MPI_Datatype type,
+                 std::vector<int>& counts, std::vector<int>& displs) {
+    counts.resize(std::size_t(n));
+    displs.resize(std::size_t(n));
+    for (std::size_t i = 0; i < std::size_t(n); ++i) {
+        const std::optional<int> count = int_count(counts_in[i], type);
+        if (!count || !fits_int(displs_in[i])) return false;
+        counts[i] = *count;
+        displs[i] = int(displs_in[i]);
     }
+    return true;
 }
 
 template <class Count, class Native>
@@ -629,8 +647,10 @@ int allgather_call(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, 
     return handle(
         Collective::allgather, comm, caller, native,
         [&](CommContext& ctx, const Planning& planning) -> std::optional<Outcome> {
-            if (!fits_int(sendcount) || !fits_int(recvcount)) return std::nullopt;
-            AllgatherBuffers b{sendbuf, int(sendcount), sendtype, recvbuf, int(recvcount), nullptr, nullptr, recvtype};
+            const std::optional<int> send = int_send_count(sendbuf, sendcount, sendtype);
+            const std::optional<int> receive = int_count(recvcount, recvtype);
+            if (!send || !receive) return std::nullopt;
+            AllgatherBuffers b{sendbuf, *send, sendtype, recvbuf, *receive, nullptr, nullptr, recvtype};
             return run_allgather(ctx, Collective::allgather, b, planning);
         },
         [&](CommContext& ctx) -> std::optional<Shape> {
@@ -648,12 +668,18 @@ int allgatherv_call(const void* sendbuf, Count sendcount, MPI_Datatype sendtype,
     return handle(
         Collective::allgatherv, comm, caller, native,
         [&](CommContext& ctx, const Planning& planning) -> std::optional<Outcome> {
-            thread_local std::vector<int> int_counts, int_displs;  // large-count calls only
-            const int blocks = ctx.inter ? 0 : ctx.size;
-            const int* counts = as_ints(recvcounts, blocks, int_counts);
-            const int* offsets = as_ints(displs, blocks, int_displs);
-            if (!fits_int(sendcount) || (recvcounts && !counts) || (displs && !offsets)) return std::nullopt;
-            AllgatherBuffers b{sendbuf, int(sendcount), sendtype, recvbuf, 0, counts, offsets, recvtype};
+            const std::optional<int> send = int_send_count(sendbuf, sendcount, sendtype);
+            if (!send) return std::nullopt;
+            AllgatherBuffers b{sendbuf, *send, sendtype, recvbuf, 0, nullptr, nullptr, recvtype};
+            if constexpr (std::is_same_v<Count, int> && std::is_same_v<Displacement, int>) {
+                b.recvcounts = recvcounts;
+                b.displs = displs;
+            } else if (recvcounts && displs && !ctx.inter) {
+                thread_local std::vector<int> counts, offsets;  // large-count calls only
+                if (!int_vectors(recvcounts, displs, ctx.size, recvtype, counts, offsets)) return std::nullopt;
+                b.recvcounts = counts.data();
+                b.displs = offsets.data();
+            }
             return run_allgather(ctx, Collective::allgatherv, b, planning);
         },
         [&](CommContext& ctx) -> std::optional<Shape> {

@@ -4,6 +4,9 @@
  * Every call is checked against the native PMPI_*_c result, and must have run papshim's
  * algorithm (the test forces one per collective). In the mixed rounds even ranks call the
  * int form and odd ranks the _c form: before, the _c calls went native and the job hung.
+ * Counts beyond an int that MPI ignores or that count no bytes (a leftover send count in
+ * place, 2^40 elements of a zero-size type) on one rank only must not send that rank native
+ * alone (found by review: it hung).
  * `huge`: an MPI_Allreduce_c of 2^31 + 8 bytes, beyond an int count, goes native (2 GiB per
  * rank). */
 #include <mpi.h>
@@ -124,6 +127,55 @@ static void reductions_round(int round, int count, int root) {
     free(want);
 }
 
+/* Rank 0 passes counts beyond an int that carry no data: in place, a leftover send count;
+ * in Allgatherv, its own empty block sent as 2^40 elements of a zero-size type. Every rank
+ * must still run papshim's algorithm. */
+static void empty_large_counts(int round) {
+    const MPI_Count huge = (MPI_Count)1 << 40;
+    MPI_Datatype empty;
+    MPI_Type_contiguous(0, MPI_INT, &empty);
+    MPI_Type_commit(&empty);
+    int* got = malloc(sizeof(int) * (size_t)size);
+    int* want = malloc(sizeof(int) * (size_t)size);
+    for (int r = 0; r < size; ++r) want[r] = r * 10 + round;
+
+    for (int r = 0; r < size; ++r) got[r] = r == rank ? want[r] : -1;
+    int rc = MPI_Allgather_c(MPI_IN_PLACE, rank == 0 ? huge : 0, MPI_DATATYPE_NULL, got, 1, MPI_INT, MPI_COMM_WORLD);
+    expect(rc == MPI_SUCCESS && memcmp(got, want, sizeof(int) * (size_t)size) == 0,
+           "in-place Allgather with a large leftover send count", round);
+    expect_own("allgather", round);
+
+    /* Rank 0's block is empty; rank 1 receives it as 2^40 empty elements. */
+    MPI_Count* counts = malloc(sizeof(MPI_Count) * (size_t)size);
+    MPI_Aint* displs = malloc(sizeof(MPI_Aint) * (size_t)size);
+    for (int r = 0; r < size; ++r) {
+        counts[r] = r == 0 ? 0 : 1;
+        displs[r] = r;
+    }
+    want[0] = -1;
+    for (int r = 0; r < size; ++r) got[r] = -1;
+    const int mine = rank * 10 + round;
+    rc = rank == 0 ? MPI_Allgatherv_c(&mine, huge, empty, got, counts, displs, MPI_INT, MPI_COMM_WORLD)
+                   : MPI_Allgatherv_c(&mine, 1, MPI_INT, got, counts, displs, MPI_INT, MPI_COMM_WORLD);
+    expect(rc == MPI_SUCCESS && memcmp(got, want, sizeof(int) * (size_t)size) == 0,
+           "Allgatherv with an empty block of 2^40 zero-size elements", round);
+    expect_own("allgatherv", round);
+
+    /* In place with a leftover send count on rank 0. */
+    for (int r = 0; r < size; ++r) got[r] = r == rank ? mine : -1;
+    rc = MPI_Allgatherv_c(MPI_IN_PLACE, rank == 0 ? huge : 0, MPI_DATATYPE_NULL, got, counts, displs, MPI_INT,
+                          MPI_COMM_WORLD);
+    want[0] = rank == 0 ? mine : -1;
+    expect(rc == MPI_SUCCESS && memcmp(got, want, sizeof(int) * (size_t)size) == 0,
+           "in-place Allgatherv with a large leftover send count", round);
+    expect_own("allgatherv", round);
+    free(counts);
+    free(displs);
+    free(got);
+    free(want);
+    MPI_Type_free(&empty);
+}
+
 /* Beyond an int count: MPI's own call, in place, checked element by element. */
 static void huge_allreduce(void) {
     const MPI_Count count = (MPI_Count)1 << 31 | 8;
@@ -162,6 +214,7 @@ int main(int argc, char** argv) {
             allgatherv_round(round, count, round % 3 == 0);
             reductions_round(round, count, round % size);
         }
+        for (int round = 0; round < 2; ++round) empty_large_counts(round);
     }
     long all_failures = 0;
     PMPI_Allreduce(&failures, &all_failures, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
