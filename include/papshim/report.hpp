@@ -181,12 +181,19 @@ struct RankWait {
     double early_reduce_s = 0;        // Σ Early Reduce while root
 };
 
+// Ranks first..last (inclusive).
+struct RankRange {
+    int first = 0;
+    int last = 0;
+    bool operator==(const RankRange&) const = default;
+};
+
 struct IncompleteCall {
     std::string comm;
     std::int64_t seq = 0;
     std::string collective;
     int comm_size = 0;
-    std::vector<int> missing_ranks;   // ranks in the communicator
+    std::vector<RankRange> missing;   // ranks in the communicator, ascending
 };
 
 struct Analysis {

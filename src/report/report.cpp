@@ -121,6 +121,15 @@ namespace {
 
 constexpr std::size_t incomplete_examples = 5;
 
+// One rank's row of a call, as read.
+struct RankRow {
+    int rank = 0;
+    int world_rank = 0;
+    double arrival = 0;
+    double predicted = 0;  // NaN: no prediction
+    std::size_t line = 0;
+};
+
 // A call whose rows are still coming in.
 struct OpenCall {
     std::string comm;
@@ -132,9 +141,12 @@ struct OpenCall {
     std::string callsite, function, location;  // rank 0's once its row is in
     bool site_from_rank0 = false;
     bool mixed_site = false;
-    int seen = 0;
-    std::vector<double> arrivals;   // NaN until the rank's row is read
-    std::vector<double> predicted;  // NaN: no prediction (or the row not read yet)
+    // Its rows as read: an open call's memory grows with the rows it has, never with the size
+    // they claim, so a damaged comm_size cannot exhaust memory.
+    std::vector<RankRow> rows;
+    // Once every rank's row is in, by rank:
+    std::vector<double> arrivals;
+    std::vector<double> predicted;  // NaN: no prediction
     std::vector<int> world_ranks;
     std::string algorithm, plan;    // rank 0's, once its row is in
 };
@@ -149,7 +161,6 @@ public:
                                               : std::min(out_.first_arrival_s, row.arrival_s);
         out_.last_exit_s = out_.rows == 1 ? row.exit_s : std::max(out_.last_exit_s, row.exit_s);
         out_.time_in_calls_s += row.exit_s - row.arrival_s;
-
         const std::string key = fmt::format("{}\n{}", row.comm, row.seq);
         auto [it, fresh] = open_.try_emplace(key);
         OpenCall& call = it->second;
@@ -163,19 +174,10 @@ public:
             call.callsite = row.callsite;
             call.function = row.function;
             call.location = row.location;
-            call.arrivals.assign(static_cast<std::size_t>(row.comm_size),
-                                 std::numeric_limits<double>::quiet_NaN());
-            call.predicted = call.arrivals;
             call.algorithm = row.algorithm;
             call.plan = row.plan;
-            call.world_ranks.assign(static_cast<std::size_t>(row.comm_size), -1);
         } else {
             check_same_call(call, row, line);
-        }
-        const auto slot = static_cast<std::size_t>(row.rank);
-        if (!std::isnan(call.arrivals[slot])) {
-            fail(line, fmt::format("second row for rank {} of call (comm {}, seq {})", row.rank,
-                                   row.comm, row.seq));
         }
         if (row.callsite != call.callsite) {
             call.mixed_site = true;
@@ -189,10 +191,16 @@ public:
             call.algorithm = row.algorithm;
             call.plan = row.plan;
         }
-        call.arrivals[slot] = row.arrival_s;
-        if (row.predicted_arrival_s) call.predicted[slot] = *row.predicted_arrival_s;
-        call.world_ranks[slot] = row.world_rank;
-        if (++call.seen == call.comm_size) {
+        call.rows.push_back({row.rank, row.world_rank, row.arrival_s,
+                             row.predicted_arrival_s.value_or(std::numeric_limits<double>::quiet_NaN()), line});
+        if (call.rows.size() == static_cast<std::size_t>(call.comm_size)) {
+            // Sorted and unique, the rows are ranks 0 .. comm_size - 1.
+            sort_rows(call);
+            for (const RankRow& r : call.rows) {
+                call.arrivals.push_back(r.arrival);
+                call.predicted.push_back(r.predicted);
+                call.world_ranks.push_back(r.world_rank);
+            }
             complete(call);
             open_.erase(it);
         }
@@ -200,21 +208,23 @@ public:
 
     void finish() {
         // Whatever is still open lacks some rank's rows: counted, never mixed into metrics.
-        std::vector<const OpenCall*> left;
-        for (const auto& entry : open_) left.push_back(&entry.second);
+        std::vector<OpenCall*> left;
+        for (auto& entry : open_) left.push_back(&entry.second);
         std::sort(left.begin(), left.end(), [](const OpenCall* a, const OpenCall* b) {
             return std::tie(a->comm, a->seq) < std::tie(b->comm, b->seq);
         });
-        for (const OpenCall* call : left) {
+        for (OpenCall* call : left) {
+            sort_rows(*call);
             ++site_for(*call).incomplete;
             ++out_.incomplete_total;
             if (out_.incomplete.size() >= incomplete_examples) continue;
             IncompleteCall example{call->comm, call->seq, call->collective, call->comm_size, {}};
-            for (std::size_t r = 0; r < call->arrivals.size(); ++r) {
-                if (std::isnan(call->arrivals[r])) {
-                    example.missing_ranks.push_back(static_cast<int>(r));
-                }
+            int next = 0;  // the lowest rank not yet accounted for
+            for (const RankRow& r : call->rows) {
+                if (r.rank > next) example.missing.push_back({next, r.rank - 1});
+                next = r.rank + 1;
             }
+            if (next < call->comm_size) example.missing.push_back({next, call->comm_size - 1});
             out_.incomplete.push_back(std::move(example));
         }
         std::stable_sort(out_.sites.begin(), out_.sites.end(),
@@ -226,6 +236,19 @@ public:
 private:
     [[noreturn]] void fail(std::size_t line, const std::string& what) const {
         throw std::runtime_error(fmt::format("{}:{}: {}", name_, line, what));
+    }
+
+    // Orders a call's rows by rank; two rows of one rank are an error at the later one.
+    void sort_rows(OpenCall& call) const {
+        std::sort(call.rows.begin(), call.rows.end(), [](const RankRow& a, const RankRow& b) {
+            return std::tie(a.rank, a.line) < std::tie(b.rank, b.line);
+        });
+        const auto twice = std::adjacent_find(call.rows.begin(), call.rows.end(),
+                                              [](const RankRow& a, const RankRow& b) { return a.rank == b.rank; });
+        if (twice != call.rows.end()) {
+            fail(std::next(twice)->line, fmt::format("second row for rank {} of call (comm {}, seq {})", twice->rank,
+                                                     call.comm, call.seq));
+        }
     }
 
     void check_same_call(const OpenCall& call, const CallRow& row, std::size_t line) const {

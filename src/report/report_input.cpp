@@ -40,6 +40,12 @@ constexpr std::array<std::string_view, 16> column_names = {
     "root", "arrival_s", "exit_s", "callsite", "function", "location",
     "algorithm", "predicted_arrival_s", "plan"};
 constexpr std::size_t required_columns = 10;
+
+// A time in calls.csv: seconds from the job's start on the global clock. One past about 32
+// years is a damaged row, and would make every time in the report wrong.
+bool plausible_time(double seconds) {
+    return std::isfinite(seconds) && std::abs(seconds) <= 1e9;
+}
 constexpr std::size_t absent = static_cast<std::size_t>(-1);
 
 }  // namespace
@@ -178,7 +184,7 @@ bool CallsReader::next(CallRow& row) {
     row.predicted_arrival_s.reset();
     if (const std::string predicted = text(14); !trim(predicted).empty()) {
         double value = 0;
-        if (!parse_number(predicted, value) || !std::isfinite(value)) {
+        if (!parse_number(predicted, value) || !plausible_time(value)) {
             fail_at(csv_.name(), csv_.line(),
                     fmt::format("column 'predicted_arrival_s': '{}' is not a valid number", predicted));
         }
@@ -189,8 +195,15 @@ bool CallsReader::next(CallRow& row) {
         fail_at(csv_.name(), csv_.line(),
                 fmt::format("column 'plan': '{}' is not hit, miss, guarded or empty", row.plan));
     }
-    if (!std::isfinite(row.arrival_s) || !std::isfinite(row.exit_s)) {
-        fail_at(csv_.name(), csv_.line(), "arrival_s and exit_s must be finite");
+    // An exit before the arrival is a damaged row too.
+    if (!plausible_time(row.arrival_s) || !plausible_time(row.exit_s)) {
+        fail_at(csv_.name(), csv_.line(),
+                fmt::format("arrival_s and exit_s must be finite and within 1e9 s of the job's start, found {} and {}",
+                            row.arrival_s, row.exit_s));
+    }
+    if (row.exit_s < row.arrival_s) {
+        fail_at(csv_.name(), csv_.line(),
+                fmt::format("exit_s {} is before arrival_s {}", row.exit_s, row.arrival_s));
     }
     if (row.comm.empty()) fail_at(csv_.name(), csv_.line(), "column 'comm' is empty");
     if (row.collective.empty()) fail_at(csv_.name(), csv_.line(), "column 'collective' is empty");
@@ -198,6 +211,9 @@ bool CallsReader::next(CallRow& row) {
         fail_at(csv_.name(), csv_.line(),
                 fmt::format("rank {} is not in a communicator of size {}", row.rank,
                             row.comm_size));
+    }
+    if (row.world_rank < 0) {
+        fail_at(csv_.name(), csv_.line(), fmt::format("world_rank {} is negative", row.world_rank));
     }
     return true;
 }

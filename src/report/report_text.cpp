@@ -332,9 +332,11 @@ void append_incomplete(std::string& out, const Analysis& a) {
                    "above): {}\n",
                    a.incomplete_total);
     for (const IncompleteCall& call : a.incomplete) {
+        std::vector<std::string> ranges;  // "3" or "5-4095": a lost rank's rows, or all but one
+        for (const RankRange& r : call.missing)
+            ranges.push_back(r.first == r.last ? fmt::format("{}", r.first) : fmt::format("{}-{}", r.first, r.last));
         fmt::format_to(std::back_inserter(out), "  comm {} seq {} {} (size {}): missing ranks {}\n",
-                       call.comm, call.seq, call.collective, call.comm_size,
-                       fmt::join(call.missing_ranks, " "));
+                       call.comm, call.seq, call.collective, call.comm_size, fmt::join(ranges, " "));
     }
     if (a.incomplete_total > a.incomplete.size()) {
         fmt::format_to(std::back_inserter(out), "  ... and {} more\n",

@@ -177,6 +177,20 @@ TEST_CASE("calls.csv columns are found by header name", "[report][csv]") {
     CHECK_FALSE(reader.next(parsed));
 }
 
+// A damaged comm_size claims two billion ranks: the report holds the rows it has, not the
+// size (a dense table of it took 24 GiB and the kernel's OOM killer), and names the ranks
+// missing as ranges.
+TEST_CASE("a call's claimed size costs no memory; missing ranks are ranges", "[report]") {
+    const int huge = 2000000000;
+    const report::Analysis a = analyze_text(header + row(0, 0, "allreduce", 8, -1, "s", 1.0, huge) +
+                                            row(5, 0, "allreduce", 8, -1, "s", 1.0, huge) +
+                                            row(0, 1, "allreduce", 8, -1, "s", 2.0, huge));
+    CHECK(a.incomplete_total == 2);
+    REQUIRE(a.incomplete.size() == 2);
+    CHECK(a.incomplete[0].missing == std::vector<report::RankRange>{{1, 4}, {6, huge - 1}});
+    CHECK(a.incomplete[1].missing == std::vector<report::RankRange>{{1, huge - 1}});
+}
+
 TEST_CASE("malformed calls.csv is an error naming file and line", "[report][csv]") {
     CHECK_THROWS_WITH(analyze_text(""), Contains("calls.csv:1: empty file"));
     CHECK_THROWS_WITH(analyze_text("rank,comm\n"), Contains("no column 'world_rank'"));
@@ -192,6 +206,19 @@ TEST_CASE("malformed calls.csv is an error naming file and line", "[report][csv]
         CHECK_THROWS_WITH(analyze_text(header + row(0, 0, "allreduce", 8, -1, "s", 1.0) +
                                        row(0, 0, "allreduce", 8, -1, "s", 1.1)),
                           Contains("calls.csv:3: second row for rank 0"));
+    }
+    SECTION("two rows of one rank in a call that never completes") {
+        CHECK_THROWS_WITH(analyze_text(header + row(1, 0, "allreduce", 8, -1, "s", 1.0) +
+                                       row(1, 0, "allreduce", 8, -1, "s", 1.1)),
+                          Contains("calls.csv:3: second row for rank 1"));
+    }
+    SECTION("times no run has") {
+        CHECK_THROWS_WITH(analyze_text(header + "0,0,world,2,0,allreduce,8,-1,,n,s,f,l,2.5,2.4\n"),
+                          Contains("calls.csv:2: exit_s 2.4 is before arrival_s 2.5"));
+        CHECK_THROWS_WITH(analyze_text(header + "0,0,world,2,0,allreduce,8,-1,,n,s,f,l,1e300,1e300\n"),
+                          Contains("calls.csv:2: arrival_s and exit_s must be finite and within 1e9 s"));
+        CHECK_THROWS_WITH(analyze_text(header + "0,-3,world,2,0,allreduce,8,-1,,n,s,f,l,1,2\n"),
+                          Contains("calls.csv:2: world_rank -3 is negative"));
     }
     SECTION("ranks disagree on what the call is") {
         CHECK_THROWS_WITH(analyze_text(header + row(0, 0, "allreduce", 8, -1, "s", 1.0) +
@@ -249,7 +276,7 @@ TEST_CASE("calls are grouped by (comm, seq); incomplete ones stay out", "[report
     REQUIRE(a.incomplete.size() == 1);
     CHECK(a.incomplete[0].comm == "c0.1");
     CHECK(a.incomplete[0].seq == 3);
-    CHECK(a.incomplete[0].missing_ranks == std::vector<int>{1});
+    CHECK(a.incomplete[0].missing == std::vector<report::RankRange>{{1, 1}});
 
     // Wait states by world rank (comm rank + 4).
     CHECK(a.ranks.at(4).wait_nxn_s == Approx(0.006));
