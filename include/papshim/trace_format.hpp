@@ -4,6 +4,7 @@
 // use it as it is (library papshim_report).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -13,6 +14,20 @@
 #include "papshim/predictor.hpp"
 
 namespace papshim::trace {
+
+// A call's times, in seconds from the job's start on the global clock. Further than this
+// (about 3 years) no call of a job can be: its ticks are garbage. An exit before its arrival by
+// a little can be real (a thread moved between CPUs whose counters differ slightly); by more
+// than a second it is not. The merge leaves such records out and papshim-report refuses them.
+inline constexpr double implausible_seconds = 1e8;
+inline constexpr double exit_before_arrival_tolerance_s = 1.0;
+inline bool plausible_seconds(double seconds) {
+    return std::abs(seconds) < implausible_seconds;  // false for NaN
+}
+inline bool plausible_call_times(double arrival_s, double exit_s) {
+    return plausible_seconds(arrival_s) && plausible_seconds(exit_s) &&
+           exit_s >= arrival_s - exit_before_arrival_tolerance_s;
+}
 
 // Whether the online predictor ran for a call (dispatch mode with a planner on the
 // communicator). Where it did not, the merge predicts offline from the rank's own records.

@@ -126,7 +126,7 @@ struct RankRow {
     int rank = 0;
     int world_rank = 0;
     double arrival = 0;
-    double predicted = 0;  // NaN: no prediction
+    double predicted = std::numeric_limits<double>::quiet_NaN();  // NaN: no prediction
     std::size_t line = 0;
 };
 

@@ -41,11 +41,6 @@ constexpr std::array<std::string_view, 16> column_names = {
     "algorithm", "predicted_arrival_s", "plan"};
 constexpr std::size_t required_columns = 10;
 
-// A time in calls.csv: seconds from the job's start on the global clock. One past about 32
-// years is a damaged row, and would make every time in the report wrong.
-bool plausible_time(double seconds) {
-    return std::isfinite(seconds) && std::abs(seconds) <= 1e9;
-}
 constexpr std::size_t absent = static_cast<std::size_t>(-1);
 
 }  // namespace
@@ -184,9 +179,9 @@ bool CallsReader::next(CallRow& row) {
     row.predicted_arrival_s.reset();
     if (const std::string predicted = text(14); !trim(predicted).empty()) {
         double value = 0;
-        if (!parse_number(predicted, value) || !plausible_time(value)) {
+        if (!parse_number(predicted, value) || !trace::plausible_seconds(value)) {
             fail_at(csv_.name(), csv_.line(),
-                    fmt::format("column 'predicted_arrival_s': '{}' is not a valid number", predicted));
+                    fmt::format("column 'predicted_arrival_s': '{}' is not a time of the job", predicted));
         }
         row.predicted_arrival_s = value;
     }
@@ -195,15 +190,16 @@ bool CallsReader::next(CallRow& row) {
         fail_at(csv_.name(), csv_.line(),
                 fmt::format("column 'plan': '{}' is not hit, miss, guarded or empty", row.plan));
     }
-    // An exit before the arrival is a damaged row too.
-    if (!plausible_time(row.arrival_s) || !plausible_time(row.exit_s)) {
+    // The merge's rule (trace::plausible_call_times): a row no run writes makes every time wrong.
+    if (!trace::plausible_seconds(row.arrival_s) || !trace::plausible_seconds(row.exit_s)) {
         fail_at(csv_.name(), csv_.line(),
-                fmt::format("arrival_s and exit_s must be finite and within 1e9 s of the job's start, found {} and {}",
-                            row.arrival_s, row.exit_s));
+                fmt::format("arrival_s and exit_s must be finite and within {:g} s of the job's start, found {} and {}",
+                            trace::implausible_seconds, row.arrival_s, row.exit_s));
     }
-    if (row.exit_s < row.arrival_s) {
+    if (!trace::plausible_call_times(row.arrival_s, row.exit_s)) {
         fail_at(csv_.name(), csv_.line(),
-                fmt::format("exit_s {} is before arrival_s {}", row.exit_s, row.arrival_s));
+                fmt::format("exit_s {} is more than {:g} s before arrival_s {}", row.exit_s,
+                            trace::exit_before_arrival_tolerance_s, row.arrival_s));
     }
     if (row.comm.empty()) fail_at(csv_.name(), csv_.line(), "column 'comm' is empty");
     if (row.collective.empty()) fail_at(csv_.name(), csv_.line(), "column 'collective' is empty");

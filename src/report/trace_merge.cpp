@@ -77,9 +77,6 @@ bool usable(const Fit& fit) {
     return std::isfinite(fit.seconds0) && std::isfinite(fit.seconds_per_tick) && fit.seconds_per_tick > 0;
 }
 
-// Further from the job's start than this (about 3 years) no call of it can be: its ticks are garbage.
-constexpr double implausible_seconds = 1e8;
-
 // Why `rec`, read from world rank `world_rank`'s spill file, cannot be a record of it; empty
 // when it can. A tail of zeros (power loss, a file system's delayed allocation) or
 // overwritten bytes must not become calls.
@@ -95,10 +92,7 @@ std::string invalid_record(const Record& rec, int world_rank, const Index& index
         return fmt::format("op {}", rec.op);
     if (rec.online > std::uint8_t(Online::predicted) || rec.plan > std::uint8_t(PlanUse::guarded))
         return fmt::format("online {} plan {}", rec.online, rec.plan);
-    // Exit before arrival by a little can be real (a thread moved between CPUs whose counters
-    // differ slightly); by a second it is not.
-    const double arrival = index.fit.seconds(rec.arrival), exit = index.fit.seconds(rec.exit);
-    if (!(std::abs(arrival) < implausible_seconds) || !(std::abs(exit) < implausible_seconds) || exit < arrival - 1.0)
+    if (!plausible_call_times(index.fit.seconds(rec.arrival), index.fit.seconds(rec.exit)))
         return fmt::format("arrival {} exit {} ticks", rec.arrival, rec.exit);
     return {};
 }
@@ -463,8 +457,10 @@ MergeResult merge(const std::string& dir, int world_size, const MergeOptions& op
         std::optional<std::uint64_t> predicted;
         if (Online(rec.online) == Online::predicted) predicted = rec.predicted_arrival;
         else if (Online(rec.online) == Online::absent) predicted = predictors[std::size_t(r)].next(rec);
-        heads.push({rec, r, fit.seconds(rec.arrival), fit.seconds(rec.exit),
-                    predicted ? std::optional<double>(fit.seconds(*predicted)) : std::nullopt});
+        // A prediction from garbage bytes (a recovered record's) is dropped, not the record.
+        std::optional<double> predicted_s;
+        if (predicted && plausible_seconds(fit.seconds(*predicted))) predicted_s = fit.seconds(*predicted);
+        heads.push({rec, r, fit.seconds(rec.arrival), fit.seconds(rec.exit), predicted_s});
     };
     for (int r = 0; r < world_size; ++r) pull(r);
     std::vector<Rendered> rendered;

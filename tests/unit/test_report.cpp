@@ -213,10 +213,12 @@ TEST_CASE("malformed calls.csv is an error naming file and line", "[report][csv]
                           Contains("calls.csv:3: second row for rank 1"));
     }
     SECTION("times no run has") {
-        CHECK_THROWS_WITH(analyze_text(header + "0,0,world,2,0,allreduce,8,-1,,n,s,f,l,2.5,2.4\n"),
-                          Contains("calls.csv:2: exit_s 2.4 is before arrival_s 2.5"));
+        CHECK_THROWS_WITH(analyze_text(header + "0,0,world,2,0,allreduce,8,-1,,n,s,f,l,2.5,1.2\n"),
+                          Contains("calls.csv:2: exit_s 1.2 is more than 1 s before arrival_s 2.5"));
         CHECK_THROWS_WITH(analyze_text(header + "0,0,world,2,0,allreduce,8,-1,,n,s,f,l,1e300,1e300\n"),
-                          Contains("calls.csv:2: arrival_s and exit_s must be finite and within 1e9 s"));
+                          Contains("calls.csv:2: arrival_s and exit_s must be finite and within 1e+08 s"));
+        // A little before is real: two CPUs' counters (the merge keeps it, trace::plausible_call_times).
+        CHECK_NOTHROW(analyze_text(header + "0,0,world,1,0,allreduce,8,-1,,n,s,f,l,2.5,2.4999\n"));
         CHECK_THROWS_WITH(analyze_text(header + "0,-3,world,2,0,allreduce,8,-1,,n,s,f,l,1,2\n"),
                           Contains("calls.csv:2: world_rank -3 is negative"));
     }

@@ -598,6 +598,30 @@ TEST_CASE("records that cannot be a rank's are refused, each for its own reason"
     CHECK_THAT(refused([](trace::Record& r) { r.arrival = r.exit = ~std::uint64_t{0} >> 1; }), Catch::Contains("ticks"));
 }
 
+// What the merge keeps, papshim-report reads (the report refused an exit before its arrival,
+// which the merge keeps as real); a prediction from garbage bytes is dropped, not its record.
+TEST_CASE("records the merge keeps are records the report reads") {
+    TempDir dir;
+    write_rank(dir.str(), 0, 1, 4, 64);
+    auto records = spilled(dir.str(), 0);
+    records[1].exit = records[1].arrival - 1000;
+    records[2].online = std::uint8_t(trace::Online::predicted);
+    records[2].predicted_arrival = ~std::uint64_t{0} >> 1;  // 4.6e9 s: no time of the job
+    {
+        std::ofstream out(trace::spill_path(dir.str(), 0), std::ios::binary | std::ios::trunc);
+        out.write(reinterpret_cast<const char*>(records.data()), std::streamsize(records.size() * sizeof(trace::Record)));
+    }
+    trace::MergeOptions options;
+    options.recovering = true;
+    const auto result = trace::merge(dir.str(), 1, options);
+    CHECK(result.ranks[0].records == 4);
+    CHECK(result.warnings.empty());
+    std::string text;
+    REQUIRE_NOTHROW(text = report::summarize_directory(dir.str()));
+    CHECK_THAT(text, Catch::Contains("4 rows, 4 complete calls"));
+    for (const std::string& line : lines_of(dir.path / "calls.csv")) CHECK(line.find("4611686") == std::string::npos);
+}
+
 TEST_CASE("an index whose tick fit maps to no finite time is refused by name") {
     TempDir dir;
     for (const char* fit : {"fit\t5\tnan\t1e-9", "fit\t5\t1.0\tinf", "fit\t5\t1.0\t0"}) {
