@@ -699,39 +699,21 @@ int allgatherv_call(const void* sendbuf, Count sendcount, MPI_Datatype sendtype,
         [&] { return mean_block_bytes(comm, recvcounts, recvtype); });
 }
 
-// The shape of a Reduce/Allreduce: its vector, root and op.
-template <class Count>
-std::optional<Shape> reduction_shape(Count count, MPI_Datatype datatype, MPI_Op op, int root) {
-    const std::uint64_t bytes = vector_bytes(count, datatype);
-    if (bytes == kSizeUnknown) return std::nullopt;
-    return Shape{.bytes = bytes, .root = root, .op = runtime::op_index(op)};
-}
-
+// A Reduce (its root as the caller gave it) or an Allreduce (root -1).
 template <class Count, class Native>
-int reduce_call(const void* sendbuf, void* recvbuf, Count count, MPI_Datatype datatype, MPI_Op op, int root,
-                MPI_Comm comm, const void* caller, Native&& native) {
+int reduction_call(Collective kind, const void* sendbuf, void* recvbuf, Count count, MPI_Datatype datatype,
+                   MPI_Op op, int root, MPI_Comm comm, const void* caller, Native&& native) {
     return handle(
-        Collective::reduce, comm, caller, native,
+        kind, comm, caller, native,
         [&](CommContext& ctx, const Planning& planning) -> std::optional<Outcome> {
             if (!fits_int(count)) return std::nullopt;
-            return run_reduction(ctx, Collective::reduce, {sendbuf, recvbuf, int(count), datatype, op, root, true},
-                                 planning);
+            return run_reduction(ctx, kind, {sendbuf, recvbuf, int(count), datatype, op, root, true}, planning);
         },
-        [&](CommContext&) { return reduction_shape(count, datatype, op, root); },
-        [&] { return quick_vector_bytes(comm, count, datatype); });
-}
-
-template <class Count, class Native>
-int allreduce_call(const void* sendbuf, void* recvbuf, Count count, MPI_Datatype datatype, MPI_Op op,
-                   MPI_Comm comm, const void* caller, Native&& native) {
-    return handle(
-        Collective::allreduce, comm, caller, native,
-        [&](CommContext& ctx, const Planning& planning) -> std::optional<Outcome> {
-            if (!fits_int(count)) return std::nullopt;
-            return run_reduction(ctx, Collective::allreduce, {sendbuf, recvbuf, int(count), datatype, op, -1, true},
-                                 planning);
+        [&](CommContext&) -> std::optional<Shape> {
+            const std::uint64_t bytes = vector_bytes(count, datatype);
+            if (bytes == kSizeUnknown) return std::nullopt;
+            return Shape{.bytes = bytes, .root = root, .op = runtime::op_index(op)};
         },
-        [&](CommContext&) { return reduction_shape(count, datatype, op, -1); },
         [&] { return quick_vector_bytes(comm, count, datatype); });
 }
 
@@ -753,13 +735,13 @@ int allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* 
 
 int reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
            const void* caller) {
-    return reduce_call(sendbuf, recvbuf, count, datatype, op, root, comm, caller,
-                       [&] { return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm); });
+    return reduction_call(Collective::reduce, sendbuf, recvbuf, count, datatype, op, root, comm, caller,
+                          [&] { return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm); });
 }
 
 int allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
               const void* caller) {
-    return allreduce_call(sendbuf, recvbuf, count, datatype, op, comm, caller,
+    return reduction_call(Collective::allreduce, sendbuf, recvbuf, count, datatype, op, -1, comm, caller,
                           [&] { return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm); });
 }
 
@@ -781,13 +763,13 @@ int allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype
 
 int reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root,
              MPI_Comm comm, const void* caller) {
-    return reduce_call(sendbuf, recvbuf, count, datatype, op, root, comm, caller,
-                       [&] { return PMPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm); });
+    return reduction_call(Collective::reduce, sendbuf, recvbuf, count, datatype, op, root, comm, caller,
+                          [&] { return PMPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm); });
 }
 
 int allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
                 MPI_Comm comm, const void* caller) {
-    return allreduce_call(sendbuf, recvbuf, count, datatype, op, comm, caller,
+    return reduction_call(Collective::allreduce, sendbuf, recvbuf, count, datatype, op, -1, comm, caller,
                           [&] { return PMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm); });
 }
 #endif
