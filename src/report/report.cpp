@@ -161,6 +161,7 @@ public:
                                               : std::min(out_.first_arrival_s, row.arrival_s);
         out_.last_exit_s = out_.rows == 1 ? row.exit_s : std::max(out_.last_exit_s, row.exit_s);
         out_.time_in_calls_s += row.exit_s - row.arrival_s;
+
         const std::string key = fmt::format("{}\n{}", row.comm, row.seq);
         auto [it, fresh] = open_.try_emplace(key);
         OpenCall& call = it->second;

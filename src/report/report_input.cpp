@@ -40,7 +40,6 @@ constexpr std::array<std::string_view, 16> column_names = {
     "root", "arrival_s", "exit_s", "callsite", "function", "location",
     "algorithm", "predicted_arrival_s", "plan"};
 constexpr std::size_t required_columns = 10;
-
 constexpr std::size_t absent = static_cast<std::size_t>(-1);
 
 }  // namespace

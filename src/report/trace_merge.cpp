@@ -459,7 +459,8 @@ MergeResult merge(const std::string& dir, int world_size, const MergeOptions& op
         else if (Online(rec.online) == Online::absent) predicted = predictors[std::size_t(r)].next(rec);
         // A prediction from garbage bytes (a recovered record's) is dropped, not the record.
         std::optional<double> predicted_s;
-        if (predicted && plausible_seconds(fit.seconds(*predicted))) predicted_s = fit.seconds(*predicted);
+        if (predicted)
+            if (const double seconds = fit.seconds(*predicted); plausible_seconds(seconds)) predicted_s = seconds;
         heads.push({rec, r, fit.seconds(rec.arrival), fit.seconds(rec.exit), predicted_s});
     };
     for (int r = 0; r < world_size; ++r) pull(r);
