@@ -7,6 +7,7 @@
 #include "entry_points.hpp"
 #include "papshim/progress.hpp"
 #include "papshim/runtime.hpp"
+#include "papshim/waiting.hpp"
 
 namespace {
 
@@ -113,5 +114,9 @@ PAPSHIM_EXPORT int papshim_get_trace_dir(char* dir, int len) {
 }
 
 PAPSHIM_EXPORT double papshim_wtime(void) { return papshim::runtime::now(); }
+
+PAPSHIM_EXPORT const char* papshim_wait_policy(void) {
+    return papshim::wait_policy() == papshim::WaitPolicy::yield ? "yield" : "mpi";
+}
 
 PAPSHIM_EXPORT const char* papshim_version(void) { return PAPSHIM_VERSION; }

@@ -76,6 +76,11 @@ int papshim_get_trace_dir(char* dir, int len);
  * Lets a benchmark compare arrival and exit times across ranks. */
 double papshim_wtime(void);
 
+/* How papshim's own algorithms wait for messages in this process, as PAPSHIM_WAIT chose at
+ * MPI_Init: "mpi" (the MPI library's wait) or "yield" (test, and give the core away between
+ * tests). "mpi" before MPI_Init and in mode off. */
+const char* papshim_wait_policy(void);
+
 /* The library version, e.g. "0.1.0". */
 const char* papshim_version(void);
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "allreduce/builders.hpp"
+#include "papshim/waiting.hpp"
 #include "reduce/builders.hpp"
 #include "reduction_steps.hpp"
 
@@ -62,7 +63,7 @@ struct Pieces {
 
 int wait_all(std::vector<MPI_Request>& requests) {
     if (requests.empty()) return MPI_SUCCESS;
-    const int error = PMPI_Waitall(int(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+    const int error = papshim::wait_all(int(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
     requests.clear();
     return error;
 }

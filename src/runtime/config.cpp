@@ -104,6 +104,7 @@ std::vector<std::string> Config::canonical() const {
     lines.push_back(fmt::format("PAPSHIM_TAU_US={}", tau_us));
     lines.push_back(fmt::format("PAPSHIM_HELPER_THREAD={}", helper_thread_always ? "always" : helper_thread ? "1" : "0"));
     lines.push_back(fmt::format("PAPSHIM_REPRODUCIBLE={}", reproducible ? 1 : 0));
+    lines.push_back(fmt::format("PAPSHIM_WAIT={}", wait));
     lines.push_back(fmt::format("PAPSHIM_NETWORK={}", network));
     return lines;
 }
@@ -160,6 +161,11 @@ std::vector<VariableInfo> describe_variables(const AlgorithmNames& names) {
                     "1: floating-point Reduce/Allreduce only by algorithms whose reduction order does not depend "
                     "on arrival order, so results repeat bit for bit from run to run (arrival-ordered ones "
                     "differ in the last bits)"});
+    vars.push_back({"PAPSHIM_WAIT", "auto", "auto, mpi, yield",
+                    "how papshim's own algorithms wait for their messages: mpi: the MPI library's wait (MPICH's "
+                    "keeps polling on the core); yield: test, and give the core to another process between tests; "
+                    "auto: yield where a node runs more ranks than the CPUs its ranks may use (counted in MPI_Init), "
+                    "else mpi. Native calls always wait MPI's way"});
     vars.push_back({"PAPSHIM_NETWORK", "unspecified", "any text without control characters",
                     "what network the job runs on, recorded in the trace's meta.txt and papshim-bench's "
                     "output; papshim-run --emulate-network sets it"});
@@ -255,6 +261,11 @@ ParseResult parse_config(const Lookup& lookup, const std::vector<std::string>& e
     }
     int reproducible = 0;
     if (auto e = integer("PAPSHIM_REPRODUCIBLE", 0, 1, reproducible)) return *e;
+    if (const char* v = lookup("PAPSHIM_WAIT")) {
+        const std::string_view value(v);
+        if (value != "auto" && value != "mpi" && value != "yield") return invalid("PAPSHIM_WAIT", v, "one of auto, mpi, yield");
+        cfg.wait = v;
+    }
     cfg.reproducible = reproducible != 0;
     return ParseResult{cfg, std::nullopt};
 }

@@ -13,6 +13,7 @@
 #include "internal.hpp"
 #include "papshim/clock.hpp"
 #include "papshim/progress.hpp"
+#include "papshim/waiting.hpp"
 
 extern char** environ;
 
@@ -177,13 +178,19 @@ void initialise(const AlgorithmNames& names, bool thread_multiple) {
         s.clock_offset = sync.offset;
         s.clock_max_rtt = sync.max_rtt;
         s.link = sync.link;
+        // Collective: every rank has the same PAPSHIM_WAIT (check_configuration).
+        set_wait_policy(s.config.wait == "yield" ? WaitPolicy::yield
+                        : s.config.wait == "mpi" ? WaitPolicy::mpi
+                                                 : measured_wait_policy(s.world));
     }
     if (s.config.tracing()) detail::open_trace(s);
     s.initialised = true;
     if (s.world_rank == 0)
-        detail::verbose(1, fmt::format("{} ranks, mode {}, alpha {:.2e} s, beta {:.2e} s/B, clock rtt {:.2e} s{}",
+        detail::verbose(1, fmt::format("{} ranks, mode {}, alpha {:.2e} s, beta {:.2e} s/B, clock rtt {:.2e} s, "
+                                       "waits {}{}",
                                        s.world_size, mode_name(s.config.mode), s.link.alpha, s.link.beta,
-                                       s.clock_max_rtt, tracing() ? ", tracing to " + s.config.trace_dir : ""));
+                                       s.clock_max_rtt, wait_policy() == WaitPolicy::yield ? "yield" : "mpi",
+                                       tracing() ? ", tracing to " + s.config.trace_dir : ""));
     current_mode.store(s.config.mode);
     // MPI_COMM_WORLD's context now, inside a call that is collective and slow anyway: made
     // at its first collective instead, its duplicate cost that call 0.18-0.90 ms

@@ -1,5 +1,7 @@
 #include "message_exchange.hpp"
 
+#include "papshim/waiting.hpp"
+
 #include <vector>
 
 namespace papshim::schedule {
@@ -57,7 +59,7 @@ int exchange(std::span<const WireMessage> messages, int tag, MPI_Comm comm) {
     }
     if (requests.empty()) return MPI_SUCCESS;
     scratch.statuses.resize(requests.size());
-    const int error = PMPI_Waitall(static_cast<int>(requests.size()), requests.data(), scratch.statuses.data());
+    const int error = wait_all(static_cast<int>(requests.size()), requests.data(), scratch.statuses.data());
     return error == MPI_SUCCESS ? error : first_status_error(error, scratch.statuses);
 }
 

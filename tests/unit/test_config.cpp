@@ -242,3 +242,20 @@ TEST_CASE("the predictor's variables and PAPSHIM_TAU_US: defaults, valid values,
         CHECK(r.error->message.find("invalid PAPSHIM_TAU_US='" + std::string(bad) + "'") == 0);
     }
 }
+
+TEST_CASE("PAPSHIM_WAIT: auto by default, mpi or yield, nothing else") {
+    REQUIRE(parse({}).config);
+    CHECK(parse({}).config->wait == "auto");
+    for (const char* good : {"auto", "mpi", "yield"}) {
+        auto r = parse({{"PAPSHIM_WAIT", good}});
+        REQUIRE(r.config);
+        CHECK(r.config->wait == good);
+    }
+    // Measuring the node is collective in MPI_Init: ranks that disagree must be caught.
+    CHECK(parse({{"PAPSHIM_WAIT", "yield"}}).config->canonical() != parse({}).config->canonical());
+    for (const char* bad : {"", "spin", "Yield", "1"}) {
+        auto r = parse({{"PAPSHIM_WAIT", bad}});
+        REQUIRE(r.error);
+        CHECK(r.error->message == "invalid PAPSHIM_WAIT='" + std::string(bad) + "': expected one of auto, mpi, yield");
+    }
+}

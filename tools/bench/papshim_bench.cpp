@@ -149,6 +149,9 @@ Json metadata(const Options& options, const World& world, int argc, char** argv,
             {"trace_dir", trace_dir},
             {"papshim_mode_at_init", initial_mode ? initial_mode : "dispatch (default)"},
             {"papshim_helper_thread", helper_thread_setting()},
+            // What PAPSHIM_WAIT chose: with "yield" on an oversubscribed node papshim's
+            // algorithms give the core away while they wait, where MPICH's native calls spin.
+            {"papshim_wait", papshim_wait_policy()},
             {"mpi_thread_level", real_thread_level()},
             {"command_line", std::vector<std::string>(argv, argv + argc)},
             {"options", std::move(chosen)}};
@@ -254,8 +257,9 @@ int main(int argc, char** argv) {
             if (options.suite != Suite::overhead)
                 for (std::size_t bytes : options.bytes) check_call_size(options.collective, bytes, world.ranks);
             if (world.rank == 0)
-                fmt::print("papshim-bench: network {}; MPI thread level {}, PAPSHIM_HELPER_THREAD={}\n",
-                           network_name(), real_thread_level(), helper_thread_setting());
+                fmt::print("papshim-bench: network {}; MPI thread level {}, PAPSHIM_HELPER_THREAD={}; "
+                           "papshim's algorithms wait: {}\n",
+                           network_name(), real_thread_level(), helper_thread_setting(), papshim_wait_policy());
             // Taken before the suite runs, so the date and load are the start's.
             Json json = world.rank == 0 ? metadata(options, world, argc, argv, trace_dir) : Json();
             json["results"] = options.suite == Suite::overhead    ? run_overhead_suite(options, world)

@@ -1,0 +1,48 @@
+#include "papshim/waiting.hpp"
+
+#include <sched.h>
+
+#include <atomic>
+#include <cstring>
+
+namespace papshim {
+namespace {
+
+std::atomic<WaitPolicy> policy{WaitPolicy::mpi};
+
+}  // namespace
+
+void set_wait_policy(WaitPolicy p) { policy.store(p, std::memory_order_relaxed); }
+
+WaitPolicy wait_policy() { return policy.load(std::memory_order_relaxed); }
+
+WaitPolicy measured_wait_policy(MPI_Comm comm) {
+    MPI_Comm node = MPI_COMM_NULL;
+    if (PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS ||
+        node == MPI_COMM_NULL)
+        return WaitPolicy::mpi;
+    int ranks = 1;
+    PMPI_Comm_size(node, &ranks);
+    cpu_set_t mine;
+    CPU_ZERO(&mine);
+    // Unknown affinity counts as every CPU: never yield on a guess.
+    if (sched_getaffinity(0, sizeof mine, &mine) != 0) std::memset(&mine, 0xff, sizeof mine);
+    cpu_set_t node_cpus;
+    CPU_ZERO(&node_cpus);
+    const int error = PMPI_Allreduce(&mine, &node_cpus, int(sizeof mine), MPI_BYTE, MPI_BOR, node);
+    PMPI_Comm_free(&node);
+    if (error != MPI_SUCCESS) return WaitPolicy::mpi;
+    return ranks > CPU_COUNT(&node_cpus) ? WaitPolicy::yield : WaitPolicy::mpi;
+}
+
+int wait_all(int count, MPI_Request* requests, MPI_Status* statuses) {
+    if (wait_policy() == WaitPolicy::mpi) return PMPI_Waitall(count, requests, statuses);
+    for (;;) {
+        int done = 0;
+        if (const int error = PMPI_Testall(count, requests, &done, statuses); error != MPI_SUCCESS || done)
+            return error;
+        sched_yield();
+    }
+}
+
+}  // namespace papshim
