@@ -61,7 +61,7 @@ struct Config {
     // arrival order, so results repeat bit for bit from run to run.
     bool reproducible = false;
     // How papshim's algorithms wait for messages (papshim/waiting.hpp): auto, mpi or yield;
-    // auto yields where a node runs more ranks than its ranks' CPUs.
+    // auto yields where a node runs more ranks than its ranks' CPUs and MPI's wait spins.
     std::string wait = "auto";
     // What network the job runs on, as said by whoever launched it (papshim-run
     // --emulate-network sets it); recorded in the trace's meta.txt and papshim-bench output.

@@ -178,10 +178,14 @@ void initialise(const AlgorithmNames& names, bool thread_multiple) {
         s.clock_offset = sync.offset;
         s.clock_max_rtt = sync.max_rtt;
         s.link = sync.link;
-        // Collective: every rank has the same PAPSHIM_WAIT (check_configuration).
-        set_wait_policy(s.config.wait == "yield" ? WaitPolicy::yield
-                        : s.config.wait == "mpi" ? WaitPolicy::mpi
-                                                 : measured_wait_policy(s.world));
+        // auto measures (collective: every rank has the same PAPSHIM_WAIT, check_configuration)
+        // only where MPI's wait spins. Open MPI yields by itself on a node mpiexec knows is
+        // oversubscribed, and its wait beat papshim's test-and-yield loop there
+        // (docs/benchmarks.md, "Waiting on an oversubscribed node").
+        const bool mpi_yields_itself = std::string_view(PAPSHIM_MPI_NAME) == "openmpi";
+        set_wait_policy(s.config.wait == "yield"                       ? WaitPolicy::yield
+                        : s.config.wait == "mpi" || mpi_yields_itself ? WaitPolicy::mpi
+                                                                       : measured_wait_policy(s.world));
     }
     if (s.config.tracing()) detail::open_trace(s);
     s.initialised = true;

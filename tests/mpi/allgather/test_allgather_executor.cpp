@@ -471,8 +471,9 @@ int main(int argc, char** argv) {
     int world_size = 0, world_rank = 0;
     MPI_Comm_size(MPI_COMM_WORLD, &world_size);
     MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
-    // As the runtime under PAPSHIM_WAIT=auto: with more ranks than cores the executor yields
-    // between tests, otherwise it waits MPI's way (on 2 cores both paths run).
+    // As the runtime under PAPSHIM_WAIT=auto on MPICH (on both MPIs here): with more ranks
+    // than cores the executor yields between tests, otherwise it waits MPI's way (on CI's 2
+    // cores both paths run).
     papshim::set_wait_policy(papshim::measured_wait_policy(MPI_COMM_WORLD));
     Outcome outcome;
     {
