@@ -76,6 +76,11 @@ void control_api() {
     }
     expect(papshim_set_mode("sideways") == MPI_ERR_ARG, "unknown mode refused");
     expect(papshim_version() && *papshim_version(), "version");
+    // PAPSHIM_WAIT=mpi or yield is the policy that runs; auto chooses one of the two.
+    const std::string policy = papshim_wait_policy();
+    expect(policy == "mpi" || policy == "yield", "a wait policy");
+    if (const char* wait = std::getenv("PAPSHIM_WAIT"); wait && std::string(wait) != "auto")
+        expect(policy == wait, "PAPSHIM_WAIT's policy runs");
     double t0 = papshim_wtime(), t1 = papshim_wtime();
     expect(t1 >= t0, "global clock is monotonic");
     // Traced (CMakeLists sets PAPSHIM_TRACE_DIR): that folder, or DIR.N where a dead run holds it.
