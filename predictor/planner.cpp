@@ -49,7 +49,7 @@ void Planner::complete_exchange() {
         ++now_.board_exchanges;
         posted_board_ = nullptr;
     } else {
-        if (const int error = wait_all(1, &request_, MPI_STATUS_IGNORE); error != MPI_SUCCESS)
+        if (const int error = wait_one(&request_, MPI_STATUS_IGNORE); error != MPI_SUCCESS)
             abort_on_internal_error("the exchange of predictions", error);
     }
     digest(now_, all_, posted_seq_, posted_tau_ns_);

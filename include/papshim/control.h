@@ -78,7 +78,7 @@ double papshim_wtime(void);
 
 /* How papshim's own algorithms wait for messages in this process, as PAPSHIM_WAIT chose at
  * MPI_Init: "mpi" (the MPI library's wait) or "yield" (test, and give the core away between
- * tests). "mpi" before MPI_Init and in mode off. */
+ * tests). "mpi" before MPI_Init, and under auto when MPI_Init ran in mode off. */
 const char* papshim_wait_policy(void);
 
 /* The library version, e.g. "0.1.0". */

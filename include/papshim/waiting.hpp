@@ -24,7 +24,9 @@ WaitPolicy wait_policy();
 // (cgroups) is not seen: only the CPUs a process may be scheduled on.
 WaitPolicy measured_wait_policy(MPI_Comm comm);
 
-// PMPI_Waitall under the policy; the same results and errors.
+// PMPI_Waitall and PMPI_Wait under the policy; the same results and errors. (Open MPI's
+// Waitall returns at a failed request; the yielding loop waits for the others too.)
 int wait_all(int count, MPI_Request* requests, MPI_Status* statuses);
+int wait_one(MPI_Request* request, MPI_Status* status);
 
 }  // namespace papshim

@@ -312,11 +312,13 @@ int node_bcast(NodeView& view, const Call& call, void* buffer, int root) {
 }
 
 int node_handover(NodeView& view, const Call& call, void* buffer, int from, int to) {
-    if (from == to) return MPI_SUCCESS;
-    if (view.local_rank == from) return PMPI_Send(buffer, call.count, call.type, to, kHandoverTag, view.node);
-    if (view.local_rank == to)
-        return PMPI_Recv(buffer, call.count, call.type, from, kHandoverTag, view.node, MPI_STATUS_IGNORE);
-    return MPI_SUCCESS;
+    if (from == to || (view.local_rank != from && view.local_rank != to)) return MPI_SUCCESS;
+    // Nonblocking, so that the wait follows PAPSHIM_WAIT (MPICH's blocking calls spin).
+    MPI_Request request = MPI_REQUEST_NULL;
+    const int error = view.local_rank == from
+                          ? PMPI_Isend(buffer, call.count, call.type, to, kHandoverTag, view.node, &request)
+                          : PMPI_Irecv(buffer, call.count, call.type, from, kHandoverTag, view.node, &request);
+    return error != MPI_SUCCESS ? error : papshim::wait_one(&request, MPI_STATUS_IGNORE);
 }
 
 int leaders_allreduce(NodeView& view, const Call& call, void* buffer) {

@@ -164,7 +164,8 @@ std::vector<VariableInfo> describe_variables(const AlgorithmNames& names) {
     vars.push_back({"PAPSHIM_WAIT", "auto", "auto, mpi, yield",
                     "how papshim's own algorithms wait for their messages: mpi: the MPI library's wait (MPICH's "
                     "keeps polling on the core); yield: test, and give the core to another process between tests; "
-                    "auto: yield where a node runs more ranks than the CPUs its ranks may use (counted in MPI_Init) "
+                    "auto: yield where a node runs more ranks than the CPUs its ranks may use (counted in MPI_Init unless "
+                    "the mode is off) "
                     "and MPI's wait does not yield by itself (MPICH), else mpi (Open MPI yields on a node mpiexec "
                     "knows is oversubscribed). Native calls always wait MPI's way"});
     vars.push_back({"PAPSHIM_NETWORK", "unspecified", "any text without control characters",

@@ -178,15 +178,17 @@ void initialise(const AlgorithmNames& names, bool thread_multiple) {
         s.clock_offset = sync.offset;
         s.clock_max_rtt = sync.max_rtt;
         s.link = sync.link;
-        // auto measures (collective: every rank has the same PAPSHIM_WAIT, check_configuration)
-        // only where MPI's wait spins. Open MPI yields by itself on a node mpiexec knows is
-        // oversubscribed, and its wait beat papshim's test-and-yield loop there
-        // (docs/benchmarks.md, "Waiting on an oversubscribed node").
-        const bool mpi_yields_itself = std::string_view(PAPSHIM_MPI_NAME) == "openmpi";
-        set_wait_policy(s.config.wait == "yield"                       ? WaitPolicy::yield
-                        : s.config.wait == "mpi" || mpi_yields_itself ? WaitPolicy::mpi
-                                                                       : measured_wait_policy(s.world));
     }
+    // An explicit PAPSHIM_WAIT holds in every mode (papshim_set_mode can leave off later).
+    // auto measures the node (collective: every rank has the same mode and PAPSHIM_WAIT,
+    // check_configuration) where papshim may run, and only where MPI's wait spins: Open MPI
+    // yields by itself on a node mpiexec knows is oversubscribed, and its wait beat papshim's
+    // test-and-yield loop there (docs/benchmarks.md, "Waiting on an oversubscribed node").
+    const bool mpi_yields_itself = std::string_view(PAPSHIM_MPI_NAME) == "openmpi";
+    if (s.config.wait == "yield")
+        set_wait_policy(WaitPolicy::yield);
+    else if (s.config.wait == "auto" && !mpi_yields_itself && s.config.mode != Mode::off)
+        set_wait_policy(measured_wait_policy(s.world));
     if (s.config.tracing()) detail::open_trace(s);
     s.initialised = true;
     if (s.world_rank == 0)

@@ -45,4 +45,13 @@ int wait_all(int count, MPI_Request* requests, MPI_Status* statuses) {
     }
 }
 
+int wait_one(MPI_Request* request, MPI_Status* status) {
+    if (wait_policy() == WaitPolicy::mpi) return PMPI_Wait(request, status);
+    for (;;) {
+        int done = 0;
+        if (const int error = PMPI_Test(request, &done, status); error != MPI_SUCCESS || done) return error;
+        sched_yield();
+    }
+}
+
 }  // namespace papshim
