@@ -116,7 +116,7 @@ PAPSHIM_EXPORT int papshim_get_trace_dir(char* dir, int len) {
 PAPSHIM_EXPORT double papshim_wtime(void) { return papshim::runtime::now(); }
 
 PAPSHIM_EXPORT const char* papshim_wait_policy(void) {
-    return papshim::wait_policy() == papshim::WaitPolicy::yield ? "yield" : "mpi";
+    return papshim::wait_policy_name(papshim::wait_policy());
 }
 
 PAPSHIM_EXPORT const char* papshim_version(void) { return PAPSHIM_VERSION; }

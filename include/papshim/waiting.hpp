@@ -18,6 +18,7 @@ enum class WaitPolicy {
 // Process-wide; set by the runtime in MPI_Init, before any algorithm runs.
 void set_wait_policy(WaitPolicy policy);
 WaitPolicy wait_policy();
+const char* wait_policy_name(WaitPolicy policy);  // "mpi" or "yield"
 
 // yield where the ranks of `comm` that share this rank's node outnumber the CPUs they may
 // run on (the union of their affinity masks), else mpi. Collective over `comm`. A CPU quota

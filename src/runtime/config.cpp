@@ -164,10 +164,9 @@ std::vector<VariableInfo> describe_variables(const AlgorithmNames& names) {
     vars.push_back({"PAPSHIM_WAIT", "auto", "auto, mpi, yield",
                     "how papshim's own algorithms wait for their messages: mpi: the MPI library's wait (MPICH's "
                     "keeps polling on the core); yield: test, and give the core to another process between tests; "
-                    "auto: yield where a node runs more ranks than the CPUs its ranks may use (counted in MPI_Init unless "
-                    "the mode is off) "
-                    "and MPI's wait does not yield by itself (MPICH), else mpi (Open MPI yields on a node mpiexec "
-                    "knows is oversubscribed). Native calls always wait MPI's way"});
+                    "auto: yield where a node runs more ranks than the CPUs its ranks may use (counted in MPI_Init "
+                    "unless the mode is off) and MPI's wait does not yield by itself (MPICH), else mpi (Open MPI "
+                    "yields on a node mpiexec knows is oversubscribed). Native calls always wait MPI's way"});
     vars.push_back({"PAPSHIM_NETWORK", "unspecified", "any text without control characters",
                     "what network the job runs on, recorded in the trace's meta.txt and papshim-bench's "
                     "output; papshim-run --emulate-network sets it"});
@@ -263,12 +262,12 @@ ParseResult parse_config(const Lookup& lookup, const std::vector<std::string>& e
     }
     int reproducible = 0;
     if (auto e = integer("PAPSHIM_REPRODUCIBLE", 0, 1, reproducible)) return *e;
+    cfg.reproducible = reproducible != 0;
     if (const char* v = lookup("PAPSHIM_WAIT")) {
         const std::string_view value(v);
         if (value != "auto" && value != "mpi" && value != "yield") return invalid("PAPSHIM_WAIT", v, "one of auto, mpi, yield");
         cfg.wait = v;
     }
-    cfg.reproducible = reproducible != 0;
     return ParseResult{cfg, std::nullopt};
 }
 

@@ -195,7 +195,7 @@ void initialise(const AlgorithmNames& names, bool thread_multiple) {
         detail::verbose(1, fmt::format("{} ranks, mode {}, alpha {:.2e} s, beta {:.2e} s/B, clock rtt {:.2e} s, "
                                        "waits {}{}",
                                        s.world_size, mode_name(s.config.mode), s.link.alpha, s.link.beta,
-                                       s.clock_max_rtt, wait_policy() == WaitPolicy::yield ? "yield" : "mpi",
+                                       s.clock_max_rtt, wait_policy_name(wait_policy()),
                                        tracing() ? ", tracing to " + s.config.trace_dir : ""));
     current_mode.store(s.config.mode);
     // MPI_COMM_WORLD's context now, inside a call that is collective and slow anyway: made

@@ -10,11 +10,23 @@ namespace {
 
 std::atomic<WaitPolicy> policy{WaitPolicy::mpi};
 
+// Calls test(done) until it fails or says done, giving the core away in between.
+template <class Test>
+int test_and_yield(Test&& test) {
+    for (;;) {
+        int done = 0;
+        if (const int error = test(done); error != MPI_SUCCESS || done) return error;
+        sched_yield();
+    }
+}
+
 }  // namespace
 
 void set_wait_policy(WaitPolicy p) { policy.store(p, std::memory_order_relaxed); }
 
 WaitPolicy wait_policy() { return policy.load(std::memory_order_relaxed); }
+
+const char* wait_policy_name(WaitPolicy p) { return p == WaitPolicy::yield ? "yield" : "mpi"; }
 
 WaitPolicy measured_wait_policy(MPI_Comm comm) {
     MPI_Comm node = MPI_COMM_NULL;
@@ -37,21 +49,12 @@ WaitPolicy measured_wait_policy(MPI_Comm comm) {
 
 int wait_all(int count, MPI_Request* requests, MPI_Status* statuses) {
     if (wait_policy() == WaitPolicy::mpi) return PMPI_Waitall(count, requests, statuses);
-    for (;;) {
-        int done = 0;
-        if (const int error = PMPI_Testall(count, requests, &done, statuses); error != MPI_SUCCESS || done)
-            return error;
-        sched_yield();
-    }
+    return test_and_yield([&](int& done) { return PMPI_Testall(count, requests, &done, statuses); });
 }
 
 int wait_one(MPI_Request* request, MPI_Status* status) {
     if (wait_policy() == WaitPolicy::mpi) return PMPI_Wait(request, status);
-    for (;;) {
-        int done = 0;
-        if (const int error = PMPI_Test(request, &done, status); error != MPI_SUCCESS || done) return error;
-        sched_yield();
-    }
+    return test_and_yield([&](int& done) { return PMPI_Test(request, &done, status); });
 }
 
 }  // namespace papshim
