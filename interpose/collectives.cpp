@@ -380,14 +380,16 @@ void prepare_background(CommContext& ctx, plan::Planner& planner, const plan::Pl
     input.arrival_ns = plan.arrival_ns;
     input.step_ns = planning.tau_ns;
     background.schedule = algorithm->build(input);
-    if (post_prefetch(background.schedule, blocks, schedule::planned_tag_base(plan.seq, allgather_slot(*algorithm)),
-                      planner.data_comm(), background.prefetch) != MPI_SUCCESS ||
-        background.prefetch.requests.empty()) {
-        for (MPI_Request& r : background.prefetch.requests) {
-            PMPI_Cancel(&r);
-            PMPI_Wait(&r, MPI_STATUS_IGNORE);
-        }
-        background.prefetch.clear();
+    const int error = post_prefetch(background.schedule, blocks,
+                                    schedule::planned_tag_base(plan.seq, allgather_slot(*algorithm)),
+                                    planner.data_comm(), background.prefetch);
+    // A receive that fails after others were posted (resources: the argument checks come
+    // before any post): one of those may already hold a faster rank's message, which
+    // cancelling would lose, and the call would wait for it forever.
+    if (error != MPI_SUCCESS && !background.prefetch.requests.empty())
+        plan::abort_on_internal_error("posting the background receives of a planned Allgather", error);
+    if (error != MPI_SUCCESS || background.prefetch.requests.empty()) {
+        background.prefetch.clear();  // the call runs those steps in the foreground
         return;
     }
     background.seq = plan.seq;
@@ -515,13 +517,18 @@ bool floating_point(MPI_Datatype type) {
 // reduction order for floating point under PAPSHIM_REPRODUCIBLE.
 bool applicable(const ReductionAlgorithm& algorithm, const ReductionBuffers& b) {
     if (!b.commutative && !algorithm.keeps_rank_order) return false;
-    if (algorithm.arrival_ordered && runtime::state().config.reproducible && floating_point(b.type)) return false;
+    // Under a user op, any type counts as floating point: the ranks' types may differ.
+    if (algorithm.arrival_ordered && runtime::state().config.reproducible &&
+        (!b.same_type_everywhere || floating_point(b.type)))
+        return false;
     return true;
 }
 
-// Whether the vector fits a shared-memory slot (what the slot-sized algorithms take).
+// Whether the vector fits a shared-memory slot (what the slot-sized algorithms take): a
+// predefined type under a predefined op (so every rank decides alike, node::Call::make).
 bool fits_slot(const ReductionBuffers& b) {
-    return predefined(b.type) && std::uint64_t(b.count) * type_extent(b.type) <= runtime::state().config.shm_slot;
+    return b.same_type_everywhere && predefined(b.type) &&
+           std::uint64_t(b.count) * type_extent(b.type) <= runtime::state().config.shm_slot;
 }
 
 // `auto` for Reduce/Allreduce once its guard shows imbalance (run_reduction checks it),
@@ -557,6 +564,14 @@ std::optional<Outcome> run_reduction(CommContext& ctx, Collective kind, Reductio
     if (kind == Collective::reduce && (b.root < 0 || b.root >= ctx.size)) return std::nullopt;
     const bool holds_result = kind == Collective::allreduce || ctx.rank == b.root;
     if (b.sendbuf == MPI_IN_PLACE && !holds_result) return std::nullopt;
+#ifdef OPEN_MPI
+    // Open MPI accepts an Allreduce whose send buffer is its receive buffer when the count is
+    // 1 or the buffer MPI_BOTTOM: the same data as in place, and run so, with the other ranks
+    // (forwarding this rank alone to native would leave them waiting in papshim's algorithm).
+    if (kind == Collective::allreduce && b.sendbuf == b.recvbuf && b.sendbuf != MPI_IN_PLACE &&
+        (b.count <= 1 || b.sendbuf == MPI_BOTTOM))
+        b.sendbuf = MPI_IN_PLACE;
+#endif
     // Aliased buffers and an in-place receive buffer: MPI's errors. Only the rank that passed
     // them sees them, so the others may wait for it, as they may under the native call.
     if (holds_result && (b.sendbuf == b.recvbuf || b.recvbuf == MPI_IN_PLACE)) return std::nullopt;
@@ -569,6 +584,7 @@ std::optional<Outcome> run_reduction(CommContext& ctx, Collective kind, Reductio
     int commutative = 0;
     if (PMPI_Op_commutative(b.op, &commutative) != MPI_SUCCESS) return std::nullopt;
     b.commutative = commutative != 0;
+    b.same_type_everywhere = predefined_op(b.op);
 
     const ReductionAlgorithm* algorithm = nullptr;
     if (choice == "auto") {

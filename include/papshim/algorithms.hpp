@@ -158,6 +158,10 @@ struct ReductionBuffers {
     MPI_Op op = MPI_OP_NULL;
     int root = -1;
     bool commutative = true;
+    // A predefined op: MPI then requires the same datatype on every rank, so decisions taken
+    // from the type (a named type, its extent) come out alike everywhere. A user op needs only
+    // equal type signatures: MPI_INT on one rank and a duplicate of it on another.
+    bool same_type_everywhere = false;
 };
 
 namespace node {

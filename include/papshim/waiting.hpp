@@ -8,6 +8,8 @@
 
 #include <mpi.h>
 
+#include <span>
+
 namespace papshim {
 
 enum class WaitPolicy {
@@ -25,9 +27,17 @@ const char* wait_policy_name(WaitPolicy policy);  // "mpi" or "yield"
 // (cgroups) is not seen: only the CPUs a process may be scheduled on.
 WaitPolicy measured_wait_policy(MPI_Comm comm);
 
-// PMPI_Waitall and PMPI_Wait under the policy; the same results and errors. (Open MPI's
-// Waitall returns at a failed request; the yielding loop waits for the others too.)
+// PMPI_Waitall and PMPI_Wait under the policy; the same results and errors. A failed
+// Waitall or Testall may return with other requests still pending (Open MPI's Waitall and
+// MPICH's Testall return at the first failed request): the caller abandons them.
 int wait_all(int count, MPI_Request* requests, MPI_Status* statuses);
 int wait_one(MPI_Request* request, MPI_Status* status);
+
+// After an error, what the requests left pending: receives are cancelled and then completed
+// (one that had matched completes normally), so that nothing writes into the caller's
+// buffers once it has returned and no stray receive takes a later call's message; sends are
+// released, and MPI finishes them when their receiver comes (a cancelled send could block
+// forever). Null requests are skipped; all are null afterwards.
+void abandon(std::span<MPI_Request> receives, std::span<MPI_Request> sends);
 
 }  // namespace papshim

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -61,9 +62,17 @@ struct Pieces {
     int size(int piece, int total) const { return int(std::min<std::int64_t>(per_piece, total - first(piece))); }
 };
 
-int wait_all(std::vector<MPI_Request>& requests) {
+// An error ends the transfer: what it left pending is abandoned first (papshim::abandon).
+int fail_transfer(int error, std::span<MPI_Request> receives, std::span<MPI_Request> sends = {}) {
+    abandon(receives, sends);
+    return error;
+}
+
+// Waits for requests all of one kind (receives or sends).
+int wait_all(std::vector<MPI_Request>& requests, bool receives) {
     if (requests.empty()) return MPI_SUCCESS;
-    const int error = papshim::wait_all(int(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+    int error = papshim::wait_all(int(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+    if (error != MPI_SUCCESS) error = receives ? fail_transfer(error, requests) : fail_transfer(error, {}, requests);
     requests.clear();
     return error;
 }
@@ -75,9 +84,9 @@ int send_pieces(const Call& call, const void* from, int to, int tag, MPI_Comm co
     for (int i = 0; i < pieces.count; ++i) {
         const int error = PMPI_Isend(byte_offset(from, pieces.first(i) * call.shape.extent), pieces.size(i, call.count),
                                      call.type, to, tag, comm, &requests[std::size_t(i)]);
-        if (error != MPI_SUCCESS) return error;
+        if (error != MPI_SUCCESS) return fail_transfer(error, {}, requests);
     }
-    return wait_all(requests);
+    return wait_all(requests, false);
 }
 
 int receive_pieces(const Call& call, void* into, int from, int tag, MPI_Comm comm) {
@@ -86,9 +95,9 @@ int receive_pieces(const Call& call, void* into, int from, int tag, MPI_Comm com
     for (int i = 0; i < pieces.count; ++i) {
         const int error = PMPI_Irecv(byte_offset(into, pieces.first(i) * call.shape.extent), pieces.size(i, call.count),
                                      call.type, from, tag, comm, &requests[std::size_t(i)]);
-        if (error != MPI_SUCCESS) return error;
+        if (error != MPI_SUCCESS) return fail_transfer(error, requests);
     }
-    return wait_all(requests);
+    return wait_all(requests, true);
 }
 
 // A middle or last link of the chain: receives the running partial from `from` piece by
@@ -102,7 +111,7 @@ int relay_pieces(const Call& call, void* partial, int from, int tag, int send_ta
     for (int i = 0; i < pieces.count; ++i) {
         const int error = PMPI_Irecv(byte_offset(partial, pieces.first(i) * call.shape.extent),
                                      pieces.size(i, call.count), call.type, from, tag, comm, &receives[std::size_t(i)]);
-        if (error != MPI_SUCCESS) return error;
+        if (error != MPI_SUCCESS) return fail_transfer(error, receives);
     }
     int reduced = 0, sent = 0, next = -2;  // -2: not known yet
     Backoff backoff;
@@ -112,12 +121,12 @@ int relay_pieces(const Call& call, void* partial, int from, int tag, int send_ta
         if (reduced < pieces.count) {
             int done = 0;
             if (const int error = PMPI_Test(&receives[std::size_t(reduced)], &done, MPI_STATUS_IGNORE); error != MPI_SUCCESS)
-                return error;
+                return fail_transfer(error, receives, sends);
             if (done) {
                 const MPI_Aint at = pieces.first(reduced) * call.shape.extent;
                 const int error = PMPI_Reduce_local(byte_offset(call.own, at), byte_offset(partial, at),
                                                     pieces.size(reduced, call.count), call.type, call.op);
-                if (error != MPI_SUCCESS) return error;
+                if (error != MPI_SUCCESS) return fail_transfer(error, receives, sends);
                 ++reduced;
                 progressed = true;
             }
@@ -126,7 +135,7 @@ int relay_pieces(const Call& call, void* partial, int from, int tag, int send_ta
             MPI_Request request = MPI_REQUEST_NULL;
             const int error = PMPI_Isend(byte_offset(partial, pieces.first(sent) * call.shape.extent),
                                          pieces.size(sent, call.count), call.type, next, send_tag, comm, &request);
-            if (error != MPI_SUCCESS) return error;
+            if (error != MPI_SUCCESS) return fail_transfer(error, receives, sends);
             sends.push_back(request);
             progressed = true;
         }
@@ -136,7 +145,7 @@ int relay_pieces(const Call& call, void* partial, int from, int tag, int send_ta
             backoff.pause();
         }
     }
-    return wait_all(sends);
+    return wait_all(sends, false);
 }
 
 // Schedules among node leaders, built once per (algorithm, leaders, this leader, root): a
@@ -173,7 +182,7 @@ int Call::make(const ReductionBuffers& b, Call& call) {
     call.bytes = std::size_t(b.count) * std::size_t(call.shape.size);
     int integers = 0, addresses = 0, types = 0, combiner = 0;
     if (error == MPI_SUCCESS) error = PMPI_Type_get_envelope(b.type, &integers, &addresses, &types, &combiner);
-    call.predefined = combiner == MPI_COMBINER_NAMED;
+    call.predefined = combiner == MPI_COMBINER_NAMED && b.same_type_everywhere;
     return error;
 }
 

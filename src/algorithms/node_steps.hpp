@@ -20,7 +20,7 @@ struct Call {
     MPI_Op op = MPI_OP_NULL;
     schedule::TypeShape shape;
     std::size_t bytes = 0;  // count * type size
-    bool predefined = false;  // a named type: the same extent on every rank
+    bool predefined = false;  // a named type under a predefined op: the same type on every rank
 
     static int make(const ReductionBuffers& b, Call& call);
 };

@@ -2,6 +2,7 @@
 
 #include "papshim/waiting.hpp"
 
+#include <span>
 #include <vector>
 
 namespace papshim::schedule {
@@ -24,13 +25,10 @@ int first_status_error(int waitall_error, const std::vector<MPI_Status>& statuse
     return waitall_error;
 }
 
-// After a failed post: cancel the receives already posted (their senders may never come)
-// and release every request without waiting.
-void abandon(std::vector<MPI_Request>& requests, std::size_t posted_receives) {
-    for (std::size_t i = 0; i < requests.size(); ++i) {
-        if (i < posted_receives) PMPI_Cancel(&requests[i]);
-        PMPI_Request_free(&requests[i]);
-    }
+// After a failed post or wait: the receives (posted first) and sends still pending.
+void abandon_step(std::vector<MPI_Request>& requests, std::size_t posted_receives) {
+    const std::span<MPI_Request> all(requests);
+    abandon(all.first(posted_receives), all.subspan(posted_receives));
     requests.clear();
 }
 
@@ -50,7 +48,7 @@ int exchange(std::span<const WireMessage> messages, int tag, MPI_Comm comm) {
             if (m.receive != receives) continue;
             MPI_Request request = MPI_REQUEST_NULL;
             if (const int error = post(m, tag, comm, request); error != MPI_SUCCESS) {
-                abandon(requests, posted_receives);
+                abandon_step(requests, posted_receives);
                 return error;
             }
             requests.push_back(request);
@@ -60,7 +58,10 @@ int exchange(std::span<const WireMessage> messages, int tag, MPI_Comm comm) {
     if (requests.empty()) return MPI_SUCCESS;
     scratch.statuses.resize(requests.size());
     const int error = wait_all(static_cast<int>(requests.size()), requests.data(), scratch.statuses.data());
-    return error == MPI_SUCCESS ? error : first_status_error(error, scratch.statuses);
+    if (error == MPI_SUCCESS) return error;
+    const int first = first_status_error(error, scratch.statuses);
+    abandon_step(requests, posted_receives);
+    return first;
 }
 
 }  // namespace papshim::schedule

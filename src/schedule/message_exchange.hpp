@@ -38,8 +38,8 @@ inline int planned_tag_base(std::uint64_t seq, std::size_t algorithm_slot) {
     return kStepTagBase + (2 * static_cast<int>(algorithm_slot) + static_cast<int>(seq & 1)) * kStepTagSpan;
 }
 
-// Posts `messages` (receives first) with `tag` on `comm` and waits for all of them. On a
-// failed post the receives already posted are cancelled and every request is freed.
+// Posts `messages` (receives first) with `tag` on `comm` and waits for all of them. After a
+// failed post or wait nothing is left pending (papshim::abandon).
 // Returns an MPI error code (the first failing status's on MPI_ERR_IN_STATUS).
 int exchange(std::span<const WireMessage> messages, int tag, MPI_Comm comm);
 

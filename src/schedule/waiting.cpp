@@ -57,4 +57,14 @@ int wait_one(MPI_Request* request, MPI_Status* status) {
     return test_and_yield([&](int& done) { return PMPI_Test(request, &done, status); });
 }
 
+void abandon(std::span<MPI_Request> receives, std::span<MPI_Request> sends) {
+    for (MPI_Request& request : receives) {
+        if (request == MPI_REQUEST_NULL) continue;
+        PMPI_Cancel(&request);
+        wait_one(&request, MPI_STATUS_IGNORE);
+    }
+    for (MPI_Request& request : sends)
+        if (request != MPI_REQUEST_NULL) PMPI_Request_free(&request);
+}
+
 }  // namespace papshim

@@ -23,6 +23,7 @@
 #include "papshim/algorithms.hpp"
 #include "papshim/schedule.hpp"
 #include "papshim/waiting.hpp"
+#include "src/schedule/message_exchange.hpp"
 
 namespace {
 
@@ -455,6 +456,54 @@ void run_matrix(const CommUnderTest& comm, const Matrix& m, const TypeCatalog& t
     }
 }
 
+// A step whose wait fails leaves nothing posted, under either wait policy. Rank 0 receives
+// twice from rank 1 in one step; the first message is too long (MPI_ERR_TRUNCATE) and the
+// second comes 200 ms later. Open MPI's Waitall and MPICH's Testall return at the failure
+// with the second receive pending: the step dropped that request, and it took a later
+// message into the buffer after the step had returned (the next call's data, lost to it).
+void failed_step_leaves_nothing_posted(Outcome& outcome) {
+    int rank = 0, size = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size < 2) return;
+    const papshim::WaitPolicy measured = papshim::wait_policy();
+    MPI_Comm comm = MPI_COMM_NULL;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    // MPICH raises a failed Waitall's error on MPI_COMM_WORLD, not on the requests' communicator.
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    constexpr int kTag = 77;
+    for (papshim::WaitPolicy policy : {papshim::WaitPolicy::mpi, papshim::WaitPolicy::yield}) {
+        papshim::set_wait_policy(policy);
+        if (rank == 1) {
+            const int first[4] = {1, 2, 3, 4}, second = 42, third = 43;
+            MPI_Send(first, 4, MPI_INT, 0, kTag, comm);
+            std::this_thread::sleep_for(std::chrono::milliseconds(200));
+            MPI_Send(&second, 1, MPI_INT, 0, kTag, comm);
+            MPI_Send(&third, 1, MPI_INT, 0, kTag, comm);
+        } else if (rank == 0) {
+            ++outcome.cases;
+            int a = -1, b = -1;
+            const papshim::schedule::WireMessage step[] = {{&a, 1, MPI_INT, 1, true}, {&b, 1, MPI_INT, 1, true}};
+            const int error = papshim::schedule::exchange(step, kTag, comm);
+            const int b_at_return = b;
+            // 42 then 43, or only 43 where the step had received 42 before returning.
+            int value = 0;
+            while (value != 43 && MPI_Recv(&value, 1, MPI_INT, 1, kTag, comm, MPI_STATUS_IGNORE) == MPI_SUCCESS) {
+            }
+            if (error == MPI_SUCCESS || b != b_at_return) {
+                ++outcome.failures;
+                fmt::print(stderr, "FAIL failed step, wait {}: error {}, second receive {} at return, {} later\n",
+                           papshim::wait_policy_name(policy), error, b_at_return, b);
+            }
+        }
+        MPI_Barrier(comm);
+    }
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    MPI_Comm_free(&comm);
+    papshim::set_wait_policy(measured);
+}
+
 CommUnderTest make_comm(std::string name, MPI_Comm user) {
     CommUnderTest comm{std::move(name), user, MPI_COMM_NULL, 0, 0};
     MPI_Comm_size(user, &comm.size);
@@ -490,6 +539,7 @@ int main(int argc, char** argv) {
             run_matrix(comm, matrix_for(world_size, comm.user == MPI_COMM_WORLD), types, algorithms, outcome);
         }
         for (auto& comm : comms) MPI_Comm_free(&comm.private_);
+        failed_step_leaves_nothing_posted(outcome);
         MPI_Comm_free(&reversed);
         MPI_Comm_free(&parity);
 

@@ -611,6 +611,70 @@ void rejected_calls(Tally& t) {
     MPI_Comm_free(&c.comm);
 }
 
+// Arguments that may differ between the ranks of one call, under every algorithm, against
+// native with the same arguments:
+// - a user op with MPI_INT on even ranks and a duplicate of MPI_INT on odd ones (MPI needs
+//   only equal type signatures). papshim decided from each rank's own type whether the node's
+//   shared-memory slots applied (and, under PAPSHIM_REPRODUCIBLE=1, whether the data was
+//   floating point): the ranks ran different protocols and hung.
+// - Open MPI: an Allreduce of one element whose send buffer is its receive buffer on rank 0
+//   alone, which Open MPI accepts. papshim sent rank 0 to native and the others hung.
+void mixed_arguments(const Kinds& kinds, Tally& t) {
+    MPI_Comm dup = MPI_COMM_NULL;
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    Comm c = make("world-dup", dup);
+    MPI_Datatype int_dup = MPI_DATATYPE_NULL;
+    MPI_Type_dup(MPI_INT, &int_dup);
+    const MPI_Datatype mine = c.rank % 2 ? int_dup : MPI_INT;
+    const auto report = [&](const std::string& what) {
+        ++t.failures;
+        if (t.printed++ < 20) fmt::print(stderr, "FAIL mixed arguments p={} rank={}: {}\n", c.size, c.rank, what);
+    };
+    // Odd ranks late, so that an even rank leads the dynamic leader.
+    const auto odd_late = [&] { if (c.rank % 2) std::this_thread::sleep_for(std::chrono::milliseconds(2)); };
+    for (const char* collective : {"reduce", "allreduce"}) {
+        const bool reduce = std::string(collective) == "reduce";
+        for (const std::string& algorithm : algorithms_of(collective)) {
+            if (papshim_set_algorithm(c.comm, collective, algorithm.c_str()) != MPI_SUCCESS) continue;
+            for (int count : {1, 4096}) {  // 4096 ints fit a slot
+                const std::size_t n = std::size_t(count);
+                std::vector<int> in(n), expected(n, -1), actual(n, -2);
+                for (int i = 0; i < count; ++i) in[std::size_t(i)] = c.rank * 5 + i;
+                if (reduce) PMPI_Reduce(in.data(), expected.data(), count, mine, kinds.mod_sum, 0, c.comm);
+                else PMPI_Allreduce(in.data(), expected.data(), count, mine, kinds.mod_sum, c.comm);
+                odd_late();
+                if (reduce) MPI_Reduce(in.data(), actual.data(), count, mine, kinds.mod_sum, 0, c.comm);
+                else MPI_Allreduce(in.data(), actual.data(), count, mine, kinds.mod_sum, c.comm);
+                ++t.cases;
+                if ((!reduce || c.rank == 0) && actual != expected)
+                    report(fmt::format("{} {}, user op, count {}: differs from native", collective, algorithm, count));
+            }
+#ifdef OPEN_MPI
+            if (!reduce) {
+                const auto aliased_on_rank0 = [&](auto allreduce) {
+                    int value = c.rank + 1, result = 0;
+                    if (c.rank == 0) {
+                        allreduce(&value, &value, 1, MPI_INT, MPI_SUM, c.comm);
+                        return value;
+                    }
+                    allreduce(&value, &result, 1, MPI_INT, MPI_SUM, c.comm);
+                    return result;
+                };
+                const int expected = aliased_on_rank0(PMPI_Allreduce);
+                odd_late();
+                const int actual = aliased_on_rank0(MPI_Allreduce);
+                ++t.cases;
+                if (actual != expected)
+                    report(fmt::format("allreduce {}, buffers aliased on rank 0: {}, native {}", algorithm, actual, expected));
+            }
+#endif
+        }
+        papshim_set_algorithm(c.comm, collective, "native");
+    }
+    MPI_Type_free(&int_dup);
+    MPI_Comm_free(&c.comm);
+}
+
 // The matrix on world, a reversed and a split sub-communicator.
 void run_all(const Kinds& kinds, int world_size, int world_rank, Tally& t) {
     MPI_Comm world = MPI_COMM_NULL, reversed = MPI_COMM_NULL, parity = MPI_COMM_NULL;
@@ -674,9 +738,11 @@ int main(int argc, char** argv) {
             threads(kinds, t);
         } else if (mode == "--reproducible") {
             reproducible(t);
+            mixed_arguments(kinds, t);
         } else {
             run_all(kinds, world_size, world_rank, t);
             rejected_calls(t);
+            mixed_arguments(kinds, t);
             leave_for_finalize(world_size, world_rank, t);
         }
     }
