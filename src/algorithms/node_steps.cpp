@@ -82,9 +82,12 @@ int send_pieces(const Call& call, const void* from, int to, int tag, MPI_Comm co
     const Pieces pieces(call);
     std::vector<MPI_Request> requests(std::size_t(pieces.count), MPI_REQUEST_NULL);
     for (int i = 0; i < pieces.count; ++i) {
+        // Kept only once posted: a failed post's handle is undefined.
+        MPI_Request request = MPI_REQUEST_NULL;
         const int error = PMPI_Isend(byte_offset(from, pieces.first(i) * call.shape.extent), pieces.size(i, call.count),
-                                     call.type, to, tag, comm, &requests[std::size_t(i)]);
+                                     call.type, to, tag, comm, &request);
         if (error != MPI_SUCCESS) return fail_transfer(error, {}, requests);
+        requests[std::size_t(i)] = request;
     }
     return wait_all(requests, false);
 }
@@ -93,9 +96,11 @@ int receive_pieces(const Call& call, void* into, int from, int tag, MPI_Comm com
     const Pieces pieces(call);
     std::vector<MPI_Request> requests(std::size_t(pieces.count), MPI_REQUEST_NULL);
     for (int i = 0; i < pieces.count; ++i) {
+        MPI_Request request = MPI_REQUEST_NULL;
         const int error = PMPI_Irecv(byte_offset(into, pieces.first(i) * call.shape.extent), pieces.size(i, call.count),
-                                     call.type, from, tag, comm, &requests[std::size_t(i)]);
+                                     call.type, from, tag, comm, &request);
         if (error != MPI_SUCCESS) return fail_transfer(error, requests);
+        requests[std::size_t(i)] = request;
     }
     return wait_all(requests, true);
 }
@@ -109,9 +114,11 @@ int relay_pieces(const Call& call, void* partial, int from, int tag, int send_ta
     const Pieces pieces(call);
     std::vector<MPI_Request> receives(std::size_t(pieces.count), MPI_REQUEST_NULL), sends;
     for (int i = 0; i < pieces.count; ++i) {
+        MPI_Request request = MPI_REQUEST_NULL;
         const int error = PMPI_Irecv(byte_offset(partial, pieces.first(i) * call.shape.extent),
-                                     pieces.size(i, call.count), call.type, from, tag, comm, &receives[std::size_t(i)]);
+                                     pieces.size(i, call.count), call.type, from, tag, comm, &request);
         if (error != MPI_SUCCESS) return fail_transfer(error, receives);
+        receives[std::size_t(i)] = request;
     }
     int reduced = 0, sent = 0, next = -2;  // -2: not known yet
     Backoff backoff;

@@ -471,6 +471,8 @@ void failed_step_leaves_nothing_posted(Outcome& outcome) {
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
     MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
     // MPICH raises a failed Waitall's error on MPI_COMM_WORLD, not on the requests' communicator.
+    MPI_Errhandler world_handler = MPI_ERRHANDLER_NULL;
+    MPI_Comm_get_errhandler(MPI_COMM_WORLD, &world_handler);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     constexpr int kTag = 77;
     for (papshim::WaitPolicy policy : {papshim::WaitPolicy::mpi, papshim::WaitPolicy::yield}) {
@@ -499,7 +501,8 @@ void failed_step_leaves_nothing_posted(Outcome& outcome) {
         }
         MPI_Barrier(comm);
     }
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, world_handler);
+    MPI_Errhandler_free(&world_handler);
     MPI_Comm_free(&comm);
     papshim::set_wait_policy(measured);
 }
