@@ -617,8 +617,8 @@ std::optional<Outcome> run_reduction(CommContext& ctx, Collective kind, Reductio
 // mixing the two routines in one collective, as MPI allows, take the same path; larger ones
 // go native. The ranks agree without a message: a reduction's count is the same on every
 // rank, and an Allgather(v) count over INT_MAX of a type of at least a byte is a block of over
-// 2 GiB, which papshim leaves to MPI on every rank. Only Allgatherv displacements, which each
-// rank chooses for its own buffer, can differ (README, "Known limits").
+// 2 GiB, which papshim leaves to MPI on every rank. Allgatherv displacements, which each rank
+// chooses for its own buffer, are taken as they are (MPI_Aint) and never decide the path.
 template <class Value>
 bool fits_int(Value value) {
     return value >= Value(INT_MIN) && value <= Value(INT_MAX);
@@ -641,18 +641,15 @@ std::optional<int> int_send_count(const void* sendbuf, Count count, MPI_Datatype
     return sendbuf == MPI_IN_PLACE && !fits_int(count) ? 0 : int_count(count, type);
 }
 
-// An Allgatherv's counts and displacements for the int path, in `counts` and `displs`; false
-// when one does not fit (see int_count; a displacement must fit as it is).
-template <class Count, class Displacement>
-bool int_vectors(const Count* counts_in, const Displacement* displs_in, int n, MPI_Datatype type,
-                 std::vector<int>& counts, std::vector<int>& displs) {
+// An Allgatherv's counts for the int path, in `counts`; false when one does not fit (see
+// int_count).
+template <class Count>
+bool int_counts(const Count* counts_in, int n, MPI_Datatype type, std::vector<int>& counts) {
     counts.resize(std::size_t(n));
-    displs.resize(std::size_t(n));
     for (std::size_t i = 0; i < std::size_t(n); ++i) {
         const std::optional<int> count = int_count(counts_in[i], type);
-        if (!count || !fits_int(displs_in[i])) return false;
+        if (!count) return false;
         counts[i] = *count;
-        displs[i] = int(displs_in[i]);
     }
     return true;
 }
@@ -687,14 +684,19 @@ int allgatherv_call(const void* sendbuf, Count sendcount, MPI_Datatype sendtype,
             const std::optional<int> send = int_send_count(sendbuf, sendcount, sendtype);
             if (!send) return std::nullopt;
             AllgatherBuffers b{sendbuf, *send, sendtype, recvbuf, 0, nullptr, nullptr, recvtype};
-            if constexpr (std::is_same_v<Count, int> && std::is_same_v<Displacement, int>) {
-                b.recvcounts = recvcounts;
-                b.displs = displs;
-            } else if (recvcounts && displs && !ctx.inter) {
-                thread_local std::vector<int> counts, offsets;  // large-count calls only
-                if (!int_vectors(recvcounts, displs, ctx.size, recvtype, counts, offsets)) return std::nullopt;
-                b.recvcounts = counts.data();
-                b.displs = offsets.data();
+            if (recvcounts && displs && !ctx.inter) {
+                if constexpr (std::is_same_v<Count, int>) {
+                    b.recvcounts = recvcounts;
+                    // O(p) per call, beside the O(p) the shape and the checks already take.
+                    thread_local std::vector<MPI_Aint> wide;
+                    wide.assign(displs, displs + ctx.size);
+                    b.displs = wide.data();
+                } else {
+                    thread_local std::vector<int> counts;  // large-count calls only
+                    if (!int_counts(recvcounts, ctx.size, recvtype, counts)) return std::nullopt;
+                    b.recvcounts = counts.data();
+                    b.displs = displs;
+                }
             }
             return run_allgather(ctx, Collective::allgatherv, b, planning);
         },

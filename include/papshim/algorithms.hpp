@@ -92,7 +92,9 @@ struct AutoBdrCall {
 bool auto_allgather_runs_bdr(const AutoBdrCall& call);
 
 // Buffers of one Allgather or Allgatherv call. `recvcounts`/`displs` (elements of
-// recvtype) are null for Allgather, which uses `recvcount` for every block.
+// recvtype) are null for Allgather, which uses `recvcount` for every block. Displacements
+// are MPI_Aint, as MPI_Allgatherv_c's: each rank chooses its own, so a rank whose
+// displacements exceed an int must still run what the others run.
 struct AllgatherBuffers {
     const void* sendbuf = nullptr;  // may be MPI_IN_PLACE
     int sendcount = 0;
@@ -100,7 +102,7 @@ struct AllgatherBuffers {
     void* recvbuf = nullptr;
     int recvcount = 0;
     const int* recvcounts = nullptr;
-    const int* displs = nullptr;
+    const MPI_Aint* displs = nullptr;
     MPI_Datatype recvtype = MPI_DATATYPE_NULL;
 };
 

@@ -36,7 +36,7 @@ bool packs_in_memory_order(MPI_Datatype type, MPI_Aint extent, MPI_Comm comm, in
 }  // namespace
 
 BlockLayout::BlockLayout(void* base, MPI_Datatype type, int uniform_count, const int* counts,
-                         const int* displs, MPI_Comm comm, int& error)
+                         const MPI_Aint* displs, MPI_Comm comm, int& error)
     : base_(base), type_(type), uniform_count_(uniform_count), counts_(counts), displs_(displs) {
     MPI_Aint lower_bound = 0, true_lower_bound = 0, true_extent = 0;
     error = PMPI_Type_get_extent(type, &lower_bound, &extent_);

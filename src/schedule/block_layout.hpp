@@ -19,12 +19,12 @@ public:
     // Returns an MPI error code in `error` if the type's extent or size cannot be read, or
     // MPI_Pack on `comm` (errors returned) refuses it.
     BlockLayout(void* base, MPI_Datatype type, int uniform_count, const int* counts,
-                const int* displs, MPI_Comm comm, int& error);
+                const MPI_Aint* displs, MPI_Comm comm, int& error);
 
     int count(int block) const { return counts_ != nullptr ? counts_[block] : uniform_count_; }
     MPI_Aint offset(int block) const {
         const MPI_Aint first_element =
-            displs_ != nullptr ? MPI_Aint{displs_[block]} : MPI_Aint{block} * uniform_count_;
+            displs_ != nullptr ? displs_[block] : MPI_Aint{block} * uniform_count_;
         return first_element * extent_;
     }
     bool empty(int block) const { return type_size_ == 0 || count(block) == 0; }
@@ -49,7 +49,7 @@ private:
     MPI_Datatype type_;
     int uniform_count_;
     const int* counts_;
-    const int* displs_;
+    const MPI_Aint* displs_;
     MPI_Aint extent_ = 0;
     MPI_Count type_size_ = 0;
     bool dense_ = false;

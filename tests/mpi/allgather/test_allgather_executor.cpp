@@ -373,7 +373,8 @@ void run_case(const CommUnderTest& comm, const Case& c, Outcome& outcome) {
     buffers.recvbuf = actual.base();
     buffers.recvcount = is_vector ? 0 : recvcount;
     buffers.recvcounts = is_vector ? v.counts.data() : nullptr;
-    buffers.displs = is_vector ? v.displs.data() : nullptr;
+    const std::vector<MPI_Aint> wide_displs(v.displs.begin(), v.displs.end());
+    buffers.displs = is_vector ? wide_displs.data() : nullptr;
     buffers.recvtype = recvtype;
     papshim::AllgatherRun run;
     run.comm = comm.private_;

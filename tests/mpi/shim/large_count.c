@@ -7,9 +7,13 @@
  * Counts beyond an int that MPI ignores or that count no bytes (a leftover send count in
  * place, 2^40 elements of a zero-size type) on one rank only must not send that rank native
  * alone (found by review: it hung).
+ * Displacements beyond an int on some ranks only (`wide`: the odd ranks address the same
+ * buffer from 2^31 + 5 elements before it) must not send those ranks native alone: before,
+ * they went native and the others waited in papshim's algorithm.
  * `huge`: an MPI_Allreduce_c of 2^31 + 8 bytes, beyond an int count, goes native (2 GiB per
  * rank). */
 #include <mpi.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,8 +61,10 @@ static void allgather_round(int round, int count) {
     free(want);
 }
 
-/* Rank r's block holds r + count elements, placed in reverse rank order with a gap of 3. */
-static void allgatherv_round(int round, int count, int in_place) {
+/* Rank r's block holds r + count elements, placed in reverse rank order with a gap of 3.
+ * `wide`: the odd ranks' _c calls give the displacements relative to a base 2^31 + 5
+ * elements before the buffer (pointer arithmetic as MPI does it, never dereferenced). */
+static void allgatherv_round(int round, int count, int in_place, int wide) {
     MPI_Count* counts = malloc(sizeof(MPI_Count) * (size_t)size);
     MPI_Aint* displs = malloc(sizeof(MPI_Aint) * (size_t)size);
     int* int_counts = malloc(sizeof(int) * (size_t)size);
@@ -83,8 +89,14 @@ static void allgatherv_round(int round, int count, int in_place) {
         memcpy(got + displs[rank], mine, sizeof(int) * (size_t)counts[rank]);
         send = MPI_IN_PLACE;
     }
+    void* base = got;
+    if (wide && rank % 2 == 1 && large_form(round)) {
+        const MPI_Aint shift = ((MPI_Aint)1 << 31) + 5;
+        for (int r = 0; r < size; ++r) displs[r] += shift;
+        base = (void*)((uintptr_t)got - (uintptr_t)shift * sizeof(int));
+    }
     const int rc = large_form(round)
-                       ? MPI_Allgatherv_c(send, counts[rank], MPI_INT, got, counts, displs, MPI_INT, MPI_COMM_WORLD)
+                       ? MPI_Allgatherv_c(send, counts[rank], MPI_INT, base, counts, displs, MPI_INT, MPI_COMM_WORLD)
                        : MPI_Allgatherv(send, int_counts[rank], MPI_INT, got, int_counts, int_displs, MPI_INT,
                                         MPI_COMM_WORLD);
     expect(rc == MPI_SUCCESS, "Allgatherv returned an error", round);
@@ -211,7 +223,8 @@ int main(int argc, char** argv) {
         for (int round = 0; round < 8; ++round) {
             const int count = counts[round % 4];
             allgather_round(round, count);
-            allgatherv_round(round, count, round % 3 == 0);
+            allgatherv_round(round, count, round % 3 == 0, 0);
+            allgatherv_round(round, count, round % 3 == 1, 1);
             reductions_round(round, count, round % size);
         }
         for (int round = 0; round < 2; ++round) empty_large_counts(round);
