@@ -3,6 +3,7 @@
 #include <cassert>
 #include <climits>
 #include <cstddef>
+#include <mutex>
 #include <numeric>
 #include <optional>
 #include <span>
@@ -72,6 +73,43 @@ std::size_t allgather_slot(const AllgatherAlgorithm& algorithm) {
 std::uint64_t type_size(MPI_Datatype type) {
     const LastType last = last_type;
     return std::uint64_t(last.size >= 0 && last.type == type ? last.size : look_up_type_size(type));
+}
+
+// Whether MPI accepts a caller's datatype or op handle, asked without raising an error. MPI's
+// queries (MPI_Type_size, MPI_Op_commutative, ...) raise an invalid handle's error on
+// MPI_COMM_WORLD, fatal by default, where the native collective raises it on the caller's
+// communicator, whose handler may return it; so a call with an invalid handle goes native
+// before papshim asks MPI anything about it. The probes are calls that take a communicator:
+// papshim's duplicate of MPI_COMM_SELF, whose errors return. The last predefined type and op
+// of this thread answer without a probe: a loop passes the same ones call after call.
+bool valid_type(MPI_Datatype type) {
+    if (type == MPI_DATATYPE_NULL) return false;
+    const LastType last = last_type;
+    if (last.size >= 0 && last.type == type) return true;
+    int bytes = 0;
+    return PMPI_Pack_size(1, type, runtime::state().self, &bytes) == MPI_SUCCESS;
+}
+
+struct LastOp {
+    MPI_Op op{};
+    bool set = false;
+};
+static_assert(std::is_trivially_destructible_v<LastOp>, "PAPSHIM_STARTUP_TLS");
+PAPSHIM_STARTUP_TLS thread_local LastOp last_op;
+
+bool valid_op(MPI_Op op) {
+    if (op == MPI_OP_NULL) return false;
+    if (last_op.set && last_op.op == op) return true;
+    if (predefined_op(op)) {
+        last_op = {op, true};
+        return true;
+    }
+    // A user op: an empty Reduce on one rank checks the handle and calls nothing. Collectives
+    // on one communicator must not run concurrently, hence the lock.
+    static std::mutex probing;
+    const std::lock_guard lock(probing);
+    std::byte in{}, out{};
+    return PMPI_Reduce(&in, &out, 0, MPI_BYTE, op, 0, runtime::state().self) == MPI_SUCCESS;
 }
 
 // What a call's algorithm may plan with: this call's plan when every rank predicted this very
@@ -161,10 +199,12 @@ int profile(Collective kind, MPI_Comm comm, const void* caller, Native&& native,
 // algorithm and returns nullopt when the call must go native (decided before any message);
 // `describe` gives the call's shape, or nullopt for arguments MPI would reject; `quick_bytes`
 // the call's total bytes (an Allgather(v)'s mean block) where that needs no context, else
-// kSizeUnknown.
-template <class Native, class Own, class Describe, class QuickBytes>
+// kSizeUnknown; `valid_handles` whether MPI accepts the call's datatypes and op (valid_type),
+// checked before any of the others asks MPI about them. Profile mode asks only after the
+// native call succeeded.
+template <class Native, class Own, class Describe, class QuickBytes, class ValidHandles>
 int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, Own&& own, Describe&& describe,
-           QuickBytes&& quick_bytes) {
+           QuickBytes&& quick_bytes, ValidHandles&& valid_handles) {
     const Mode mode = runtime::mode();
     if (mode == Mode::off || comm == MPI_COMM_NULL) return native();
     if (mode == Mode::profile) return profile(kind, comm, caller, native, describe);
@@ -176,6 +216,7 @@ int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, 
         // alone would make the communicator's context, a collective that the ranks on this
         // path never join, where the native call returns its error without a message.
         const bool threshold = fast.bytes != runtime::kAllCalls && fast.bytes != 0;
+        if (threshold && !valid_handles()) return native();
         const std::uint64_t bytes = threshold ? quick_bytes() : 0;
         const bool below = threshold && (bytes == kSizeUnknown || bytes < fast.bytes);
         if (fast.bytes == runtime::kAllCalls || below) {
@@ -190,6 +231,7 @@ int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, 
             return native();
         }
     }
+    if (!valid_handles()) return native();
 
     // Read before anything that may synchronise the ranks: a communicator's first call creates
     // its context (a duplicate) and may split it by node, and an arrival read after that
@@ -671,7 +713,8 @@ int allgather_call(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, 
             const std::uint64_t block = std::uint64_t(recvcount) * type_size(recvtype);
             return Shape{.bytes = block * std::uint64_t(ctx.size), .segment = block};
         },
-        [&] { return quick_vector_bytes(comm, recvcount, recvtype); });
+        [&] { return quick_vector_bytes(comm, recvcount, recvtype); },
+        [&] { return (sendbuf == MPI_IN_PLACE || valid_type(sendtype)) && valid_type(recvtype); });
 }
 
 template <class Count, class Displacement, class Native>
@@ -714,7 +757,8 @@ int allgatherv_call(const void* sendbuf, Count sendcount, MPI_Datatype sendtype,
             }
             return Shape{.bytes = total, .segment = largest, .blocks = block_bytes};
         },
-        [&] { return mean_block_bytes(comm, recvcounts, recvtype); });
+        [&] { return mean_block_bytes(comm, recvcounts, recvtype); },
+        [&] { return (sendbuf == MPI_IN_PLACE || valid_type(sendtype)) && valid_type(recvtype); });
 }
 
 // A Reduce (its root as the caller gave it) or an Allreduce (root -1).
@@ -732,7 +776,8 @@ int reduction_call(Collective kind, const void* sendbuf, void* recvbuf, Count co
             if (bytes == kSizeUnknown) return std::nullopt;
             return Shape{.bytes = bytes, .root = root, .op = runtime::op_index(op)};
         },
-        [&] { return quick_vector_bytes(comm, count, datatype); });
+        [&] { return quick_vector_bytes(comm, count, datatype); },
+        [&] { return valid_type(datatype) && valid_op(op); });
 }
 
 }  // namespace

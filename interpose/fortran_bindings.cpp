@@ -75,7 +75,12 @@ const void* c_buffer(const void* fortran_buffer) {
     return fortran_buffer;
 }
 
-void* c_buffer(void* fortran_buffer) { return const_cast<void*>(c_buffer(static_cast<const void*>(fortran_buffer))); }
+// A receive buffer: Open MPI's Fortran layer translates MPI_BOTTOM there, never MPI_IN_PLACE
+// (a receive buffer that is MPI_IN_PLACE is the common block's address, as natively).
+void* c_receive_buffer(void* fortran_buffer) {
+    static void* bottom = const_cast<void*>(fortran_symbol("mpi_fortran_bottom_"));
+    return fortran_buffer == bottom ? MPI_BOTTOM : fortran_buffer;
+}
 
 // Open MPI converts Fortran INTEGER arrays of counts in place when INTEGER is the size of
 // int; anything else would need a copy, which Debian's gfortran ABI does not need.
@@ -96,7 +101,7 @@ void fortran_mpi_allgather(void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtyp
                            MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* comm, MPI_Fint* ierr,
                            const void* caller) {
     set_ierror(ierr, papshim::interpose::allgather(c_buffer(sendbuf), *sendcount, PMPI_Type_f2c(*sendtype),
-                                                   c_buffer(recvbuf), *recvcount, PMPI_Type_f2c(*recvtype),
+                                                   c_receive_buffer(recvbuf), *recvcount, PMPI_Type_f2c(*recvtype),
                                                    PMPI_Comm_f2c(*comm), caller));
 }
 
@@ -104,19 +109,19 @@ void fortran_mpi_allgatherv(void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendty
                             MPI_Fint* recvcounts, MPI_Fint* displs, MPI_Fint* recvtype, MPI_Fint* comm,
                             MPI_Fint* ierr, const void* caller) {
     set_ierror(ierr, papshim::interpose::allgatherv(c_buffer(sendbuf), *sendcount, PMPI_Type_f2c(*sendtype),
-                                                    c_buffer(recvbuf), recvcounts, displs, PMPI_Type_f2c(*recvtype),
+                                                    c_receive_buffer(recvbuf), recvcounts, displs, PMPI_Type_f2c(*recvtype),
                                                     PMPI_Comm_f2c(*comm), caller));
 }
 
 void fortran_mpi_reduce(void* sendbuf, void* recvbuf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* op,
                         MPI_Fint* root, MPI_Fint* comm, MPI_Fint* ierr, const void* caller) {
-    set_ierror(ierr, papshim::interpose::reduce(c_buffer(sendbuf), c_buffer(recvbuf), *count, PMPI_Type_f2c(*datatype),
+    set_ierror(ierr, papshim::interpose::reduce(c_buffer(sendbuf), c_receive_buffer(recvbuf), *count, PMPI_Type_f2c(*datatype),
                                                 PMPI_Op_f2c(*op), *root, PMPI_Comm_f2c(*comm), caller));
 }
 
 void fortran_mpi_allreduce(void* sendbuf, void* recvbuf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* op,
                            MPI_Fint* comm, MPI_Fint* ierr, const void* caller) {
-    set_ierror(ierr, papshim::interpose::allreduce(c_buffer(sendbuf), c_buffer(recvbuf), *count,
+    set_ierror(ierr, papshim::interpose::allreduce(c_buffer(sendbuf), c_receive_buffer(recvbuf), *count,
                                                    PMPI_Type_f2c(*datatype), PMPI_Op_f2c(*op), PMPI_Comm_f2c(*comm),
                                                    caller));
 }

@@ -99,6 +99,9 @@ struct State {
     int world_rank = 0;
     int world_size = 1;
     MPI_Comm world = MPI_COMM_NULL;  // the shim's private duplicate of MPI_COMM_WORLD
+    // A duplicate of MPI_COMM_SELF whose errors return: what a caller's handles are checked on
+    // (interpose/collectives.cpp, valid_type and valid_op).
+    MPI_Comm self = MPI_COMM_NULL;
     double clock_offset = 0.0;       // local_now() + offset = global time
     double clock_max_rtt = 0.0;
     const char* tick_source = "steady_clock";  // what trace timestamps are read from

@@ -139,6 +139,8 @@ void initialise(const AlgorithmNames& names, bool thread_multiple) {
     if (s.initialised) return;
     PMPI_Comm_dup(MPI_COMM_WORLD, &s.world);
     PMPI_Comm_set_errhandler(s.world, MPI_ERRORS_RETURN);
+    PMPI_Comm_dup(MPI_COMM_SELF, &s.self);
+    PMPI_Comm_set_errhandler(s.self, MPI_ERRORS_RETURN);
     PMPI_Comm_rank(s.world, &s.world_rank);
     PMPI_Comm_size(s.world, &s.world_size);
     // Ranks may ask for different thread levels (MPI 4.0 §11.2.1). Whether the helper thread
@@ -217,6 +219,7 @@ void finalise() {
     plan::Progress::instance().stop();
     PMPI_Comm_free_keyval(&s.keyval);
     PMPI_Comm_free_keyval(&s.native_calls_keyval);
+    PMPI_Comm_free(&s.self);
     PMPI_Comm_free(&s.world);
     s.initialised = false;
 }

@@ -131,6 +131,28 @@ void invalid_arguments() {
     native = PMPI_Allgatherv(in, 1, uncommitted, out, counts, displs, uncommitted, comm);
     expect(same_class(shim, native), "uncommitted datatype, allgatherv: native error class");
     MPI_Type_free(&uncommitted);
+    // Handles MPI never gave out (a Fortran index of none): the native error through comm's
+    // handler. MPI's queries (MPI_Type_size, MPI_Op_commutative) raise it on MPI_COMM_WORLD,
+    // fatal: papshim asked them first, and the job ended (found by review).
+    const MPI_Datatype unknown_type = MPI_Type_f2c(77777);
+    shim = MPI_Allgather(in, 1, MPI_INT, out, 1, unknown_type, comm);
+    native = PMPI_Allgather(in, 1, MPI_INT, out, 1, unknown_type, comm);
+    expect(same_class(shim, native), "unknown datatype: native error class");
+    shim = MPI_Allgatherv(in, 1, unknown_type, out, counts, displs, MPI_INT, comm);
+    native = PMPI_Allgatherv(in, 1, unknown_type, out, counts, displs, MPI_INT, comm);
+    expect(same_class(shim, native), "unknown datatype, allgatherv: native error class");
+#ifdef MPICH_VERSION
+    // Open MPI's native Reduce and Allreduce crash on these.
+    papshim_set_algorithm(comm, "allreduce", "recursive_doubling");
+    papshim_set_algorithm(comm, "reduce", "binomial");
+    shim = MPI_Reduce(in, out, 2, unknown_type, MPI_SUM, 0, comm);
+    native = PMPI_Reduce(in, out, 2, unknown_type, MPI_SUM, 0, comm);
+    expect(same_class(shim, native), "unknown datatype, reduce: native error class");
+    const MPI_Op unknown_op = MPI_Op_f2c(77777);
+    shim = MPI_Allreduce(in, out, 2, MPI_INT, unknown_op, comm);
+    native = PMPI_Allreduce(in, out, 2, MPI_INT, unknown_op, comm);
+    expect(same_class(shim, native), "unknown op, allreduce: native error class");
+#endif
 
     // The outcome of each call below, papshim's against native's: the same error class, or
     // success on both with the same data.
