@@ -80,14 +80,17 @@ std::uint64_t type_size(MPI_Datatype type) {
 // MPI_COMM_WORLD, fatal by default, where the native collective raises it on the caller's
 // communicator, whose handler may return it; so a call with an invalid handle goes native
 // before papshim asks MPI anything about it. The probes are calls that take a communicator:
-// papshim's duplicate of MPI_COMM_SELF, whose errors return. The last predefined type and op
+// papshim's duplicate of MPI_COMM_SELF, whose errors return. An empty MPI_Pack also refuses a
+// type never committed, on both MPIs (MPI_Pack_size accepts one on Open MPI), which papshim's
+// messages would meet only once some ranks had posted theirs. The last predefined type and op
 // of this thread answer without a probe: a loop passes the same ones call after call.
 bool valid_type(MPI_Datatype type) {
     if (type == MPI_DATATYPE_NULL) return false;
     const LastType last = last_type;
     if (last.size >= 0 && last.type == type) return true;
-    int bytes = 0;
-    return PMPI_Pack_size(1, type, runtime::state().self, &bytes) == MPI_SUCCESS;
+    std::byte in{}, out{};
+    int position = 0;
+    return PMPI_Pack(&in, 0, type, &out, 0, &position, runtime::state().self) == MPI_SUCCESS;
 }
 
 struct LastOp {
@@ -459,6 +462,13 @@ int run_planned_allgather(CommContext& ctx, const AllgatherAlgorithm& algorithm,
     run.tag_base = schedule::planned_tag_base(planning.seq, allgather_slot(algorithm));
     plan::Planner::Background& background = planner->background(planning.seq);
     if (background.active && background.seq == planning.seq && background.build == algorithm.build) {
+        // An error every rank finds before any message must not wait for the background
+        // receives first: the ranks without any (the late ones) return at once and send
+        // nothing, and the others would wait for ever (found by review).
+        if (const int error = check_own_block(buffers, ctx.rank); error != MPI_SUCCESS) {
+            planner->discard_background(planning.seq);
+            return error;
+        }
         ++ctx.planned_calls;
         plan::Progress::instance().await(background.done);
         run.prefetched = &background.prefetch;

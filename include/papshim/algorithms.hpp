@@ -148,6 +148,9 @@ struct AllgatherRun {
 
 // Runs `plan` (built for this rank) on `buffers`. Returns an MPI error code.
 int execute_allgather(const schedule::Schedule& plan, const AllgatherBuffers& buffers, const AllgatherRun& run);
+// MPI_ERR_TRUNCATE where this rank's send data exceed its own block (every rank's check before
+// any message; execute_allgather makes it too), else MPI_SUCCESS.
+int check_own_block(const AllgatherBuffers& buffers, int rank);
 
 // --- Reduce and Allreduce ---------------------------------------------------------------
 

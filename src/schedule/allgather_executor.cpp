@@ -119,6 +119,22 @@ struct StepScratch {
 };
 thread_local StepScratch step_scratch;
 
+}  // namespace
+
+// More data than the block holds: MPI_ERR_TRUNCATE, as the native call reports it (Open MPI's
+// Sendrecv to itself truncates silently). Before any message, like every rank's.
+int check_own_block(const AllgatherBuffers& buffers, int rank) {
+    if (buffers.sendbuf == MPI_IN_PLACE) return MPI_SUCCESS;
+    const int own_count = buffers.recvcounts != nullptr ? buffers.recvcounts[rank] : buffers.recvcount;
+    MPI_Count send_size = 0, block_size = 0;
+    PMPI_Type_size_x(buffers.sendtype, &send_size);
+    PMPI_Type_size_x(buffers.recvtype, &block_size);
+    return MPI_Count(buffers.sendcount) * send_size > MPI_Count(own_count) * block_size ? MPI_ERR_TRUNCATE
+                                                                                      : MPI_SUCCESS;
+}
+
+namespace {
+
 // Copies the caller's contribution (sendcount x sendtype) into its own block.
 int copy_own_block(const AllgatherBuffers& buffers, const BlockLayout& layout, int rank,
                    MPI_Comm comm) {
@@ -133,12 +149,7 @@ int copy_own_block(const AllgatherBuffers& buffers, const BlockLayout& layout, i
         }
         return MPI_SUCCESS;
     }
-    // More data than the block holds: MPI_ERR_TRUNCATE, as the native call reports it (Open
-    // MPI's Sendrecv to itself truncates silently). Before any message, like every rank's.
-    MPI_Count send_size = 0, block_size = 0;
-    PMPI_Type_size_x(buffers.sendtype, &send_size);
-    PMPI_Type_size_x(layout.type(), &block_size);
-    if (MPI_Count(buffers.sendcount) * send_size > MPI_Count(own_count) * block_size) return MPI_ERR_TRUNCATE;
+    if (const int error = check_own_block(buffers, rank); error != MPI_SUCCESS) return error;
     // Different (signature-equal) types: let MPI convert through a message to ourselves.
     return PMPI_Sendrecv(buffers.sendbuf, buffers.sendcount, buffers.sendtype, rank, schedule::kSelfCopyTag,
                          own_block, own_count, layout.type(), rank, schedule::kSelfCopyTag, comm,

@@ -483,6 +483,55 @@ void auto_reduce_clairvoyant(Roots roots) {
     MPI_Comm_free(&c.comm);
 }
 
+[[gnu::noinline]] int allgather_typed_site(const void* in, int sendcount, MPI_Datatype sendtype, int* out,
+                                          int recvcount, MPI_Comm comm) {
+    return MPI_Allgather(in, sendcount, sendtype, out, recvcount, MPI_INT, comm);
+}
+
+// Argument errors that every rank meets before any message, from the call site of a planned
+// loop, so that the call has its plan and (with the helper thread) its background receives
+// armed: a send larger than the block (MPI_ERR_TRUNCATE), a type never committed
+// (MPI_ERR_TYPE). Every rank must return the error and the calls after must be right. Before,
+// the ranks with background receives waited for them first, the late rank, which has none,
+// returned at once and sent nothing, and the others hung (found by review).
+void error_while_armed(const char* algorithm) {
+    Comm c = duplicate_world();
+    if (!accepted(c.comm, "allgather", algorithm)) {
+        MPI_Comm_free(&c.comm);
+        return;
+    }
+    const std::string label = fmt::format("{} with an argument error while armed", algorithm);
+    const int n = 4096;
+    auto good_call = [&](int call) {
+        compute(delay_for('l', call, c.rank, c.size));
+        const auto in = contribution(n, c.rank, call);
+        std::vector<int> expected(std::size_t(n) * std::size_t(c.size) + 1), actual(expected.size(), -1);
+        const int error = allgather_typed_site(in.data(), n, MPI_INT, actual.data(), n, c.comm);
+        PMPI_Allgather(in.data(), n, MPI_INT, expected.data(), n, MPI_INT, c.comm);
+        if (error != MPI_SUCCESS || !same_as_native(expected, actual))
+            fail(fmt::format("{}: call {} differs from native", label, call));
+    };
+    auto expect_class = [&](int error, int error_class, const char* what) {
+        int got = MPI_SUCCESS;
+        MPI_Error_class(error, &got);
+        if (got != error_class) fail(fmt::format("{}: {} returned class {}, {} expected", label, what, got, error_class));
+    };
+    int call = 0;
+    for (; call < 24; ++call) good_call(call);
+    std::vector<int> twice(std::size_t(2 * n), c.rank), out(std::size_t(n) * std::size_t(c.size));
+    compute(delay_for('l', call++, c.rank, c.size));
+    expect_class(allgather_typed_site(twice.data(), 2 * n, MPI_INT, out.data(), n, c.comm), MPI_ERR_TRUNCATE,
+                 "a send twice the block");
+    MPI_Datatype uncommitted;
+    MPI_Type_contiguous(n, MPI_INT, &uncommitted);
+    compute(delay_for('l', call++, c.rank, c.size));
+    expect_class(allgather_typed_site(twice.data(), 1, uncommitted, out.data(), n, c.comm), MPI_ERR_TYPE,
+                 "a type never committed");
+    MPI_Type_free(&uncommitted);
+    for (const int end = call + 6; call < end; ++call) good_call(call);
+    MPI_Comm_free(&c.comm);
+}
+
 // A communicator freed while its per-call exchange is armed and an exchange is in flight.
 void free_while_armed() {
     Comm c = duplicate_world();
@@ -504,6 +553,7 @@ void run_matrix() {
         gather_pattern(algorithm, 'h', 24, false);
         mixed_sites(algorithm);
         gather_swapped(algorithm, 'l');
+        error_while_armed(algorithm);
     }
     gather_swapped("sparbit", '-');
     for (char pattern : {'l', 'x', 'u', '-'}) gather_pattern("auto", pattern, 20, false);
