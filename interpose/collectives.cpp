@@ -84,13 +84,16 @@ std::uint64_t type_size(MPI_Datatype type) {
 // type never committed, on both MPIs (MPI_Pack_size accepts one on Open MPI), which papshim's
 // messages would meet only once some ranks had posted theirs. The last predefined type and op
 // of this thread answer without a probe: a loop passes the same ones call after call.
-bool valid_type(MPI_Datatype type) {
+[[gnu::noinline]] bool probe_type(MPI_Datatype type) {
     if (type == MPI_DATATYPE_NULL) return false;
-    const LastType last = last_type;
-    if (last.size >= 0 && last.type == type) return true;
     std::byte in{}, out{};
     int position = 0;
     return PMPI_Pack(&in, 0, type, &out, 0, &position, runtime::state().self) == MPI_SUCCESS;
+}
+
+inline bool valid_type(MPI_Datatype type) {
+    const LastType& last = last_type;
+    return (last.size >= 0 && last.type == type) || probe_type(type);
 }
 
 struct LastOp {
@@ -100,9 +103,8 @@ struct LastOp {
 static_assert(std::is_trivially_destructible_v<LastOp>, "PAPSHIM_STARTUP_TLS");
 PAPSHIM_STARTUP_TLS thread_local LastOp last_op;
 
-bool valid_op(MPI_Op op) {
+[[gnu::noinline]] bool probe_op(MPI_Op op) {
     if (op == MPI_OP_NULL) return false;
-    if (last_op.set && last_op.op == op) return true;
     if (predefined_op(op)) {
         last_op = {op, true};
         return true;
@@ -113,6 +115,11 @@ bool valid_op(MPI_Op op) {
     const std::lock_guard lock(probing);
     std::byte in{}, out{};
     return PMPI_Reduce(&in, &out, 0, MPI_BYTE, op, 0, runtime::state().self) == MPI_SUCCESS;
+}
+
+inline bool valid_op(MPI_Op op) {
+    const LastOp& last = last_op;
+    return (last.set && last.op == op) || probe_op(op);
 }
 
 // What a call's algorithm may plan with: this call's plan when every rank predicted this very
