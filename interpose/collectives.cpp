@@ -209,9 +209,9 @@ int profile(Collective kind, MPI_Comm comm, const void* caller, Native&& native,
 // algorithm and returns nullopt when the call must go native (decided before any message);
 // `describe` gives the call's shape, or nullopt for arguments MPI would reject; `quick_bytes`
 // the call's total bytes (an Allgather(v)'s mean block) where that needs no context, else
-// kSizeUnknown; `valid_handles` whether MPI accepts the call's datatypes and op (valid_type),
-// checked before any of the others asks MPI about them. Profile mode asks only after the
-// native call succeeded.
+// kSizeUnknown; `valid_handles` whether MPI accepts the call's datatypes (valid_type), checked
+// before any of the others asks MPI about them (run_reduction checks the op where it first
+// asks about it). Profile mode asks only after the native call succeeded.
 template <class Native, class Own, class Describe, class QuickBytes, class ValidHandles>
 int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, Own&& own, Describe&& describe,
            QuickBytes&& quick_bytes, ValidHandles&& valid_handles) {
@@ -641,7 +641,8 @@ std::optional<Outcome> run_reduction(CommContext& ctx, Collective kind, Reductio
     // every rank; on a derived type papshim cannot combine it either.
     if (predefined_op(b.op) && !builtin_op_accepts(b.op, b.type)) return std::nullopt;
     int commutative = 0;
-    if (PMPI_Op_commutative(b.op, &commutative) != MPI_SUCCESS) return std::nullopt;
+    // The first question about the op (valid_op): nothing before this asks MPI about it.
+    if (!valid_op(b.op) || PMPI_Op_commutative(b.op, &commutative) != MPI_SUCCESS) return std::nullopt;
     b.commutative = commutative != 0;
     b.same_type_everywhere = predefined_op(b.op);
 
@@ -794,7 +795,7 @@ int reduction_call(Collective kind, const void* sendbuf, void* recvbuf, Count co
             return Shape{.bytes = bytes, .root = root, .op = runtime::op_index(op)};
         },
         [&] { return quick_vector_bytes(comm, count, datatype); },
-        [&] { return valid_type(datatype) && valid_op(op); });
+        [&] { return valid_type(datatype); });
 }
 
 }  // namespace
