@@ -51,7 +51,7 @@ struct Options {
 
 }  // namespace
 
-namespace papshim::sim_tool {  // also reduce_sim.cpp's (reduce_sim.hpp)
+namespace papshim::sim_tool {  // reduce_sim.hpp's
 
 // Non-negative finite seconds, bytes or counts given as plain numbers ("2e-6").
 double parse_non_negative(const std::string& text) {
@@ -71,6 +71,74 @@ std::vector<std::string> split_commas(const std::string& text) {
         if (comma == std::string::npos) return parts;
         start = comma + 1;
     }
+}
+
+// The Reduce mode's options (reduce_sim.hpp), here so that CLI11 is compiled once.
+void define_reduce_options(CLI::App& app, ReduceOptions& options) {
+    using papshim::cli::add_parsed;
+    // Names of papshim's scheduled algorithms of a collective (and `extra` ones of the simulator).
+    auto names_of = [&options](Collective collective, std::vector<std::string_view> extra) {
+        return [&options, collective, extra](const std::string& text) {
+            std::vector<std::string> names;
+            for (const std::string& name : split_commas(text)) {
+                const auto* algorithm = find_reduction_algorithm(collective, name);
+                if (std::ranges::find(extra, name) == extra.end() && (algorithm == nullptr || algorithm->build == nullptr))
+                    throw std::invalid_argument(fmt::format("unknown or unscheduled {} algorithm '{}'",
+                                                            collective == Collective::reduce ? "Reduce" : "Allreduce", name));
+                names.push_back(name);
+            }
+            options.allreduce = collective == Collective::allreduce;
+            return names;
+        };
+    };
+    add_parsed(app, "--reduce", options.algorithms, names_of(Collective::reduce, {"clairvoyant", "chain"}),
+               "simulate these Reduce algorithms instead of the Allgather ones:\n"
+               "clairvoyant (planned from the pattern's arrivals), chain (in\n"
+               "arrival order to the root, in N pieces), predicted_chain, binomial,\n"
+               "rabenseifner",
+               "A[,A...]");
+    add_parsed(app, "--allreduce", options.algorithms, names_of(Collective::allreduce, {}),
+               "the same for Allreduce: clairvoyant, clairvoyant_rs, predicted_chain,\n"
+               "predicted_scatter, recursive_doubling, rabenseifner, ring",
+               "A[,A...]");
+    add_parsed(
+        app, "--root", options.root,
+        [](const std::string& text) { return papshim::cli::parse_integer<int>(text, 0); },
+        "the Reduce root (default 0)", "R");
+    add_parsed(
+        app, "--gamma", options.gamma, parse_non_negative,
+        "Reduce: seconds per byte to reduce a received partial (default 0)", "S");
+    add_parsed(
+        app, "--round-ns", options.round_ns,
+        [](const std::string& text) { return papshim::cli::parse_integer<std::int64_t>(text, 1); },
+        "Clairvoyant's round length d in ns (default: one segment's\n"
+        "alpha + 2*overhead + bytes/N*(beta+gamma))",
+        "D");
+    add_parsed(
+        app, "--scheduler-bench", options.bench_ranks,
+        [](const std::string& text) {
+            std::vector<int> ranks;
+            for (const std::string& part : split_commas(text))
+                ranks.push_back(papshim::cli::parse_integer<int>(part, 2, 65536));
+            return ranks;
+        },
+        "time Clairvoyant's two schedulers on [CLV] §5.7's instances at\n"
+        "these P (N = P unless --bench-segments papshim) and exit",
+        "P[,P...]");
+    add_parsed(
+        app, "--bench-segments", options.bench_papshim_segments,
+        [](const std::string& text) {
+            if (text != "equal" && text != "papshim")
+                throw std::invalid_argument(fmt::format("expected equal or papshim, got '{}'", text));
+            return text == "papshim";
+        },
+        "N in the scheduler benchmark: equal (N = P, default) or papshim\n"
+        "(ceil(log2 P))",
+        "S");
+    add_parsed(
+        app, "--runs", options.runs,
+        [](const std::string& text) { return papshim::cli::parse_integer<int>(text, 1); },
+        "instances per row of the scheduler benchmark (default 250)", "K");
 }
 
 }  // namespace papshim::sim_tool

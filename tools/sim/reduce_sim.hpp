@@ -39,9 +39,10 @@ struct Common {
     std::string json;  // also write the results here when not empty
 };
 
+// The Reduce mode's options (defined in papshim_sim.cpp, the one file that compiles CLI11).
 void define_reduce_options(CLI::App& app, ReduceOptions& options);
-// Command-line pieces of papshim_sim.cpp, shared: "a,b,c" -> {"a", "b", "c"}, and a finite
-// number >= 0 (std::invalid_argument otherwise).
+// Command-line pieces of papshim_sim.cpp: "a,b,c" -> {"a", "b", "c"}, and a finite number >= 0
+// (std::invalid_argument otherwise).
 std::vector<std::string> split_commas(const std::string& text);
 double parse_non_negative(const std::string& text);
 // Prints the tables; returns the exit status.
