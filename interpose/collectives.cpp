@@ -219,6 +219,15 @@ int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, 
     if (mode == Mode::off || comm == MPI_COMM_NULL) return native();
     if (mode == Mode::profile) return profile(kind, comm, caller, native, describe);
     const bool traced = runtime::records_in(mode);
+    // A handle MPI does not know: the native call and its error, with nothing else asked of
+    // MPI; papshim_get_last_algorithm says native, without creating a context.
+    const auto invalid_handles = [&] {
+        if (CommContext* ctx = runtime::existing_context(comm))
+            ctx->last_algorithm[std::size_t(kind)].store("native", std::memory_order_relaxed);
+        else
+            runtime::remember_native_call(comm, kind);
+        return native();
+    };
     if (!traced && mode == Mode::dispatch) {
         // Calls whose algorithm is native whatever the arrivals: no context, no clock.
         const runtime::NativeBelow fast = runtime::native_below(kind, comm);
@@ -226,7 +235,7 @@ int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, 
         // alone would make the communicator's context, a collective that the ranks on this
         // path never join, where the native call returns its error without a message.
         const bool threshold = fast.bytes != runtime::kAllCalls && fast.bytes != 0;
-        if (threshold && !valid_handles()) return native();
+        if (threshold && !valid_handles()) return invalid_handles();
         const std::uint64_t bytes = threshold ? quick_bytes() : 0;
         const bool below = threshold && (bytes == kSizeUnknown || bytes < fast.bytes);
         if (fast.bytes == runtime::kAllCalls || below) {
@@ -241,7 +250,7 @@ int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, 
             return native();
         }
     }
-    if (!valid_handles()) return native();
+    if (!valid_handles()) return invalid_handles();
 
     // Read before anything that may synchronise the ranks: a communicator's first call creates
     // its context (a duplicate) and may split it by node, and an arrival read after that
@@ -503,22 +512,20 @@ bool null_data(const void* buffer, std::uint64_t count, MPI_Datatype type) {
 }
 
 // A send buffer that is this rank's own non-empty block of the receive buffer, in the same
-// type: MPICH's MPI_ERR_BUFFER, exactly where MPICH checks (it places the block by the type's
-// size; papshim by its extent). Anything wider would send ranks that MPI accepts native alone.
-bool sends_from_own_block(const AllgatherBuffers& b, int rank) {
+// type and count, the blocks placed `unit` bytes per element (papshim places them by the
+// type's extent; MPICH's check, by its size).
+bool sends_from_own_block(const AllgatherBuffers& b, int rank, std::uint64_t unit) {
     const int own_count = b.recvcounts ? b.recvcounts[rank] : b.recvcount;
     if (b.sendtype != b.recvtype || b.sendcount == 0 || own_count == 0) return false;
     const std::int64_t first = b.recvcounts ? b.displs[rank] : std::int64_t(rank) * b.recvcount;
-    const auto* base = static_cast<const std::byte*>(b.recvbuf);
-    return b.sendbuf == base + first * std::int64_t(type_size(b.recvtype)) ||
-           b.sendbuf == base + first * std::int64_t(type_extent(b.recvtype));
+    return b.sendbuf == static_cast<const std::byte*>(b.recvbuf) + first * std::int64_t(unit);
 }
 
 // papshim's own Allgather/Allgatherv, or nullopt for arguments it leaves to MPI: invalid
 // ones (so the native call raises the native error), inter-communicators, no data.
 // p = 1 runs the executor (a local copy): MPICH 4.0.2's native Allgatherv on one rank
 // ignores displs[0].
-std::optional<Outcome> run_allgather(CommContext& ctx, Collective kind, const AllgatherBuffers& buffers,
+std::optional<Outcome> run_allgather(CommContext& ctx, Collective kind, AllgatherBuffers buffers,
                                      const Planning& planning) {
     const std::string_view choice = runtime::algorithm_for(ctx, kind);
     if (choice == "native" || ctx.inter) return std::nullopt;
@@ -544,9 +551,21 @@ std::optional<Outcome> run_allgather(CommContext& ctx, Collective kind, const Al
     if (bytes == 0) return std::nullopt;
     // Buffers MPI refuses (only the rank that passed them sees them, as under the native call).
     if (null_data(buffers.recvbuf, elements, buffers.recvtype) ||
-        (!in_place && (null_data(buffers.sendbuf, std::uint64_t(buffers.sendcount), buffers.sendtype) ||
-                       sends_from_own_block(buffers, ctx.rank))))
+        (!in_place && null_data(buffers.sendbuf, std::uint64_t(buffers.sendcount), buffers.sendtype)))
         return std::nullopt;
+#ifdef OPEN_MPI
+    // Open MPI accepts a send buffer that is the rank's own block: the data are in place, and
+    // run so, with the other ranks (this rank alone at the native call hung them, found by
+    // review). A legacy code whose every rank passes its own block runs papshim's algorithm.
+    if (!in_place && sends_from_own_block(buffers, ctx.rank, type_extent(buffers.recvtype)))
+        buffers.sendbuf = MPI_IN_PLACE;
+#else
+    // MPICH's MPI_ERR_BUFFER, exactly where MPICH checks; the others may wait for this rank,
+    // as they do under MPICH's native call.
+    if (!in_place && (sends_from_own_block(buffers, ctx.rank, type_size(buffers.recvtype)) ||
+                      sends_from_own_block(buffers, ctx.rank, type_extent(buffers.recvtype))))
+        return std::nullopt;
+#endif
     // Over 2 GiB received: a piece, a staged block or a background receive could exceed an
     // int count of bytes and fail mid-call. The count and the type signature are the same on
     // every rank, so every rank leaves such a call to MPI before any message.
