@@ -219,15 +219,15 @@ int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, 
     if (mode == Mode::off || comm == MPI_COMM_NULL) return native();
     if (mode == Mode::profile) return profile(kind, comm, caller, native, describe);
     const bool traced = runtime::records_in(mode);
-    // A handle MPI does not know: the native call and its error, with nothing else asked of
-    // MPI; papshim_get_last_algorithm says native, without creating a context.
-    const auto invalid_handles = [&] {
-        if (CommContext* ctx = runtime::existing_context(comm))
-            ctx->last_algorithm[std::size_t(kind)].store("native", std::memory_order_relaxed);
-        else
-            runtime::remember_native_call(comm, kind);
+    // The native call without creating a context: papshim_get_last_algorithm still says native,
+    // through `ctx` when there is one, else (`remember`) an attribute of the communicator.
+    const auto native_without_context = [&](CommContext* ctx, bool remember) {
+        if (ctx) ctx->last_algorithm[std::size_t(kind)].store("native", std::memory_order_relaxed);
+        else if (remember) runtime::remember_native_call(comm, kind);
         return native();
     };
+    // A handle MPI does not know: the native call and its error, nothing else asked of MPI.
+    const auto invalid_handles = [&] { return native_without_context(runtime::existing_context(comm), true); };
     if (!traced && mode == Mode::dispatch) {
         // Calls whose algorithm is native whatever the arrivals: no context, no clock.
         const runtime::NativeBelow fast = runtime::native_below(kind, comm);
@@ -244,10 +244,7 @@ int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, 
             // own algorithm, so its context, if it has one, says what ran; without one (no
             // larger call yet), an attribute remembers the native call. Creating the context
             // here cost every new communicator a duplicate and a broadcast.
-            CommContext* ctx = below && !fast.ctx ? runtime::existing_context(comm) : fast.ctx;
-            if (ctx) ctx->last_algorithm[std::size_t(kind)].store("native", std::memory_order_relaxed);
-            else if (below) runtime::remember_native_call(comm, kind);
-            return native();
+            return native_without_context(below && !fast.ctx ? runtime::existing_context(comm) : fast.ctx, below);
         }
     }
     if (!valid_handles()) return invalid_handles();
@@ -733,6 +730,11 @@ bool int_counts(const Count* counts_in, int n, MPI_Datatype type, std::vector<in
     return true;
 }
 
+// Whether MPI knows an Allgather(v)'s datatypes (valid_type); the send type is ignored in place.
+bool gather_types_valid(const void* sendbuf, MPI_Datatype sendtype, MPI_Datatype recvtype) {
+    return (sendbuf == MPI_IN_PLACE || valid_type(sendtype)) && valid_type(recvtype);
+}
+
 template <class Count, class Native>
 int allgather_call(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf, Count recvcount,
                    MPI_Datatype recvtype, MPI_Comm comm, const void* caller, Native&& native) {
@@ -751,7 +753,7 @@ int allgather_call(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, 
             return Shape{.bytes = block * std::uint64_t(ctx.size), .segment = block};
         },
         [&] { return quick_vector_bytes(comm, recvcount, recvtype); },
-        [&] { return (sendbuf == MPI_IN_PLACE || valid_type(sendtype)) && valid_type(recvtype); });
+        [&] { return gather_types_valid(sendbuf, sendtype, recvtype); });
 }
 
 template <class Count, class Displacement, class Native>
@@ -795,7 +797,7 @@ int allgatherv_call(const void* sendbuf, Count sendcount, MPI_Datatype sendtype,
             return Shape{.bytes = total, .segment = largest, .blocks = block_bytes};
         },
         [&] { return mean_block_bytes(comm, recvcounts, recvtype); },
-        [&] { return (sendbuf == MPI_IN_PLACE || valid_type(sendtype)) && valid_type(recvtype); });
+        [&] { return gather_types_valid(sendbuf, sendtype, recvtype); });
 }
 
 // A Reduce (its root as the caller gave it) or an Allreduce (root -1).
