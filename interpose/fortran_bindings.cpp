@@ -43,6 +43,20 @@ void fortran_mpi_query_thread(MPI_Fint* provided, MPI_Fint* ierr, const void*) {
     *provided = level;
 }
 
+// MPI_Comm_free and MPI_Comm_disconnect: through the C hooks (lifecycle.cpp), which keep a
+// context alive for the communicator's delete callbacks.
+void fortran_mpi_comm_free(MPI_Fint* comm, MPI_Fint* ierr, const void*) {
+    MPI_Comm c = PMPI_Comm_f2c(*comm);
+    set_ierror(ierr, MPI_Comm_free(&c));
+    *comm = PMPI_Comm_c2f(c);
+}
+
+void fortran_mpi_comm_disconnect(MPI_Fint* comm, MPI_Fint* ierr, const void*) {
+    MPI_Comm c = PMPI_Comm_f2c(*comm);
+    set_ierror(ierr, MPI_Comm_disconnect(&c));
+    *comm = PMPI_Comm_c2f(c);
+}
+
 }  // namespace
 
 // X(lower_name, (Fortran parameters), (arguments of the wrapper)): the mpi_f08 symbol.
@@ -55,6 +69,8 @@ PAPSHIM_FORTRAN_F08(mpi_init_thread, (MPI_Fint* required, MPI_Fint* provided, MP
                     (required, provided, ierr))
 PAPSHIM_FORTRAN_F08(mpi_finalize, (MPI_Fint* ierr), (ierr))
 PAPSHIM_FORTRAN_F08(mpi_abort, (MPI_Fint* comm, MPI_Fint* errorcode, MPI_Fint* ierr), (comm, errorcode, ierr))
+PAPSHIM_FORTRAN_F08(mpi_comm_free, (MPI_Fint* comm, MPI_Fint* ierr), (comm, ierr))
+PAPSHIM_FORTRAN_F08(mpi_comm_disconnect, (MPI_Fint* comm, MPI_Fint* ierr), (comm, ierr))
 
 #ifdef PAPSHIM_OPEN_MPI
 
@@ -162,5 +178,7 @@ PAPSHIM_FORTRAN_MANGLINGS(mpi_init_thread, MPI_INIT_THREAD, (MPI_Fint* required,
 PAPSHIM_FORTRAN_MANGLINGS(mpi_finalize, MPI_FINALIZE, (MPI_Fint* ierr), (ierr))
 PAPSHIM_FORTRAN_MANGLINGS(mpi_abort, MPI_ABORT, (MPI_Fint* comm, MPI_Fint* errorcode, MPI_Fint* ierr),
                           (comm, errorcode, ierr))
+PAPSHIM_FORTRAN_MANGLINGS(mpi_comm_free, MPI_COMM_FREE, (MPI_Fint* comm, MPI_Fint* ierr), (comm, ierr))
+PAPSHIM_FORTRAN_MANGLINGS(mpi_comm_disconnect, MPI_COMM_DISCONNECT, (MPI_Fint* comm, MPI_Fint* ierr), (comm, ierr))
 
 #endif

@@ -85,7 +85,25 @@ PAPSHIM_EXPORT int MPI_Query_thread(int* provided) {
 
 PAPSHIM_EXPORT int MPI_Finalize(void) {
     papshim::runtime::finalise();
-    return PMPI_Finalize();
+    const int rc = PMPI_Finalize();
+    papshim::runtime::after_mpi_finalize();
+    return rc;
+}
+
+// A communicator's free deletes its attributes, and a user's delete callback may still call
+// collectives on it: the runtime keeps its context for them until the free returns.
+PAPSHIM_EXPORT int MPI_Comm_free(MPI_Comm* comm) {
+    const bool tracked = comm && papshim::runtime::begin_free(*comm);
+    const int rc = PMPI_Comm_free(comm);
+    if (tracked) papshim::runtime::end_free();
+    return rc;
+}
+
+PAPSHIM_EXPORT int MPI_Comm_disconnect(MPI_Comm* comm) {
+    const bool tracked = comm && papshim::runtime::begin_free(*comm);
+    const int rc = PMPI_Comm_disconnect(comm);
+    if (tracked) papshim::runtime::end_free();
+    return rc;
 }
 
 // The job ends here without MPI_Finalize: write this rank's buffered trace records first,

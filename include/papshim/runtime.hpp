@@ -133,8 +133,14 @@ inline Mode mode() { return current_mode.load(std::memory_order_relaxed); }
 // collectively; on invalid or inconsistent configuration prints one line and exits.
 // `thread_multiple`: MPI provides MPI_THREAD_MULTIPLE here (the helper thread may run if every rank has it).
 void initialise(const AlgorithmNames& names, bool thread_multiple);
-// Called by MPI_Finalize before PMPI_Finalize: writes the trace, frees every context.
+// Called by MPI_Finalize before PMPI_Finalize. The trace is written and every context freed
+// when PMPI_Finalize deletes papshim's attribute of MPI_COMM_SELF, after the application's
+// (whose callbacks' collectives are recorded, and run natively); here only if that attribute
+// could not be set.
 void finalise();
+// Called by MPI_Finalize after PMPI_Finalize: if MPI never deleted that attribute, saves this
+// rank's records for papshim-report --recover and says so.
+void after_mpi_finalize();
 
 // The context of `comm`, created on first use (collective over `comm`: it duplicates it).
 CommContext& context(MPI_Comm comm);
@@ -189,6 +195,12 @@ std::int64_t global_ns(std::uint64_t ticks);
 MPI_Comm private_comm(CommContext& ctx);
 // The context if `comm` already has one (no communication), else nullptr.
 CommContext* existing_context(MPI_Comm comm);
+// Around PMPI_Comm_free/PMPI_Comm_disconnect of `comm` (the hooks): collectives that delete
+// callbacks call on it meanwhile keep (or get) a context that is freed by end_free() once
+// the free has returned, instead of one attached to the dying communicator. begin_free says
+// whether end_free must follow (not before MPI_Init or after MPI_Finalize).
+bool begin_free(MPI_Comm comm);
+void end_free();
 // A call that went to MPI on the fast path of a communicator without a context: remembered
 // in an attribute of its own (one bit per collective, no allocation), so that
 // papshim_get_last_algorithm can say "native" without the context, whose creation is

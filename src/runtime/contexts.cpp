@@ -32,6 +32,28 @@ struct LastContext {
 static_assert(std::is_trivially_destructible_v<LastContext>, "PAPSHIM_STARTUP_TLS");
 PAPSHIM_STARTUP_TLS thread_local LastContext last_context;
 
+// The communicators this thread is freeing (the MPI_Comm_free and MPI_Comm_disconnect hooks;
+// MPI_COMM_SELF while MPI_Finalize deletes its attributes), innermost last, with the context
+// whose attribute MPI deleted meanwhile. MPI deletes a communicator's attributes newest first,
+// so a user's attribute set before the communicator's first collective is deleted after
+// papshim's, and its callback may still call collectives on the communicator: they find the
+// context here (or one made here, without an attribute), freed once the free has returned.
+// Made again through the attribute, it would be attached to a communicator MPI is destroying,
+// and MPI_Finalize would free it through a stale handle, or through a new communicator's.
+struct Freeing {
+    MPI_Comm comm{};
+    CommContext* ctx = nullptr;
+};
+constexpr int kMaxFreeing = 8;  // frees nested in delete callbacks; deeper ones are not tracked
+PAPSHIM_STARTUP_TLS thread_local Freeing freeing[kMaxFreeing];
+PAPSHIM_STARTUP_TLS thread_local int freeing_count = 0;
+
+Freeing* being_freed(MPI_Comm comm) {
+    for (int i = freeing_count; i-- > 0;)
+        if (freeing[i].comm == comm) return &freeing[i];
+    return nullptr;
+}
+
 void free_context(CommContext* ctx) {
     {
         std::lock_guard guard(contexts_lock);
@@ -48,9 +70,15 @@ void free_context(CommContext* ctx) {
     delete ctx;
 }
 
-// The attribute's delete callback: MPI_Comm_free (collective) or MPI_Finalize.
-int delete_attribute(MPI_Comm, int, void* value, void*) {
-    free_context(static_cast<CommContext*>(value));
+// The attribute's delete callback: MPI_Comm_free (collective) or MPI_Finalize. While a hook
+// frees the communicator, the context lives until the free returns (Freeing).
+int delete_attribute(MPI_Comm comm, int, void* value, void*) {
+    auto* ctx = static_cast<CommContext*>(value);
+    if (Freeing* f = being_freed(comm); f && !f->ctx) {
+        f->ctx = ctx;
+        return MPI_SUCCESS;
+    }
+    free_context(ctx);
     return MPI_SUCCESS;
 }
 
@@ -94,7 +122,9 @@ void describe_new_communicator(CommContext& ctx) {
     int found = 0;
     PMPI_Comm_get_attr(comm, s.keyval, &value, &found);
     auto* ctx = static_cast<CommContext*>(value);
-    if (!found) {
+    Freeing* dying = found ? nullptr : being_freed(comm);
+    if (dying && dying->ctx) ctx = dying->ctx;
+    else if (!found) {
         // First use: every rank reaches this in the same collective call (MPI orders
         // collectives on a communicator), so the duplicate and the broadcast match.
         ctx = new CommContext;
@@ -114,7 +144,8 @@ void describe_new_communicator(CommContext& ctx) {
             live_contexts.push_back(ctx);
         }
         update_policy(*ctx);
-        PMPI_Comm_set_attr(comm, s.keyval, ctx);
+        if (dying) dying->ctx = ctx;  // no attribute on a communicator being destroyed
+        else PMPI_Comm_set_attr(comm, s.keyval, ctx);
         if (s.config.verbose >= 2 && !ctx->inter) describe_new_communicator(*ctx);
     }
     last = {comm, ctx, gen};
@@ -220,7 +251,20 @@ CommContext* existing_context(MPI_Comm comm) {
     void* value = nullptr;
     int found = 0;
     PMPI_Comm_get_attr(comm, state().keyval, &value, &found);
-    return found ? static_cast<CommContext*>(value) : nullptr;
+    if (found) return static_cast<CommContext*>(value);
+    const Freeing* dying = being_freed(comm);
+    return dying ? dying->ctx : nullptr;
+}
+
+bool begin_free(MPI_Comm comm) {
+    if (!state().initialised || comm == MPI_COMM_NULL || freeing_count == kMaxFreeing) return false;
+    freeing[freeing_count++] = {comm, nullptr};
+    return true;
+}
+
+void end_free() {
+    const Freeing done = freeing[--freeing_count];
+    if (done.ctx) free_context(done.ctx);
 }
 
 namespace {
@@ -236,6 +280,7 @@ std::uintptr_t native_call_bits(MPI_Comm comm) {
 }  // namespace
 
 void remember_native_call(MPI_Comm comm, Collective collective) {
+    if (being_freed(comm)) return;  // no attribute on a communicator being destroyed
     const std::uintptr_t bits = native_call_bits(comm), bit = std::uintptr_t{1} << int(collective);
     if ((bits & bit) == 0) PMPI_Comm_set_attr(comm, state().native_calls_keyval, reinterpret_cast<void*>(bits | bit));
 }
@@ -286,18 +331,13 @@ const schedule::Schedule& CommContext::schedule_for(const ScheduleKey& key) {
     return it->second;
 }
 
-namespace detail {
-
-void create_context_keyval(State& s) {
-    PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_attribute, &s.keyval, nullptr);
-    PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &s.native_calls_keyval, nullptr);
-}
+namespace {
 
 // By the id every member agrees on (agree_on_id), newest leader's ordinal first: two
 // communicators that share ranks are freed in the same relative order on all of them, however
 // their threads raced to make the contexts. An inter-communicator's id is its rank's own, but
 // its context holds nothing freed collectively over a node: those go last, newest first.
-void free_remaining_contexts(State& s) {
+std::vector<CommContext*> live_contexts_in_freeing_order() {
     std::vector<CommContext*> remaining;
     {
         std::lock_guard guard(contexts_lock);
@@ -307,7 +347,26 @@ void free_remaining_contexts(State& s) {
         if (a->inter != b->inter) return b->inter;
         return !a->inter && a->id > b->id;
     });
-    for (CommContext* ctx : remaining) PMPI_Comm_delete_attr(ctx->user, s.keyval);
+    return remaining;
+}
+
+}  // namespace
+
+namespace detail {
+
+void create_context_keyval(State& s) {
+    PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_attribute, &s.keyval, nullptr);
+    PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &s.native_calls_keyval, nullptr);
+}
+
+void free_remaining_contexts(State& s) {
+    for (CommContext* ctx : live_contexts_in_freeing_order()) PMPI_Comm_delete_attr(ctx->user, s.keyval);
+}
+
+void retire_planners() {
+    // Completes an exchange in flight and cancels background receives (collective over the
+    // planner's communicators, in the same order on every rank, as freeing the contexts is).
+    for (CommContext* ctx : live_contexts_in_freeing_order()) ctx->planner.reset();
 }
 
 }  // namespace detail

@@ -28,5 +28,8 @@ void finish_trace(State& s);
 void create_context_keyval(State& s);
 // Frees the contexts of communicators the application never freed (MPI_Finalize).
 void free_remaining_contexts(State& s);
+// Ends every context's planning (exchanges in flight completed, background receives
+// cancelled), before the helper thread stops at MPI_Finalize (collective).
+void retire_planners();
 
 }  // namespace papshim::runtime::detail

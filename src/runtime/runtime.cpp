@@ -134,6 +134,10 @@ bool valid_algorithm_name(Collective collective, std::string_view name) {
     return valid_algorithm(collective, name, known_names);
 }
 
+namespace {
+void arm_finish_at_self_deletion();  // below, with finalise()
+}  // namespace
+
 void initialise(const AlgorithmNames& names, bool thread_multiple) {
     State& s = state();
     if (s.initialised) return;
@@ -208,11 +212,19 @@ void initialise(const AlgorithmNames& names, bool thread_multiple) {
                                         [](std::uint64_t below) { return below == kAllCalls; });
     if (s.config.mode == Mode::profile || (s.config.mode == Mode::dispatch && (tracing() || !all_native)))
         context(MPI_COMM_WORLD);
+    arm_finish_at_self_deletion();
 }
 
-void finalise() {
-    State& s = state();
-    if (!s.initialised) return;
+namespace {
+
+// MPI_Finalize deletes MPI_COMM_SELF's attributes first, newest first, while MPI still works:
+// libraries (HDF5, PETSc) close files and call collectives from those callbacks. papshim's own
+// attribute there, set at the end of MPI_Init, is deleted after theirs: the trace is written
+// from its callback, so that their calls are in it.
+int self_keyval = MPI_KEYVAL_INVALID;
+bool self_tracked = false;  // MPI_COMM_SELF is being freed (begin_free) during those callbacks
+
+void finish(State& s) {
     current_mode.store(Mode::off);
     detail::finish_trace(s);
     detail::free_remaining_contexts(s);  // completes exchanges in flight (the helper drives them)
@@ -221,6 +233,47 @@ void finalise() {
     PMPI_Comm_free_keyval(&s.native_calls_keyval);
     PMPI_Comm_free(&s.self);
     PMPI_Comm_free(&s.world);
+    s.initialised = false;
+}
+
+int finish_at_self_deletion(MPI_Comm, int, void*, void*) {
+    if (self_tracked) end_free();
+    self_tracked = false;
+    if (state().initialised) finish(state());
+    return MPI_SUCCESS;
+}
+
+void arm_finish_at_self_deletion() {
+    if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, finish_at_self_deletion, &self_keyval, nullptr) != MPI_SUCCESS)
+        return;
+    if (PMPI_Comm_set_attr(MPI_COMM_SELF, self_keyval, nullptr) != MPI_SUCCESS) {
+        PMPI_Comm_free_keyval(&self_keyval);
+        self_keyval = MPI_KEYVAL_INVALID;
+    }
+}
+
+}  // namespace
+
+void finalise() {
+    State& s = state();
+    if (!s.initialised) return;
+    if (self_keyval == MPI_KEYVAL_INVALID) return finish(s);
+    // Until papshim's attribute goes, calls are recorded (native: the helper thread may not
+    // run into MPI_Finalize, so the planned algorithms stop here, alike on every rank).
+    detail::retire_planners();
+    plan::Progress::instance().stop();
+    current_mode.store(tracing() ? Mode::profile : Mode::off);
+    self_tracked = begin_free(MPI_COMM_SELF);
+}
+
+void after_mpi_finalize() {
+    State& s = state();
+    if (!s.initialised) return;
+    // An MPI that never deleted MPI_COMM_SELF's attributes: what papshim-report can recover.
+    current_mode.store(Mode::off);
+    save_trace_before_abort();
+    fmt::print(stderr, "papshim: MPI_Finalize did not delete MPI_COMM_SELF's attributes; the trace was not merged "
+                       "(papshim-report --recover DIR merges what each rank saved)\n");
     s.initialised = false;
 }
 
