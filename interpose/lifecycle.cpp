@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <string_view>
 #include <utility>
@@ -18,6 +19,10 @@ namespace {
 
 // The thread level the application asked for, when papshim raised the real one.
 int application_level = -1;
+bool runtime_started = false;  // MPI_Init or MPI_Init_thread succeeded
+// Sessions open: MPI_Finalize then leaves MPI_COMM_SELF's attributes to the last session's end
+// (MPICH), too late for the trace's merge over MPI_COMM_WORLD.
+int open_sessions = 0;
 
 // Whether this job's configuration can use the helper thread (DESIGN §5), read before MPI
 // exists; the full, collective check of every variable comes after MPI_Init. Only then is
@@ -65,6 +70,7 @@ int initialise(int* argc, char*** argv, int required, int* provided) {
     if (rc == MPI_SUCCESS) {
         papshim::interpose::probe_builtin_ops();  // even in off and profile: papshim_set_mode may switch
         papshim::runtime::initialise(papshim::algorithm_names(), actual == MPI_THREAD_MULTIPLE);
+        runtime_started = true;
     }
     return rc;
 }
@@ -84,11 +90,41 @@ PAPSHIM_EXPORT int MPI_Query_thread(int* provided) {
 }
 
 PAPSHIM_EXPORT int MPI_Finalize(void) {
-    papshim::runtime::finalise();
+    papshim::runtime::finalise(open_sessions == 0);
     const int rc = PMPI_Finalize();
     papshim::runtime::after_mpi_finalize();
     return rc;
 }
+
+#if MPI_VERSION >= 4
+// papshim starts in MPI_Init/MPI_Init_thread. A program that uses sessions only is left
+// alone; if PAPSHIM_* asks for something, say once (world rank 0, by the launcher's
+// variable) at exit that nothing was done.
+PAPSHIM_EXPORT int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session* session) {
+    static const bool registered = [] {
+        const char* rank = std::getenv("PMI_RANK");
+        bool configured = false;
+        for (char** variable = environ; *variable; ++variable)
+            configured = configured || std::string_view(*variable).starts_with("PAPSHIM_");
+        if (!configured || (rank && std::string_view(rank) != "0")) return false;
+        return std::atexit([] {
+            if (runtime_started) return;
+            std::fputs("papshim: this program used MPI sessions without MPI_Init; papshim starts in MPI_Init and "
+                       "MPI_Init_thread, so its collectives ran unchanged and untraced\n", stderr);
+        }) == 0;
+    }();
+    (void)registered;
+    const int rc = PMPI_Session_init(info, errhandler, session);
+    if (rc == MPI_SUCCESS) ++open_sessions;
+    return rc;
+}
+
+PAPSHIM_EXPORT int MPI_Session_finalize(MPI_Session* session) {
+    const int rc = PMPI_Session_finalize(session);
+    if (rc == MPI_SUCCESS && open_sessions > 0) --open_sessions;
+    return rc;
+}
+#endif
 
 // A communicator's free deletes its attributes, and a user's delete callback may still call
 // collectives on it: the runtime keeps its context for them until the free returns.

@@ -111,9 +111,12 @@ void Planner::enter(const void* site, const predict::Signature& signature, std::
     if (comm_ == MPI_COMM_NULL) {
         // The first exchange on this communicator: every rank decides it alike, so the
         // duplicate is collective in step.
-        PMPI_Comm_dup(priv_, &comm_);
+        // A failure (the MPI out of communicators) is the same on every rank: end with it.
+        if (const int rc = PMPI_Comm_dup(priv_, &comm_); rc != MPI_SUCCESS)
+            abort_on_internal_error("duplicating the communicator for the exchange of predictions", rc);
         PMPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
-        PMPI_Comm_dup(priv_, &data_comm_);
+        if (const int rc = PMPI_Comm_dup(priv_, &data_comm_); rc != MPI_SUCCESS)
+            abort_on_internal_error("duplicating the communicator for background receives", rc);
         PMPI_Comm_set_errhandler(data_comm_, MPI_ERRORS_RETURN);
     }
 

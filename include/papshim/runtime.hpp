@@ -135,9 +135,10 @@ inline Mode mode() { return current_mode.load(std::memory_order_relaxed); }
 void initialise(const AlgorithmNames& names, bool thread_multiple);
 // Called by MPI_Finalize before PMPI_Finalize. The trace is written and every context freed
 // when PMPI_Finalize deletes papshim's attribute of MPI_COMM_SELF, after the application's
-// (whose callbacks' collectives are recorded, and run natively); here only if that attribute
-// could not be set.
-void finalise();
+// (whose callbacks' collectives are recorded, and run natively); here if that attribute could
+// not be set, or if `self_attributes_deleted` is false (MPI sessions are open, and MPI deletes
+// them at the last session's end, when MPI_COMM_WORLD is gone).
+void finalise(bool self_attributes_deleted);
 // Called by MPI_Finalize after PMPI_Finalize: if MPI never deleted that attribute, saves this
 // rank's records for papshim-report --recover and says so.
 void after_mpi_finalize();

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "internal.hpp"
+#include "papshim/progress.hpp"
 
 namespace papshim::runtime {
 namespace {
@@ -52,6 +53,16 @@ Freeing* being_freed(MPI_Comm comm) {
     for (int i = freeing_count; i-- > 0;)
         if (freeing[i].comm == comm) return &freeing[i];
     return nullptr;
+}
+
+// papshim's own communicators and node window: a failure (MPICH's 2048 communicator ids
+// exhausted by an application's communicators and papshim's beside them) would give wrong
+// results or a crash later; every rank of the communicator fails alike (the ids are agreed
+// collectively), so the job ends with the reason.
+void expect_made(int rc) {
+    if (rc != MPI_SUCCESS)
+        plan::abort_on_internal_error("making papshim's own communicator or node window (the MPI may have run out of "
+                                      "communicators; README, Known limits)", rc);
 }
 
 void free_context(CommContext* ctx) {
@@ -164,11 +175,11 @@ CommContext& context(MPI_Comm comm) {
 MPI_Comm node_communicator(CommContext& ctx) {
     std::lock_guard guard(ctx.lock);
     if (ctx.node == MPI_COMM_NULL && !ctx.inter) {
-        PMPI_Comm_split_type(private_comm(ctx), MPI_COMM_TYPE_SHARED, ctx.rank, MPI_INFO_NULL, &ctx.node);
+        expect_made(PMPI_Comm_split_type(private_comm(ctx), MPI_COMM_TYPE_SHARED, ctx.rank, MPI_INFO_NULL, &ctx.node));
         if (const int node_size = state().config.node_size; node_size > 0) {
             // Virtual nodes: consecutive world ranks, never wider than the real node.
             MPI_Comm shared = ctx.node;
-            PMPI_Comm_split(shared, state().world_rank / node_size, ctx.rank, &ctx.node);
+            expect_made(PMPI_Comm_split(shared, state().world_rank / node_size, ctx.rank, &ctx.node));
             PMPI_Comm_free(&shared);
         }
         PMPI_Comm_set_errhandler(ctx.node, MPI_ERRORS_RETURN);
@@ -202,7 +213,7 @@ node::NodeView& node_view(CommContext& ctx) {
     PMPI_Comm_size(node, &view->local_size);
     // Node leaders (local rank 0) in the order of their communicator ranks; every member
     // learns its node's index, and everyone every rank's node and local rank.
-    PMPI_Comm_split(private_comm(ctx), view->local_rank == 0 ? 0 : MPI_UNDEFINED, ctx.rank, &view->leaders);
+    expect_made(PMPI_Comm_split(private_comm(ctx), view->local_rank == 0 ? 0 : MPI_UNDEFINED, ctx.rank, &view->leaders));
     if (view->leaders != MPI_COMM_NULL) {
         PMPI_Comm_set_errhandler(view->leaders, MPI_ERRORS_RETURN);
         PMPI_Comm_rank(view->leaders, &view->node_index);
@@ -224,8 +235,8 @@ node::NodeView& node_view(CommContext& ctx) {
     const std::size_t slot = state().config.shm_slot;
     const std::size_t bytes = node::Segment::bytes_for(view->local_size, slot);
     void* base = nullptr;
-    PMPI_Win_allocate_shared(MPI_Aint(view->local_rank == 0 ? bytes : 0), 1, MPI_INFO_NULL, node, &base,
-                             &view->window);
+    expect_made(PMPI_Win_allocate_shared(MPI_Aint(view->local_rank == 0 ? bytes : 0), 1, MPI_INFO_NULL, node, &base,
+                                         &view->window));
     MPI_Aint size = 0;
     int unit = 0;
     PMPI_Win_shared_query(view->window, 0, &size, &unit, &base);
@@ -239,7 +250,7 @@ node::NodeView& node_view(CommContext& ctx) {
 
 MPI_Comm private_comm(CommContext& ctx) {
     if (ctx.private_dup == MPI_COMM_NULL) {
-        PMPI_Comm_dup(ctx.user, &ctx.private_dup);
+        expect_made(PMPI_Comm_dup(ctx.user, &ctx.private_dup));
         PMPI_Comm_set_errhandler(ctx.private_dup, MPI_ERRORS_RETURN);
     }
     return ctx.private_dup;

@@ -254,10 +254,10 @@ void arm_finish_at_self_deletion() {
 
 }  // namespace
 
-void finalise() {
+void finalise(bool self_attributes_deleted) {
     State& s = state();
     if (!s.initialised) return;
-    if (self_keyval == MPI_KEYVAL_INVALID) return finish(s);
+    if (self_keyval == MPI_KEYVAL_INVALID || !self_attributes_deleted) return finish(s);
     // Until papshim's attribute goes, calls are recorded (native: the helper thread may not
     // run into MPI_Finalize, so the planned algorithms stop here, alike on every rank).
     detail::retire_planners();
