@@ -139,8 +139,12 @@ bool write_index(const std::string& dir, const Index& index, std::string& error)
 Index read_index(const std::string& path);
 // Removes the spill files and indexes of ranks 0..world_size-1.
 void remove_rank_files(const std::string& dir, int world_size);
-// The files the merge and MPI_Finalize write; MPI_Init removes an earlier job's.
+// The files the merge and MPI_Finalize write; MPI_Init removes an earlier papshim trace's
+// (remove_earlier_outputs), never files of these names in a directory that is not one.
 inline constexpr const char* merged_outputs[] = {"calls.csv", "trace.json", "summary.txt"};
+// The plots papshim-report writes beside a trace (docs/report.md, Plots):
+// plot-sites.csv, plot-data.csv, pap-omega.png and pap-heatmap-<site number>.png.
+inline constexpr const char* plot_inputs[] = {"plot-sites.csv", "plot-data.csv"};
 
 // How each rank's records ended, as the merge found them.
 struct RankEnd {
@@ -209,11 +213,37 @@ struct ClaimOwner {
 struct Claim {
     std::string dir;                   // the directory claimed; empty when none could be
     std::vector<std::string> skipped;  // directories held by other jobs, each with its owner
+    std::vector<std::string> foreign;  // directories that hold files of papshim's names but are no
+                                       // papshim trace, each with those names: left untouched
+    bool replaces_trace = false;       // `dir` holds an earlier papshim trace, which the job replaces
     std::string error;                 // why none could be claimed
 };
 
-// Claims `wanted` for this job (creating it), or when another job holds it, the first of
-// `wanted`.1 .. .99 that no job holds. The lock records `owner`.
+// What a directory holds, as far as a job that traces into it is concerned. It is an earlier
+// papshim trace when its meta.txt is papshim's (a `papshim_version=` line, which papshim
+// writes first at MPI_Init); then the job may replace that trace's files. Otherwise any file
+// of papshim's names (calls.csv, trace.json, summary.txt, meta.txt, papshim.lock, spill files,
+// pap-*.png, plot-*.csv, and their `.new` temporaries) is someone else's, and the directory
+// is not papshim's to write: `foreign`. Files of other names never count.
+struct DirectoryContents {
+    bool earlier_trace = false;
+    std::vector<std::string> papshim_names;  // files of papshim's names found, sorted
+    bool foreign() const { return !earlier_trace && !papshim_names.empty(); }
+};
+// `ignore_lock`: papshim.lock does not count (the caller holds it). A missing directory is empty.
+DirectoryContents inspect_directory(const std::string& dir, bool ignore_lock = false);
+bool is_papshim_file_name(std::string_view name);
+// Whether `path` is a meta.txt papshim wrote.
+bool is_papshim_meta(const std::string& path);
+// Removes an earlier papshim trace's merged files (merged_outputs, and their `.new`
+// temporaries) and the plots papshim-report wrote beside it (plot_inputs, pap-omega.png,
+// pap-heatmap-N.png), so none of them passes for the new job's. Only for a directory that
+// inspect_directory found to be an earlier trace.
+void remove_earlier_outputs(const std::string& dir);
+
+// Claims `wanted` for this job (creating it), or when another job holds it, or it holds
+// files of papshim's names without being a papshim trace (DirectoryContents::foreign), the
+// first of `wanted`.1 .. .99 that is free. The lock records `owner`.
 Claim claim_directory(const std::string& wanted, const ClaimOwner& owner);
 // The lock of `dir`; nullopt when there is none (or it cannot be read).
 std::optional<ClaimOwner> claim_owner(const std::string& dir);

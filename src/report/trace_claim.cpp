@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <ctime>
@@ -38,7 +40,88 @@ std::string candidate(const std::string& wanted, int suffix) {
     return fmt::format("{}.{}", base, suffix);
 }
 
+bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
+bool ends_with(std::string_view s, std::string_view suffix) {
+    return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+bool all_digits(std::string_view s) {
+    return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit((unsigned char)c) != 0; });
+}
+
+// "calls.csv, summary.txt and 3 more"
+std::string list_names(const std::vector<std::string>& names) {
+    constexpr std::size_t shown = 4;
+    std::string text;
+    for (std::size_t i = 0; i < names.size() && i < shown; ++i) text += (i ? ", " : "") + names[i];
+    if (names.size() > shown) text += fmt::format(" and {} more", names.size() - shown);
+    return text;
+}
+
 }  // namespace
+
+bool is_papshim_file_name(std::string_view name) {
+    if (ends_with(name, ".new")) name.remove_suffix(4);  // replace_file's and the merge's temporaries
+    for (const char* fixed : {"calls.csv", "trace.json", "summary.txt", "meta.txt", claim_file})
+        if (name == fixed) return true;
+    if (starts_with(name, ".papshim-rank-")) {
+        std::string_view rank = name.substr(std::string_view(".papshim-rank-").size());
+        if (ends_with(rank, ".bin")) rank.remove_suffix(4);
+        else if (ends_with(rank, ".index")) rank.remove_suffix(6);
+        else return false;
+        return all_digits(rank);
+    }
+    return (starts_with(name, "pap-") && ends_with(name, ".png")) || (starts_with(name, "plot-") && ends_with(name, ".csv"));
+}
+
+bool is_papshim_meta(const std::string& path) {
+    std::error_code failed;
+    if (!std::filesystem::is_regular_file(path, failed)) return false;
+    std::ifstream in(path);
+    std::string line;
+    for (int read = 0; read < 64 && std::getline(in, line); ++read)  // papshim writes it first
+        if (starts_with(line, "papshim_version=") && line.size() > std::string_view("papshim_version=").size())
+            return true;
+    return false;
+}
+
+DirectoryContents inspect_directory(const std::string& dir, bool ignore_lock) {
+    DirectoryContents contents;
+    std::error_code failed;
+    for (std::filesystem::directory_iterator it(dir, failed), end; !failed && it != end; it.increment(failed)) {
+        const std::string name = it->path().filename().string();
+        if (ignore_lock && name == claim_file) continue;
+        if (is_papshim_file_name(name)) contents.papshim_names.push_back(name);
+    }
+    if (failed && std::filesystem::exists(dir)) {  // unlistable: at least the fixed names
+        contents.papshim_names.clear();
+        for (const char* fixed : {"calls.csv", "trace.json", "summary.txt", "meta.txt"})
+            if (std::filesystem::exists(dir + "/" + fixed, failed)) contents.papshim_names.emplace_back(fixed);
+    }
+    std::sort(contents.papshim_names.begin(), contents.papshim_names.end());
+    contents.earlier_trace = is_papshim_meta(dir + "/meta.txt");
+    return contents;
+}
+
+void remove_earlier_outputs(const std::string& dir) {
+    // unlink, not remove: a directory of one of these names is not papshim's.
+    for (const char* name : merged_outputs) {
+        ::unlink((dir + "/" + name).c_str());
+        ::unlink((dir + "/" + name + ".new").c_str());
+    }
+    for (const char* name : plot_inputs) ::unlink((dir + "/" + name).c_str());
+    ::unlink((dir + "/pap-omega.png").c_str());
+    std::error_code failed;
+    std::vector<std::string> heatmaps;
+    for (std::filesystem::directory_iterator it(dir, failed), end; !failed && it != end; it.increment(failed)) {
+        const std::string name = it->path().filename().string();
+        std::string_view site = name;
+        if (!starts_with(site, "pap-heatmap-") || !ends_with(site, ".png")) continue;
+        site.remove_prefix(std::string_view("pap-heatmap-").size());
+        site.remove_suffix(4);
+        if (all_digits(site)) heatmaps.push_back(it->path().string());
+    }
+    for (const auto& path : heatmaps) ::unlink(path.c_str());
+}
 
 std::string ClaimOwner::describe() const {
     return fmt::format("host {}, pid {}, started {}", host.empty() ? "?" : host, pid, started.empty() ? "?" : started);
@@ -129,11 +212,20 @@ Claim claim_directory(const std::string& wanted, const ClaimOwner& owner) {
             claim.error = fmt::format("cannot write {}: {}", lock_path(dir), std::strerror(saved_errno));
             return claim;
         }
+        // Files of papshim's names that are not a papshim trace are someone else's: left as
+        // they are, and the job goes on to the next candidate.
+        const DirectoryContents contents = inspect_directory(dir, true);
+        if (contents.foreign()) {
+            ::unlink(lock_path(dir).c_str());
+            claim.foreign.push_back(fmt::format("{} holds {}", dir, list_names(contents.papshim_names)));
+            continue;
+        }
+        claim.replaces_trace = contents.earlier_trace;
         claim.dir = dir;
         return claim;
     }
-    claim.error = fmt::format("{} and {} more directories after it hold other jobs' traces", wanted,
-                              max_claim_suffix);
+    claim.error = fmt::format("{} and {} more directories after it hold other jobs' traces, or files of papshim's "
+                              "names that are not a papshim trace", wanted, max_claim_suffix);
     return claim;
 }
 

@@ -123,12 +123,15 @@ std::vector<VariableInfo> describe_variables(const AlgorithmNames& names) {
                                     char(std::toupper(collective_name(c)[0])), collective_name(c).substr(1))});
     }
     vars.push_back({"PAPSHIM_TRACE_DIR", std::string(default_profile_dir) + " (profile mode)", "a directory",
-                    "where calls.csv, trace.json, summary.txt and meta.txt are written at MPI_Finalize; "
-                    "created if missing; where another job's trace holds it (its papshim.lock), the job traces "
-                    "into DIR.1, DIR.2 ... and says so; in dispatch mode tracing happens only when it is set"});
+                    "where calls.csv, trace.json, summary.txt and meta.txt are written at MPI_Finalize, after "
+                    "which rank 0 says where in one line; created if missing; an earlier papshim trace there "
+                    "(its meta.txt is papshim's) is replaced, its plots too, and the job says so; where another "
+                    "job's trace holds it (its papshim.lock), or it holds files of papshim's names but is no "
+                    "papshim trace, it is left untouched: the job traces into DIR.1, DIR.2 ... and says so; in "
+                    "dispatch mode tracing happens only when it is set"});
     vars.push_back({"PAPSHIM_CALLSITE_DEPTH", "1", "1..16",
                     "stack frames above the MPI call that identify a call site"});
-    vars.push_back({"PAPSHIM_VERBOSE", "0", "0, 1, 2", "1: a line from rank 0 at init and finalize; 2: also a line per new communicator (ranks, nodes)"});
+    vars.push_back({"PAPSHIM_VERBOSE", "0", "0, 1, 2", "1: a line from rank 0 at init (the line at finalize that says where the trace is comes at every level); 2: also a line per new communicator (ranks, nodes)"});
     vars.push_back({"PAPSHIM_TRACE_BUFFER", "65536", "1..100000000",
                     "trace records kept in memory per rank before they are spilled to a file in the trace directory"});
     vars.push_back({"PAPSHIM_NODE_SIZE", "0", "0..1000000",

@@ -236,17 +236,27 @@ void register_names(const AlgorithmNames& names) {
 }
 
 // Rank 0 claims the trace directory for this job, or the next free one after it when
-// another job's trace holds it (trace::claim_directory); every rank gets the one claimed,
-// or an empty string and `error` when none could be.
-std::string claimed_directory(const State& s, std::string& error) {
+// another job's trace holds it or it holds files of papshim's names that are not a papshim
+// trace (trace::claim_directory); every rank gets the one claimed, or an empty string and
+// `error` when none could be. `replaces_trace` (rank 0): the directory holds an earlier
+// papshim trace.
+std::string claimed_directory(const State& s, std::string& error, bool& replaces_trace) {
     std::string claimed;
+    replaces_trace = false;
     if (s.world_rank == 0) {
         const trace::Claim claim = trace::claim_directory(s.config.trace_dir, trace::this_process());
         claimed = claim.dir;
         error = claim.error;
+        replaces_trace = claim.replaces_trace;
         for (const auto& held : claim.skipped)
             fmt::print(stderr, "papshim: {} holds the trace of another job, running or ended before its merge: "
                                "left as it is\n", held);
+        for (std::size_t i = 0; i < claim.foreign.size(); ++i) {
+            // One line each; the last says where the job traces (when no held directory's line does).
+            const bool last = i + 1 == claim.foreign.size() && claim.skipped.empty() && !claimed.empty();
+            fmt::print(stderr, "papshim: {} but is not a papshim trace (no meta.txt written by papshim): left as it "
+                               "is{}\n", claim.foreign[i], last ? fmt::format("; this job traces into {}", claimed) : "");
+        }
         if (!claim.skipped.empty() && !claimed.empty())
             fmt::print(stderr, "papshim: this job traces into {}; if no job uses {} any more, papshim-report --recover "
                                "{} recovers its trace, or remove {}/{}\n", claimed, s.config.trace_dir,
@@ -259,7 +269,8 @@ std::string claimed_directory(const State& s, std::string& error) {
 
 void open_trace(State& s) {
     std::string error;
-    const std::string claimed = claimed_directory(s, error);
+    bool replaces_trace = false;
+    const std::string claimed = claimed_directory(s, error, replaces_trace);
     bool ok = !claimed.empty();
     if (ok) {
         s.config.trace_dir = claimed;
@@ -289,11 +300,12 @@ void open_trace(State& s) {
         return;
     }
     if (s.world_rank == 0) {
-        // An earlier job's merged files would pass for this run's if it dies before its merge.
-        for (const char* name : trace::merged_outputs) {
-            const std::string path = s.config.trace_dir + "/" + name;
-            std::remove(path.c_str());
-            std::remove((path + ".new").c_str());
+        // An earlier trace's merged files and plots would pass for this run's (its plots
+        // always, its calls.csv if this job dies before its merge). Only a directory that is
+        // recognisably papshim's trace has them removed (claim_directory went past any other).
+        if (replaces_trace) {
+            trace::remove_earlier_outputs(s.config.trace_dir);
+            fmt::print(stderr, "papshim: replacing the earlier trace in {}\n", s.config.trace_dir);
         }
         write_meta(s, -1);
     }
@@ -344,17 +356,23 @@ void finish_trace(State& s) {
     if (records > trace::default_max_json_events)
         fmt::print(stderr, "papshim: trace.json holds the first {} of {} calls; calls.csv holds all\n",
                    trace::default_max_json_events, records);
+    long long calls = -1;  // complete and incomplete, from the report's analysis
     try {
+        const report::Analysis analysis = report::analyze_directory(s.config.trace_dir);
+        calls = 0;
+        for (const auto& site : analysis.sites) calls += (long long)(site.calls + site.incomplete);
         std::string failed;
-        if (!trace::replace_file(s.config.trace_dir + "/summary.txt", report::summarize_directory(s.config.trace_dir),
-                                 failed))
+        if (!trace::replace_file(s.config.trace_dir + "/summary.txt", report::format_summary(analysis), failed))
             throw std::runtime_error(failed);
     } catch (const std::exception& e) {
         fmt::print(stderr, "papshim: warning: summary.txt not written: {}\n", e.what());
     }
     // Last: a next job may now claim the directory and remove what this one merged there.
     trace::release_directory(s.config.trace_dir);
-    verbose(1, fmt::format("trace of {} records written to {}", records, s.config.trace_dir));
+    // Whatever PAPSHIM_VERBOSE says: where the trace went, and how to read it.
+    fmt::print(stderr, "papshim: trace of {} in {} (papshim-report {})\n",
+               calls >= 0 ? fmt::format("{} calls ({} records)", calls, records) : fmt::format("{} records", records),
+               s.config.trace_dir, s.config.trace_dir);
 }
 
 }  // namespace detail

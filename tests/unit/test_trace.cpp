@@ -387,6 +387,86 @@ TEST_CASE("a job claims its trace directory; another job's claim sends the next 
     CHECK_THAT(none.error, Catch::Contains("hold other jobs' traces"));
 }
 
+namespace {
+std::string text_of(const fs::path& file) {
+    std::ifstream in(file);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+}  // namespace
+
+TEST_CASE("papshim's file names") {
+    for (const char* name : {"calls.csv", "trace.json", "summary.txt", "meta.txt", "papshim.lock", "calls.csv.new",
+                             "meta.txt.new", ".papshim-rank-0.bin", ".papshim-rank-12.index", ".papshim-rank-3.index.new",
+                             "pap-omega.png", "pap-heatmap-4.png", "pap-anything.png", "plot-data.csv", "plot-x.csv"})
+        CHECK(trace::is_papshim_file_name(name));
+    for (const char* name : {"main.c", "summary.md", "calls.csv.bak", ".papshim-rank-x.bin", ".papshim-rank-1.txt",
+                             "pap-omega.jpg", "plot.csv", "meta.txt~"})
+        CHECK_FALSE(trace::is_papshim_file_name(name));
+}
+
+TEST_CASE("a directory of files named as papshim's that is no papshim trace is left untouched") {
+    TempDir parent;
+    const std::string wanted = (parent.path / "proj").string();
+    fs::create_directories(wanted);
+    std::ofstream(wanted + "/summary.txt") << "my thesis\n";
+    std::ofstream(wanted + "/main.c") << "int main(void) { return 0; }\n";
+    const auto claim = trace::claim_directory(wanted, trace::this_process());
+    CHECK(claim.dir == wanted + ".1");
+    CHECK(claim.skipped.empty());
+    REQUIRE(claim.foreign.size() == 1);
+    CHECK(claim.foreign[0] == wanted + " holds summary.txt");
+    CHECK_FALSE(claim.replaces_trace);
+    CHECK(text_of(wanted + "/summary.txt") == "my thesis\n");
+    CHECK_FALSE(fs::exists(wanted + "/" + trace::claim_file));  // its own lock taken away again
+    CHECK(trace::claim_owner(wanted + ".1"));
+
+    // A meta.txt that papshim did not write does not make it papshim's.
+    const std::string other = (parent.path / "other").string();
+    fs::create_directories(other);
+    std::ofstream(other + "/meta.txt") << "world_size=5\nrecords=1\nfinalized=1\n";
+    std::ofstream(other + "/pap-figure.png") << "png";
+    const auto contents = trace::inspect_directory(other);
+    CHECK(contents.foreign());
+    CHECK(contents.papshim_names == std::vector<std::string>{"meta.txt", "pap-figure.png"});
+    CHECK(trace::claim_directory(other, trace::this_process()).dir == other + ".1");
+}
+
+TEST_CASE("an empty directory or one of other files is traced into, its files kept") {
+    TempDir parent;
+    const std::string wanted = (parent.path / "src").string();
+    fs::create_directories(wanted);
+    std::ofstream(wanted + "/main.c") << "int main(void) { return 0; }\n";
+    const auto claim = trace::claim_directory(wanted, trace::this_process());
+    CHECK(claim.dir == wanted);
+    CHECK(claim.foreign.empty());
+    CHECK_FALSE(claim.replaces_trace);
+    CHECK(fs::exists(wanted + "/main.c"));
+    const std::string fresh = (parent.path / "fresh").string();
+    const auto created = trace::claim_directory(fresh, trace::this_process());
+    CHECK(created.dir == fresh);
+    CHECK_FALSE(created.replaces_trace);
+}
+
+TEST_CASE("an earlier papshim trace is replaced, its plots too, nothing else") {
+    TempDir parent;
+    const std::string wanted = (parent.path / "trace").string();
+    fs::create_directories(wanted);
+    std::ofstream(wanted + "/meta.txt") << "papshim_version=0.1.0\nmpi=openmpi\nworld_size=2\nrecords=8\nfinalized=1\n";
+    const std::vector<std::string> earlier = {"calls.csv", "trace.json", "summary.txt", "calls.csv.new",
+                                              "plot-sites.csv", "plot-data.csv", "pap-omega.png", "pap-heatmap-1.png",
+                                              "pap-heatmap-12.png"};
+    const std::vector<std::string> kept = {"main.c", "pap-heatmap-mine.png", "plot-mine.csv", "meta.txt"};
+    for (const auto& name : earlier) std::ofstream(wanted + "/" + name) << "earlier\n";
+    for (const auto& name : kept) std::ofstream(wanted + "/" + name, std::ios::app) << "";
+    const auto claim = trace::claim_directory(wanted, trace::this_process());
+    CHECK(claim.dir == wanted);
+    CHECK(claim.replaces_trace);
+    CHECK(claim.foreign.empty());
+    trace::remove_earlier_outputs(wanted);
+    for (const auto& name : earlier) CHECK_FALSE(fs::exists(wanted + "/" + name));
+    for (const auto& name : kept) CHECK(fs::exists(wanted + "/" + name));
+}
+
 TEST_CASE("a claim that cannot be made says why") {
     const auto claim = trace::claim_directory("/proc/papshim-no/trace", trace::this_process());
     CHECK(claim.dir.empty());

@@ -468,12 +468,13 @@ def case_abort(options, launcher):
         runs.append(("fortran-f08", "MPI_Abort", calls, [options.fortran_f08_program, str(calls), str(dying)], set()))
     for name, saved, made, app, functions in runs:
         directory = trace_dir(options, f"abort-{name}")
-        # An earlier job's finished trace in the folder: MPI_Init removes its merged files, so
-        # they cannot pass for this run's (recover_and_check: no calls.csv before the report).
+        # An earlier job's finished trace in the folder (its meta.txt is papshim's): MPI_Init removes
+        # its merged files, so they cannot pass for this run's (recover_and_check: no calls.csv
+        # before the report).
         directory.mkdir()
         for stale in ("calls.csv", "trace.json", "summary.txt"):
             (directory / stale).write_text("an earlier job's\n")
-        (directory / "meta.txt").write_text("world_size=5\nrecords=1\nfinalized=1\n")
+        (directory / "meta.txt").write_text("papshim_version=0.1.0\nworld_size=5\nrecords=1\nfinalized=1\n")
         env = launcher.shim_env(mode="profile", trace_dir=directory, trace_buffer=4096)
         run = execute(launcher.command(np, app, env))
         if run.returncode == 0:
@@ -535,6 +536,81 @@ def case_claimed_trace(options, launcher):
     print(f"a held folder is kept; papshim-report refuses to recover it: {report.stderr.strip()}")
 
 
+def finalize_line(run, directory, calls, ranks):
+    """The one line rank 0 prints after the merge: how many calls, where, and how to read them."""
+    expected = f"papshim: trace of {calls} calls ({calls * ranks} records) in {directory} (papshim-report {directory})"
+    found = [line for line in run.stderr.splitlines() if line.startswith("papshim: trace of ")]
+    if found != [expected]:
+        raise CheckFailed(f"expected exactly one line '{expected}' on stderr, found {found}\n{run.describe()}")
+
+
+def case_trace_dir(options, launcher):
+    """What a job may do in PAPSHIM_TRACE_DIR: a folder with files of papshim's names that is no papshim trace is
+    left untouched (the job traces into folder.1 and says so); a folder of unrelated files is traced into, those
+    files kept; an earlier papshim trace is replaced with its plots, and the job says so; every traced job ends
+    with one line saying where its trace is."""
+    np, iterations = 2, 2
+    calls = iterations * len(COLLECTIVES)
+    example = [str(Path(options.bin) / "imbalance"), "--iterations", str(iterations), "--count", "8"]
+
+    def run_into(directory, **extra):
+        env = launcher.shim_env(mode="profile", trace_dir=directory, **extra)
+        return expect_success(execute(launcher.command(np, example, env)))
+
+    # A user's folder that happens to hold a summary.txt: left as it is.
+    foreign = trace_dir(options, "trace-dir-foreign")
+    following = foreign.with_name(foreign.name + ".1")
+    shutil.rmtree(following, ignore_errors=True)
+    foreign.mkdir()
+    (foreign / "summary.txt").write_text("my thesis\n")
+    (foreign / "main.c").write_text("int main(void) { return 0; }\n")
+    run = run_into(foreign)
+    if sorted(p.name for p in foreign.iterdir()) != ["main.c", "summary.txt"] or \
+            (foreign / "summary.txt").read_text() != "my thesis\n":
+        raise CheckFailed(f"the job changed {foreign}, which is not a papshim trace: it holds "
+                          f"{sorted(p.name for p in foreign.iterdir())}, summary.txt says "
+                          f"{(foreign / 'summary.txt').read_text()!r}\n{run.describe()}")
+    said = [line for line in run.stderr.splitlines() if str(foreign) in line and "not a papshim trace" in line]
+    if len(said) != 1 or f"this job traces into {following}" not in said[0]:
+        raise CheckFailed(f"expected one line saying {foreign} is not a papshim trace and that the job traces "
+                          f"into {following}\n{run.describe()}")
+    check_complete(read_trace(following, options.docs), np, dict.fromkeys(COLLECTIVES, iterations), str(following))
+    finalize_line(run, following, calls, np)
+    print(f"a folder that is not a papshim trace is kept: {said[0]}")
+
+    # A folder of the user's own files only: traced into, the files kept.
+    plain = trace_dir(options, "trace-dir-plain")
+    plain.mkdir()
+    (plain / "main.c").write_text("int main(void) { return 0; }\n")
+    run = run_into(plain)
+    if (plain / "main.c").read_text() != "int main(void) { return 0; }\n" or "replacing" in run.stderr:
+        raise CheckFailed(f"the job changed the user's file in {plain} or claims to replace a trace\n{run.describe()}")
+    check_complete(read_trace(plain, options.docs), np, dict.fromkeys(COLLECTIVES, iterations), str(plain))
+    finalize_line(run, plain, calls, np)
+
+    # An earlier papshim trace with its plots: replaced, plots included; other files kept.
+    report = execute([str(Path(options.bin) / "papshim-report"), str(plain)])
+    if report.returncode != 0:
+        raise CheckFailed(f"papshim-report failed\n{report.describe()}")
+    plots = ["plot-sites.csv", "plot-data.csv", "pap-omega.png", "pap-heatmap-1.png"]
+    for name in plots:  # without matplotlib only the plot-*.csv are there
+        if not (plain / name).exists():
+            (plain / name).write_text("an earlier plot\n")
+    (plain / "pap-heatmap-mine.png").write_text("not one papshim-report writes\n")
+    run = run_into(plain, verbose=1)
+    left = [name for name in plots if (plain / name).exists()]
+    if left:
+        raise CheckFailed(f"the earlier trace's plots {left} are left in {plain}\n{run.describe()}")
+    if not (plain / "main.c").exists() or not (plain / "pap-heatmap-mine.png").exists():
+        raise CheckFailed(f"the job removed files papshim did not write from {plain}\n{run.describe()}")
+    replacing = [line for line in run.stderr.splitlines() if line == f"papshim: replacing the earlier trace in {plain}"]
+    if len(replacing) != 1:
+        raise CheckFailed(f"expected one line 'papshim: replacing the earlier trace in {plain}'\n{run.describe()}")
+    check_complete(read_trace(plain, options.docs), np, dict.fromkeys(COLLECTIVES, iterations), str(plain))
+    finalize_line(run, plain, calls, np)  # once, PAPSHIM_VERBOSE=1 or not
+    print(f"an earlier trace is replaced with its plots: {replacing[0]}")
+
+
 def case_type_sizes(options, launcher):
     """Predefined and derived datatypes, derived ones freed and made again: every record's size."""
     np = 3
@@ -556,7 +632,7 @@ def case_type_sizes(options, launcher):
 CASES = {"equivalence": case_equivalence, "abort": case_abort, "profile": case_profile, "invalid": case_invalid,
          "unwritable-trace": case_unwritable_trace, "fortran": case_fortran, "python": case_python,
          "papshim-run": case_launcher, "bench": case_bench,
-         "type-sizes": case_type_sizes, "claimed-trace": case_claimed_trace}
+         "type-sizes": case_type_sizes, "claimed-trace": case_claimed_trace, "trace-dir": case_trace_dir}
 
 
 def main():
