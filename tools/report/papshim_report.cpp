@@ -15,6 +15,7 @@
 
 #include "cli.hpp"
 #include "papshim/report.hpp"
+#include "papshim/trace_format.hpp"
 
 extern char** environ;
 
@@ -85,6 +86,34 @@ bool draw_plots(const report::Analysis& analysis, const Options& options) {
     return true;
 }
 
+// The trace directory `given` names: a directory, or a trace's calls.csv (its directory).
+// Empty, with `error` set, when `given` is none: missing, another file, or a directory that
+// holds no trace (no calls.csv, meta.txt or spill files). A directory with only a job's
+// papshim.lock is left to the recovery, which says whether that job still runs.
+std::string trace_directory(const std::string& given, std::string& error) {
+    std::error_code ec;
+    const fs::file_status status = fs::status(given, ec);
+    if (!fs::exists(status)) {
+        error = fmt::format("{}: no such directory", given);
+        return {};
+    }
+    std::string dir = given;
+    if (fs::is_regular_file(status) && fs::path(given).filename() == "calls.csv") {
+        dir = fs::path(given).parent_path().string();
+        if (dir.empty()) dir = ".";
+    } else if (!fs::is_directory(status)) {
+        error = fmt::format("{} is not a directory: give the trace directory (PAPSHIM_TRACE_DIR)", given);
+        return {};
+    }
+    const auto exists = [&](const char* name) { return fs::exists(fs::path(dir) / name, ec); };
+    if (!exists("calls.csv") && !exists("meta.txt") && !papshim::trace::has_spill_files(dir) &&
+        !exists(papshim::trace::claim_file)) {
+        error = fmt::format("{} is not a papshim trace (no calls.csv, meta.txt or spill files)", dir);
+        return {};
+    }
+    return dir;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -94,7 +123,7 @@ int main(int argc, char** argv) {
         app, "papshim-report DIR [--no-plots] [--top N] [--plots-dir PATH] [--recover]",
         "Prints the PAP report of trace directory DIR (PAPSHIM_TRACE_DIR) to stdout and draws its plots; see\n"
         "docs/report.md for what each number means. DIR holds calls.csv and meta.txt, or the spill files\n"
-        "of a job that died before MPI_Finalize, which are merged first.",
+        "of a job that died before MPI_Finalize, which are merged first. DIR/calls.csv stands for DIR.",
         "Exit status: 0 ok, 1 the report could not be written to stdout or its plots failed, 2 bad\n"
         "usage or an unreadable or malformed trace.", 18);
     app.add_option("DIR", options.dir, "trace directory with calls.csv and meta.txt (PAPSHIM_TRACE_DIR)");
@@ -120,9 +149,17 @@ int main(int argc, char** argv) {
         std::fputs(fmt::format("papshim-report: {} (see --help)\n", error).c_str(), stderr);
         return exit_bad;
     }
+    options.dir = trace_directory(options.dir, error);
+    if (options.dir.empty()) {
+        std::fputs(fmt::format("papshim-report: {}\n", error).c_str(), stderr);
+        return exit_bad;
+    }
     if (options.plots_dir.empty()) options.plots_dir = options.dir;
+    const bool only_a_lock = !fs::exists(fs::path(options.dir) / "calls.csv") &&
+                             !fs::exists(fs::path(options.dir) / "meta.txt") &&
+                             !papshim::trace::has_spill_files(options.dir);
     try {
-        if (options.recover || report::needs_recovery(options.dir)) {
+        if (options.recover || only_a_lock || report::needs_recovery(options.dir)) {
             const auto recovered = report::recover_directory(options.dir, options.recover);
             std::fputs(fmt::format("papshim-report: the run in {} did not reach MPI_Finalize; recovered {} records "
                                    "of {} ranks from its spill files into calls.csv and trace.json\n",

@@ -611,6 +611,46 @@ def case_trace_dir(options, launcher):
     print(f"an earlier trace is replaced with its plots: {replacing[0]}")
 
 
+def case_report_errors(options, launcher):
+    """papshim-report on what is not a trace directory: one line each, exit status 2; a trace's calls.csv
+    stands for its directory."""
+    tool = str(Path(options.bin) / "papshim-report")
+    work = trace_dir(options, "report-errors")
+    work.mkdir()
+    (work / "empty").mkdir()
+    (work / "source").mkdir()
+    (work / "source" / "main.c").write_text("int main(void) { return 0; }\n")
+    (work / "notes.txt").write_text("notes\n")
+    missing = work / "nonexist"
+    expected = [(missing, f"papshim-report: {missing}: no such directory"),
+                (work / "empty", f"papshim-report: {work / 'empty'} is not a papshim trace "
+                                 f"(no calls.csv, meta.txt or spill files)"),
+                (work / "source", f"papshim-report: {work / 'source'} is not a papshim trace "
+                                  f"(no calls.csv, meta.txt or spill files)"),
+                (work / "notes.txt", f"papshim-report: {work / 'notes.txt'} is not a directory: give the trace "
+                                     f"directory (PAPSHIM_TRACE_DIR)")]
+    for given, line in expected:
+        run = execute([tool, str(given), "--no-plots"])
+        if run.returncode != 2 or run.stderr.splitlines() != [line]:
+            raise CheckFailed(f"expected exit status 2 and the one line '{line}'\n{run.describe()}")
+        print(f"  {line}")
+    # A trace's calls.csv means its directory.
+    trace = work / "trace"
+    example = [str(Path(options.bin) / "imbalance"), "--iterations", "1", "--count", "4"]
+    expect_success(execute(launcher.command(2, example, launcher.shim_env(mode="profile", trace_dir=trace))))
+    run = execute([tool, str(trace / "calls.csv"), "--no-plots"])
+    if run.returncode != 0 or not run.stdout.startswith(f"papshim PAP report: {trace}\n"):
+        raise CheckFailed(f"papshim-report DIR/calls.csv should report on DIR\n{run.describe()}")
+    # A folder with only a running job's lock: the recovery's word on it.
+    held = work / "held"
+    held.mkdir()
+    (held / "papshim.lock").write_text(f"host={socket.gethostname()}\npid={os.getpid()}\nstarted=now\n")
+    run = execute([tool, str(held), "--no-plots"])
+    if run.returncode != 2 or len(run.stderr.splitlines()) != 1 or "still runs" not in run.stderr:
+        raise CheckFailed(f"expected one line saying the job that holds {held} still runs\n{run.describe()}")
+    print(f"papshim-report: errors in one line each; DIR/calls.csv reports on DIR; {run.stderr.strip()}")
+
+
 def case_type_sizes(options, launcher):
     """Predefined and derived datatypes, derived ones freed and made again: every record's size."""
     np = 3
@@ -632,7 +672,8 @@ def case_type_sizes(options, launcher):
 CASES = {"equivalence": case_equivalence, "abort": case_abort, "profile": case_profile, "invalid": case_invalid,
          "unwritable-trace": case_unwritable_trace, "fortran": case_fortran, "python": case_python,
          "papshim-run": case_launcher, "bench": case_bench,
-         "type-sizes": case_type_sizes, "claimed-trace": case_claimed_trace, "trace-dir": case_trace_dir}
+         "type-sizes": case_type_sizes, "claimed-trace": case_claimed_trace, "trace-dir": case_trace_dir,
+         "report-errors": case_report_errors}
 
 
 def main():
