@@ -314,7 +314,11 @@ void open_trace(State& s) {
     install_sigterm();
     // exit() without MPI_Finalize (an MPI error handler, the application giving up): save too.
     static bool at_exit_registered = false;
-    if (!at_exit_registered) at_exit_registered = std::atexit([] { save_early(trace::Saved::exit); }) == 0;
+    // quick_exit() runs its own handlers, not atexit's: a program that ends with it keeps its
+    // records too (saved as by exit()).
+    if (!at_exit_registered)
+        at_exit_registered = std::atexit([] { save_early(trace::Saved::exit); }) == 0 &&
+                             std::at_quick_exit([] { save_early(trace::Saved::exit); }) == 0;
 }
 
 void finish_trace(State& s) {
