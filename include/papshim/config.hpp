@@ -88,10 +88,15 @@ struct ConfigError {
 };
 
 // Parses every PAPSHIM_* variable; the first invalid one is reported. Unknown PAPSHIM_*
-// variables are errors too (a typo must not silently run the default).
+// variables are errors too (a typo must not silently run the default), but for the names
+// module systems give an installed package (PAPSHIM_ROOT, PAPSHIM_DIR, ...: module_variable)
+// that are not near misses of a variable (closest_variable).
 struct ParseResult {
     std::optional<Config> config;
     std::optional<ConfigError> error;
+    // A valid configuration with settings that have no effect (an algorithm outside dispatch
+    // mode): one line naming them and why, for world rank 0 to print; the job runs.
+    std::optional<std::string> warning;
 };
 ParseResult parse_config(const Lookup& lookup, const std::vector<std::string>& environment_names,
                          const AlgorithmNames& names);
@@ -99,6 +104,17 @@ ParseResult parse_config(const Lookup& lookup, const std::vector<std::string>& e
 // Validates one algorithm name for a collective ("native", "auto" or a known name).
 bool valid_algorithm(Collective c, std::string_view name, const AlgorithmNames& names);
 std::string algorithm_choices(Collective c, const AlgorithmNames& names);
+// "invalid PAPSHIM_REDUCE='ring': expected one of ...; ring is an Allgather(v)/Allreduce
+// algorithm": the choices, and the collectives that do have the name if it is another's.
+std::string invalid_algorithm_message(Collective c, std::string_view name, const AlgorithmNames& names);
+
+// The variable a PAPSHIM_* name is a near miss of: within 1 edit (a letter added, dropped or
+// changed, or two neighbours swapped) of a name whose part after PAPSHIM_ has up to 5
+// letters, 2 edits of a longer one; the closest, the first listed on a tie.
+std::optional<std::string> closest_variable(std::string_view name, const std::vector<VariableInfo>& vars);
+// PAPSHIM_ followed by anything ending in _ROOT, _DIR, _HOME, _PREFIX, _VERSION, _PATH, _LIB,
+// _INC, _INCLUDE, _LIBDIR, _INCDIR or _BIN (or just ROOT, DIR, ...): what module systems set.
+bool module_variable(std::string_view name);
 
 std::string_view mode_name(Mode m);
 std::optional<Mode> parse_mode(std::string_view s);

@@ -50,7 +50,98 @@ std::string escaped(std::string_view s) {
     return out;
 }
 
+// Edits (a letter added, dropped, changed, or two neighbours swapped) between a and b:
+// the optimal string alignment distance.
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+    std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+    for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+    for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i)
+        for (std::size_t j = 1; j <= b.size(); ++j) {
+            d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] != b[j - 1])});
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+                d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+        }
+    return d[a.size()][b.size()];
+}
+
+constexpr std::string_view variable_prefix = "PAPSHIM_";
+
+// What module systems (Spack, Lmod, EasyBuild) and packagers set for an installed package
+// <PKG>: <PKG>_ROOT, <PKG>_DIR, <PKG>_LIBRARY_PATH, ... A PAPSHIM_* name ending in one of
+// these is theirs, not a misspelt variable of papshim, unless it is close to one.
+constexpr std::array<std::string_view, 12> module_suffixes{"_ROOT", "_DIR",     "_HOME",   "_PREFIX",
+                                                           "_VERSION", "_PATH", "_LIB",    "_INC",
+                                                           "_INCLUDE", "_LIBDIR", "_INCDIR", "_BIN"};
+
+// "Allgather(v)/Allreduce": the collectives, other than `except`, that have algorithm `name`.
+std::string collectives_with(std::string_view name, Collective except, const AlgorithmNames& names) {
+    auto has = [&](Collective c) {
+        const auto& known = names[std::size_t(c)];
+        return c != except && std::find(known.begin(), known.end(), name) != known.end();
+    };
+    std::vector<std::string> found;
+    if (has(Collective::allgather) && has(Collective::allgatherv)) found.push_back("Allgather(v)");
+    else if (has(Collective::allgather)) found.push_back("Allgather");
+    else if (has(Collective::allgatherv)) found.push_back("Allgatherv");
+    if (has(Collective::reduce)) found.push_back("Reduce");
+    if (has(Collective::allreduce)) found.push_back("Allreduce");
+    std::string out;
+    for (const auto& f : found) out += (out.empty() ? "" : "/") + f;
+    return out;
+}
+
+// Settings of a valid configuration that change nothing, as one line; nullopt if none.
+std::optional<std::string> ineffective_settings(const Config& cfg, const Lookup& lookup) {
+    std::vector<std::string> reasons;
+    if (cfg.mode != Mode::dispatch) {
+        std::vector<std::string> chosen;
+        for (int i = 0; i < collective_count; ++i)
+            if (cfg.algorithm[std::size_t(i)] != "native")
+                chosen.push_back(fmt::format("{}={}", algorithm_variable(Collective(i)), cfg.algorithm[std::size_t(i)]));
+        if (!chosen.empty()) {
+            std::string list;
+            for (const auto& c : chosen) list += (list.empty() ? "" : ", ") + c;
+            reasons.push_back(fmt::format("{} {} no effect in {} mode: papshim's algorithms run only in dispatch mode "
+                                          "(PAPSHIM_MODE=dispatch, or papshim_set_mode)",
+                                          list, chosen.size() == 1 ? "has" : "have", mode_name(cfg.mode)));
+        }
+    }
+    // Off mode opens no trace, and papshim_set_mode cannot open one later.
+    if (cfg.mode == Mode::off)
+        if (const char* dir = lookup("PAPSHIM_TRACE_DIR"))
+            reasons.push_back(fmt::format("PAPSHIM_TRACE_DIR={} has no effect in off mode: nothing is traced", dir));
+    if (reasons.empty()) return std::nullopt;
+    std::string line;
+    for (const auto& r : reasons) line += (line.empty() ? "" : "; ") + r;
+    return line;
+}
+
 }  // namespace
+
+std::optional<std::string> closest_variable(std::string_view name, const std::vector<VariableInfo>& vars) {
+    if (!name.starts_with(variable_prefix)) return std::nullopt;
+    const std::string_view body = name.substr(variable_prefix.size());
+    std::optional<std::string> best;
+    std::size_t best_distance = 0;
+    for (const auto& v : vars) {
+        const std::string_view known = std::string_view(v.name).substr(variable_prefix.size());
+        const std::size_t allowed = known.size() <= 5 ? 1 : 2;  // MODE, WAIT: HOME is no typo of MODE
+        const std::size_t distance = edit_distance(body, known);
+        if (distance <= allowed && (!best || distance < best_distance)) {
+            best = v.name;
+            best_distance = distance;
+        }
+    }
+    return best;
+}
+
+bool module_variable(std::string_view name) {
+    // PAPSHIM_DIR too: the suffix's '_' may be the prefix's.
+    return name.starts_with(variable_prefix) &&
+           std::any_of(module_suffixes.begin(), module_suffixes.end(),
+                       [&](std::string_view suffix) { return name.ends_with(suffix); });
+}
 
 std::string_view collective_name(Collective c) { return collective_names[std::size_t(c)]; }
 
@@ -85,6 +176,15 @@ std::string algorithm_choices(Collective c, const AlgorithmNames& names) {
     std::string out = "native, auto";
     for (const auto& n : names[std::size_t(c)]) out += ", " + n;
     return out;
+}
+
+std::string invalid_algorithm_message(Collective c, std::string_view name, const AlgorithmNames& names) {
+    std::string message = fmt::format("invalid {}='{}': expected one of {}", algorithm_variable(c), name,
+                                      algorithm_choices(c, names));
+    // The name of another collective's algorithm: say whose, which is likely what was meant.
+    if (const std::string others = collectives_with(name, c, names); !others.empty())
+        message += fmt::format("; {} is {} {} algorithm", name, others.starts_with('A') ? "an" : "a", others);
+    return message;
 }
 
 std::vector<std::string> Config::canonical() const {
@@ -179,7 +279,7 @@ std::vector<VariableInfo> describe_variables(const AlgorithmNames& names) {
 ParseResult parse_config(const Lookup& lookup, const std::vector<std::string>& environment_names,
                          const AlgorithmNames& names) {
     Config cfg;
-    auto fail = [](std::string msg) { return ParseResult{std::nullopt, ConfigError{std::move(msg)}}; };
+    auto fail = [](std::string msg) { return ParseResult{std::nullopt, ConfigError{std::move(msg)}, std::nullopt}; };
     auto invalid = [&](std::string_view var, std::string_view value, std::string_view expected) {
         return fail(fmt::format("invalid {}='{}': expected {}", var, value, expected));
     };
@@ -188,11 +288,15 @@ ParseResult parse_config(const Lookup& lookup, const std::vector<std::string>& e
     for (const auto& env : environment_names) {
         if (env.rfind("PAPSHIM_", 0) != 0) continue;
         bool known = std::any_of(vars.begin(), vars.end(), [&](const VariableInfo& v) { return v.name == env; });
-        if (!known) {
-            std::string all;
-            for (const auto& v : vars) all += (all.empty() ? "" : ", ") + v.name;
-            return fail(fmt::format("unknown variable {}: papshim reads {}", env, all));
-        }
+        if (known) continue;
+        // A near miss of a variable is a typo, whatever its ending (PAPSHIM_TRACEDIR); a
+        // module system's PAPSHIM_ROOT, PAPSHIM_DIR ... is left alone.
+        if (auto close = closest_variable(env, vars))
+            return fail(fmt::format("unknown variable {}: did you mean {}?", env, *close));
+        if (module_variable(env)) continue;
+        std::string all;
+        for (const auto& v : vars) all += (all.empty() ? "" : ", ") + v.name;
+        return fail(fmt::format("unknown variable {}: papshim reads {}", env, all));
     }
 
     if (const char* v = lookup("PAPSHIM_MODE")) {
@@ -204,7 +308,7 @@ ParseResult parse_config(const Lookup& lookup, const std::vector<std::string>& e
         auto c = Collective(i);
         std::string var = algorithm_variable(c);
         if (const char* v = lookup(var.c_str())) {
-            if (!valid_algorithm(c, v, names)) return invalid(var, v, "one of " + algorithm_choices(c, names));
+            if (!valid_algorithm(c, v, names)) return fail(invalid_algorithm_message(c, v, names));
             cfg.algorithm[std::size_t(i)] = v;
         }
     }
@@ -271,7 +375,7 @@ ParseResult parse_config(const Lookup& lookup, const std::vector<std::string>& e
         if (value != "auto" && value != "mpi" && value != "yield") return invalid("PAPSHIM_WAIT", v, "one of auto, mpi, yield");
         cfg.wait = v;
     }
-    return ParseResult{cfg, std::nullopt};
+    return ParseResult{cfg, std::nullopt, ineffective_settings(cfg, lookup)};
 }
 
 }  // namespace papshim

@@ -65,6 +65,8 @@ void check_configuration(State& s, const ParseResult& parsed) {
     }
     if (int bad = detail::lowest_rank_with(s.world, rank, !difference.empty()); bad != INT_MAX)
         stop_job(s.world, difference, bad == rank);
+    // Every rank has rank 0's configuration now, so rank 0's word holds for all.
+    if (rank == 0 && parsed.warning) fmt::print(stderr, "papshim: warning: {}\n", *parsed.warning);
 }
 
 // Whether the configured algorithm of some collective satisfies `test(collective, name)`.

@@ -69,7 +69,8 @@ TEST_CASE("invalid values name the variable, the value and the choices") {
 
     auto alg = parse({{"PAPSHIM_REDUCE", "sparbit"}});  // sparbit is not a Reduce algorithm
     REQUIRE(alg.error);
-    CHECK(alg.error->message == "invalid PAPSHIM_REDUCE='sparbit': expected one of native, auto");
+    CHECK(alg.error->message ==
+          "invalid PAPSHIM_REDUCE='sparbit': expected one of native, auto; sparbit is an Allgather(v) algorithm");
 
     auto ag = parse({{"PAPSHIM_ALLGATHER", "nosuch"}});
     REQUIRE(ag.error);
@@ -90,6 +91,78 @@ TEST_CASE("an unknown PAPSHIM_ variable is an error, not a silent default") {
     auto r = parse({{"PAPSHIM_ALLGATHR", "ring"}});
     REQUIRE(r.error);
     CHECK(r.error->message.find("unknown variable PAPSHIM_ALLGATHR") == 0);
+}
+
+TEST_CASE("an invalid algorithm says which collectives have that name") {
+    AlgorithmNames names;
+    names[std::size_t(Collective::allgather)] = {"ring", "bruck"};
+    names[std::size_t(Collective::allgatherv)] = {"ring"};
+    names[std::size_t(Collective::reduce)] = {"binomial"};
+    names[std::size_t(Collective::allreduce)] = {"ring", "dynamic_leader"};
+    CHECK(invalid_algorithm_message(Collective::reduce, "ring", names) ==
+          "invalid PAPSHIM_REDUCE='ring': expected one of native, auto, binomial; "
+          "ring is an Allgather(v)/Allreduce algorithm");
+    CHECK(invalid_algorithm_message(Collective::allgatherv, "bruck", names) ==
+          "invalid PAPSHIM_ALLGATHERV='bruck': expected one of native, auto, ring; bruck is an Allgather algorithm");
+    CHECK(invalid_algorithm_message(Collective::allreduce, "binomial", names).ends_with(
+        "; binomial is a Reduce algorithm"));
+    // A name no collective has: the choices alone.
+    CHECK(invalid_algorithm_message(Collective::allreduce, "ringg", names) ==
+          "invalid PAPSHIM_ALLREDUCE='ringg': expected one of native, auto, ring, dynamic_leader");
+}
+
+TEST_CASE("a near miss of a variable is a typo with a suggestion, whatever its ending") {
+    const std::map<std::string, std::string> typos{
+        {"PAPSHIM_TRACEDIR", "PAPSHIM_TRACE_DIR"}, {"PAPSHIM_TRAC_DIR", "PAPSHIM_TRACE_DIR"},
+        {"PAPSHIM_TRACE_DIRR", "PAPSHIM_TRACE_DIR"}, {"PAPSHIM_ALLGATHR", "PAPSHIM_ALLGATHER"},
+        {"PAPSHIM_MDOE", "PAPSHIM_MODE"}, {"PAPSHIM_MOD", "PAPSHIM_MODE"},
+        {"PAPSHIM_NODESIZE", "PAPSHIM_NODE_SIZE"}, {"PAPSHIM_ALLREDUCE_", "PAPSHIM_ALLREDUCE"}};
+    for (const auto& [typo, meant] : typos) {
+        INFO(typo);
+        auto r = parse({{typo, "x"}});
+        REQUIRE(r.error);
+        CHECK(r.error->message == "unknown variable " + typo + ": did you mean " + meant + "?");
+    }
+    // Far from every variable and no module system's name: the list of variables.
+    auto far = parse({{"PAPSHIM_COLOUR", "blue"}});
+    REQUIRE(far.error);
+    CHECK(far.error->message.starts_with("unknown variable PAPSHIM_COLOUR: papshim reads PAPSHIM_MODE, "));
+}
+
+TEST_CASE("what module systems set for an installed papshim is ignored") {
+    // Spack's <PKG>_ROOT, Lmod's and EasyBuild's _DIR, _HOME, _VERSION ..., besides valid variables.
+    for (const char* name : {"PAPSHIM_ROOT", "PAPSHIM_DIR", "PAPSHIM_HOME", "PAPSHIM_PREFIX", "PAPSHIM_VERSION",
+                             "PAPSHIM_PATH", "PAPSHIM_LIB", "PAPSHIM_INC", "PAPSHIM_INCLUDE", "PAPSHIM_LIBDIR",
+                             "PAPSHIM_LIBRARY_PATH", "PAPSHIM_INSTALL_DIR", "PAPSHIM_BIN"}) {
+        INFO(name);
+        CHECK_FALSE(module_variable("PAPSHIM_MODE"));
+        CHECK(module_variable(name));
+        auto r = parse({{name, "/opt/papshim/1.0"}, {"PAPSHIM_MODE", "profile"}});
+        REQUIRE_FALSE(r.error);
+        REQUIRE(r.config);
+        CHECK(r.config->mode == Mode::profile);
+    }
+}
+
+TEST_CASE("settings that have no effect: one warning line, and the configuration stands") {
+    auto quiet = parse({{"PAPSHIM_MODE", "dispatch"}, {"PAPSHIM_ALLGATHER", "sparbit"}});
+    REQUIRE(quiet.config);
+    CHECK_FALSE(quiet.warning);
+    CHECK_FALSE(parse({{"PAPSHIM_MODE", "profile"}, {"PAPSHIM_ALLGATHER", "native"}}).warning);
+
+    auto profile = parse({{"PAPSHIM_MODE", "profile"}, {"PAPSHIM_ALLGATHER", "sparbit"}});
+    REQUIRE(profile.config);
+    CHECK(profile.config->algorithm[std::size_t(Collective::allgather)] == "sparbit");
+    REQUIRE(profile.warning);
+    CHECK(profile.warning->starts_with(
+        "PAPSHIM_ALLGATHER=sparbit has no effect in profile mode: papshim's algorithms run only in dispatch mode"));
+
+    auto off = parse({{"PAPSHIM_MODE", "off"}, {"PAPSHIM_ALLGATHER", "ring"}, {"PAPSHIM_ALLGATHERV", "auto"},
+                      {"PAPSHIM_TRACE_DIR", "t"}});
+    REQUIRE(off.warning);
+    CHECK(off.warning->starts_with("PAPSHIM_ALLGATHER=ring, PAPSHIM_ALLGATHERV=auto have no effect in off mode"));
+    CHECK(off.warning->ends_with("; PAPSHIM_TRACE_DIR=t has no effect in off mode: nothing is traced"));
+    CHECK(off.warning->find('\n') == std::string::npos);
 }
 
 TEST_CASE("canonical form differs exactly where the configuration differs") {
