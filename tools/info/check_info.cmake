@@ -1,0 +1,20 @@
+# papshim-info alone prints what the README's Tools table says: the version, then every
+# --variables line, then every --algorithms line; exit status 0.
+# Run as: cmake -DINFO=<papshim-info> -P check_info.cmake
+execute_process(COMMAND ${INFO} RESULT_VARIABLE rc OUTPUT_VARIABLE all ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "papshim-info alone: exit status ${rc}\nstderr: ${err}")
+endif()
+set(at 0)
+foreach(part --version --variables --algorithms)
+  execute_process(COMMAND ${INFO} ${part} RESULT_VARIABLE rc OUTPUT_VARIABLE text)
+  if(NOT rc EQUAL 0 OR text STREQUAL "")
+    message(FATAL_ERROR "papshim-info ${part} failed")
+  endif()
+  string(FIND "${all}" "${text}" found)
+  if(found LESS at)
+    message(FATAL_ERROR "papshim-info alone lacks (or misorders) the output of ${part}:\n${all}")
+  endif()
+  set(at ${found})
+endforeach()
+message(STATUS "papshim-info alone prints the version, the variables and the algorithms")
