@@ -65,6 +65,7 @@ struct ParseResult {
     Options options;
     std::string error;  // empty on success; otherwise one line for stderr
     std::string help;   // --help: the text to print (and nothing else to do)
+    std::string warning;  // options the chosen suite ignores: one line for stderr, the run goes on
 };
 
 ParseResult parse_options(int argc, char** argv);

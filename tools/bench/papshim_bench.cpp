@@ -251,6 +251,7 @@ int main(int argc, char** argv) {
         }
         status = asked_help ? 0 : 2;
     } else {
+        if (world.rank == 0 && !parsed.warning.empty()) fmt::print(stderr, "{}\n", parsed.warning);
         try {
             check_writable(json_path, options.plot_dir, world);
             // Every size before the first measurement: a bad one found at its turn lost the others'.
