@@ -1,6 +1,7 @@
 // MPI_Init*, MPI_Finalize: set the runtime up after the MPI library, tear it down before;
 // MPI_Abort: save the trace first.
 #include <dlfcn.h>
+#include <link.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -49,9 +50,52 @@ bool wants_helper_thread() {
     return false;
 }
 
+// The other MPI's library in this process: a libpapshim.so built for Open MPI preloaded into
+// an MPICH program (or the reverse) would call one MPI with the other's handles and crash or
+// fail without saying why. papshim-run refuses such a launch; this catches the others
+// (a bare LD_PRELOAD, srun, a wrapper script).
+#ifdef PAPSHIM_OPEN_MPI
+constexpr const char *kThisMpi = "Open MPI", *kOtherMpi = "MPICH", *kOtherBuild = "mpich";
+constexpr std::string_view kOtherLibraries[] = {"libmpich.so", "libmpi.so.12"};
+#else
+constexpr const char *kThisMpi = "MPICH", *kOtherMpi = "Open MPI", *kOtherBuild = "openmpi";
+constexpr std::string_view kOtherLibraries[] = {"libmpi.so.40", "libopen-pal.so"};
+#endif
+
+const char* other_mpi_library() {
+    const char* found = nullptr;
+    dl_iterate_phdr(
+        [](dl_phdr_info* info, std::size_t, void* result) {
+            const std::string_view path = info->dlpi_name ? info->dlpi_name : "";
+            const std::string_view name = path.substr(path.rfind('/') + 1);
+            for (std::string_view other : kOtherLibraries)
+                if (name.starts_with(other)) {
+                    *static_cast<const char**>(result) = info->dlpi_name;
+                    return 1;
+                }
+            return 0;
+        },
+        &found);
+    return found;
+}
+
+void refuse_other_mpi() {
+    const char* library = other_mpi_library();
+    if (!library) return;
+    // One line for the job: from the process the launcher numbers 0 (or any, unnumbered).
+    for (const char* variable : {"PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "SLURM_PROCID"})
+        if (const char* rank = std::getenv(variable); rank && std::string_view(rank) != "0") std::exit(2);
+    std::fprintf(stderr,
+                 "papshim: this libpapshim.so is built for %s, but the program runs on %s (%s is loaded); "
+                 "preload the libpapshim.so of a build for that MPI (-DPAPSHIM_MPI=%s)\n",
+                 kThisMpi, kOtherMpi, library, kOtherBuild);
+    std::exit(2);
+}
+
 // MPI_Init and MPI_Init_thread: the application gets the level it asked for (or less, if
 // MPI gives less), even when papshim asked MPI for more.
 int initialise(int* argc, char*** argv, int required, int* provided) {
+    refuse_other_mpi();
     int actual = MPI_THREAD_SINGLE;
     int rc = MPI_SUCCESS;
     if (wants_helper_thread() && required < MPI_THREAD_MULTIPLE) {

@@ -64,7 +64,9 @@ def main():
     with open(os.path.join(args.dir, "meta.txt"), "w") as f:
         f.write("papshim_version=0.1.0\nmpi=openmpi\n")
         f.write(f"world_size={ranks}\nmode=profile\ncallsite_depth=1\n")
-        f.write(f"alpha_s={ALPHA_S:g}            # synthetic: not measured\n")
+        # meta.txt has no comments: the network line says what the link figures are.
+        f.write("network=synthetic trace: alpha and beta not measured\n")
+        f.write(f"alpha_s={ALPHA_S:g}\n")
         f.write(f"beta_s_per_byte={BETA_S_PER_BYTE:g}\n")
         f.write(f"clock_max_rtt_s=3.1e-06\nrecords={len(rows)}\n")
 
