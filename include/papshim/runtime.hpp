@@ -21,6 +21,7 @@
 #include "papshim/node_shared.hpp"
 #include "papshim/planner.hpp"
 #include "papshim/trace.hpp"
+#include "papshim/waiting.hpp"
 
 // For the thread-locals every intercepted call touches: papshim is loaded when the program
 // starts (LD_PRELOAD, or linked), never dlopen()ed, so they can sit in the static TLS block
@@ -104,6 +105,7 @@ struct State {
     MPI_Comm self = MPI_COMM_NULL;
     double clock_offset = 0.0;       // local_now() + offset = global time
     double clock_max_rtt = 0.0;
+    NodeLoad node_load;              // this rank's node at MPI_Init (measured where tracing or waits need it)
     const char* tick_source = "steady_clock";  // what trace timestamps are read from
     clock::ClockPoint init_point;    // a point on both clocks at MPI_Init
     double ns_per_tick = 1.0;        // measured over MPI_Init's clock synchronisation

@@ -22,10 +22,19 @@ void set_wait_policy(WaitPolicy policy);
 WaitPolicy wait_policy();
 const char* wait_policy_name(WaitPolicy policy);  // "mpi" or "yield"
 
-// yield where the ranks of `comm` that share this rank's node outnumber the CPUs they may
-// run on (the union of their affinity masks), else mpi. Collective over `comm`. A CPU quota
-// (cgroups) is not seen: only the CPUs a process may be scheduled on.
-WaitPolicy measured_wait_policy(MPI_Comm comm);
+// The ranks of `comm` that share this rank's node, and the CPUs they may run on (the union of
+// their affinity masks; 0 if unknown). Collective over `comm`. A CPU quota (cgroups) is not
+// seen: only the CPUs a process may be scheduled on.
+struct NodeLoad {
+    int ranks = 1;
+    int cpus = 0;
+    bool oversubscribed() const { return cpus > 0 && ranks > cpus; }
+};
+NodeLoad node_load(MPI_Comm comm);
+// yield where the node is oversubscribed, else mpi.
+inline WaitPolicy measured_wait_policy(const NodeLoad& load) {
+    return load.oversubscribed() ? WaitPolicy::yield : WaitPolicy::mpi;
+}
 
 // PMPI_Waitall and PMPI_Wait under the policy; the same results and errors. A failed
 // Waitall or Testall may return with other requests still pending (Open MPI's Waitall and

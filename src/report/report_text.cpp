@@ -37,6 +37,22 @@ std::string site_label(const SiteStats& site) {
 
 // A trace papshim-report recovered from a dead job's spill files (meta.txt finalized=0):
 // say so first, then how each rank's records end and which ranks end early.
+// More ranks than CPUs on rank 0's node (meta.txt's node_ranks, node_cpus): the arrival times
+// hold the operating system's time slices, and the more so where the MPI's waits spin.
+void append_oversubscription(std::string& out, const RunMeta& meta) {
+    int ranks = 0, cpus = 0;
+    const std::string r = meta.get("node_ranks"), c = meta.get("node_cpus");
+    std::from_chars(r.data(), r.data() + r.size(), ranks);
+    std::from_chars(c.data(), c.data() + c.size(), cpus);
+    if (cpus <= 0 || ranks <= cpus) return;
+    fmt::format_to(std::back_inserter(out),
+                   "WARNING : {} ranks shared {} CPU{} on rank 0's node: arrival times include the operating system's "
+                   "time slices{}\n          and alpha (meta.txt) may be one; run no more ranks per node than CPUs to see "
+                   "the application's pattern.\n",
+                   ranks, cpus, cpus == 1 ? "" : "s",
+                   meta.get("mpi") == "mpich" ? " (MPICH's waits spin, so a waiting rank holds its CPU)" : "");
+}
+
 void append_recovery(std::string& out, const RunMeta& meta) {
     if (meta.get("finalized") != "0") return;
     struct RankEnd {
@@ -111,6 +127,7 @@ void append_header(std::string& out, const Analysis& a) {
     fmt::format_to(std::back_inserter(out), "run     : {}, MPI {}, papshim {}, mode {}\n",
                    ranks, meta.get("mpi", "?"), meta.get("papshim_version", "?"),
                    meta.get("mode", "?"));
+    append_oversubscription(out, meta);
     fmt::format_to(std::back_inserter(out),
                    "totals  : {} rows, {} complete calls, {} incomplete, {} of results per rank, "
                    "{:.3f} s inside collectives (sum over ranks)\n",

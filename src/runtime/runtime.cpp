@@ -193,10 +193,13 @@ void initialise(const AlgorithmNames& names, bool thread_multiple) {
     // yields by itself on a node mpiexec knows is oversubscribed, and its wait beat papshim's
     // test-and-yield loop there (docs/benchmarks.md, "Waiting on an oversubscribed node").
     const bool mpi_yields_itself = std::string_view(PAPSHIM_MPI_NAME) == "openmpi";
+    const bool measure_waits = s.config.wait == "auto" && !mpi_yields_itself && s.config.mode != Mode::off;
+    // The trace's meta.txt says whether rank 0's node was oversubscribed (the report warns).
+    if (measure_waits || s.config.tracing()) s.node_load = node_load(s.world);
     if (s.config.wait == "yield")
         set_wait_policy(WaitPolicy::yield);
-    else if (s.config.wait == "auto" && !mpi_yields_itself && s.config.mode != Mode::off)
-        set_wait_policy(measured_wait_policy(s.world));
+    else if (measure_waits)
+        set_wait_policy(measured_wait_policy(s.node_load));
     if (s.config.tracing()) detail::open_trace(s);
     s.initialised = true;
     if (s.world_rank == 0)

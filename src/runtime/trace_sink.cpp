@@ -169,6 +169,7 @@ void write_meta(const State& s, long long records) {
                                    s.config.callsite_depth, s.link.alpha, s.link.beta, s.clock_max_rtt, s.tick_source,
                                    s.config.network.empty() ? "unspecified" : s.config.network, s.config.node_size,
                                    s.config.predictor, s.config.ema_alpha, s.config.sma_window);
+    if (s.node_load.cpus > 0) meta += fmt::format("node_ranks={}\nnode_cpus={}\n", s.node_load.ranks, s.node_load.cpus);
     if (records >= 0) meta += fmt::format("records={}\nfinalized=1\n", records);
     std::string error;
     if (!trace::replace_file(s.config.trace_dir + "/meta.txt", meta, error))

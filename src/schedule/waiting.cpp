@@ -28,13 +28,13 @@ WaitPolicy wait_policy() { return policy.load(std::memory_order_relaxed); }
 
 const char* wait_policy_name(WaitPolicy p) { return p == WaitPolicy::yield ? "yield" : "mpi"; }
 
-WaitPolicy measured_wait_policy(MPI_Comm comm) {
+NodeLoad node_load(MPI_Comm comm) {
+    NodeLoad load;
     MPI_Comm node = MPI_COMM_NULL;
     if (PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS ||
         node == MPI_COMM_NULL)
-        return WaitPolicy::mpi;
-    int ranks = 1;
-    PMPI_Comm_size(node, &ranks);
+        return load;
+    PMPI_Comm_size(node, &load.ranks);
     cpu_set_t mine;
     CPU_ZERO(&mine);
     // Unknown affinity counts as every CPU: never yield on a guess.
@@ -43,8 +43,8 @@ WaitPolicy measured_wait_policy(MPI_Comm comm) {
     CPU_ZERO(&node_cpus);
     const int error = PMPI_Allreduce(&mine, &node_cpus, int(sizeof mine), MPI_BYTE, MPI_BOR, node);
     PMPI_Comm_free(&node);
-    if (error != MPI_SUCCESS) return WaitPolicy::mpi;
-    return ranks > CPU_COUNT(&node_cpus) ? WaitPolicy::yield : WaitPolicy::mpi;
+    if (error == MPI_SUCCESS) load.cpus = CPU_COUNT(&node_cpus);
+    return load;
 }
 
 int wait_all(int count, MPI_Request* requests, MPI_Status* statuses) {

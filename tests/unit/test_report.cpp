@@ -357,6 +357,17 @@ TEST_CASE("summarize_directory writes the whole report", "[report][summary]") {
     CHECK(second == "1,0,-1,4");  // ω of the first Allreduce call in ms
 }
 
+TEST_CASE("an oversubscribed node is said in the report's header", "[report][summary]") {
+    TempDir dir;
+    dir.write("calls.csv", small_trace());
+    dir.write("meta.txt", small_meta + "node_ranks=4\nnode_cpus=2\nrecords=11\n");
+    CHECK_THAT(report::summarize_directory(dir.path.string()), Contains("WARNING : 4 ranks shared 2 CPUs on rank 0's node"));
+    for (const char* fine : {"node_ranks=2\nnode_cpus=2\n", "node_ranks=4\nnode_cpus=0\n", ""}) {
+        dir.write("meta.txt", small_meta + fine + "records=11\n");
+        CHECK_FALSE(report::summarize_directory(dir.path.string()).find("shared") != std::string::npos);
+    }
+}
+
 TEST_CASE("summarize_directory reports what it cannot read", "[report][summary]") {
     TempDir dir;
     CHECK_THROWS_WITH(report::summarize_directory(dir.path.string()),

@@ -527,7 +527,7 @@ int main(int argc, char** argv) {
     // As the runtime under PAPSHIM_WAIT=auto on MPICH (on both MPIs here): with more ranks
     // than cores the executor yields between tests, otherwise it waits MPI's way (on CI's 2
     // cores both paths run).
-    papshim::set_wait_policy(papshim::measured_wait_policy(MPI_COMM_WORLD));
+    papshim::set_wait_policy(papshim::measured_wait_policy(papshim::node_load(MPI_COMM_WORLD)));
     Outcome outcome;
     {
         const TypeCatalog types;
