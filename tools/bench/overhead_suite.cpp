@@ -5,6 +5,7 @@
 // long steady state.
 #include <papshim/control.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <vector>
@@ -209,7 +210,8 @@ Json run_overhead_suite(const Options& options, const World& world) {
     for (std::size_t which = 0; which < benchmarks.size(); ++which) {
         for (const Variant& variant : variants) {
             switch_to(variant);
-            loops.time(static_cast<int>(which), variant, options.warmup);
+            // The check reads the last call's result: at least one call, also with --warmup 0.
+            loops.time(static_cast<int>(which), variant, std::max(options.warmup, 1));
             loops.check(static_cast<int>(which), variant);
         }
     }
