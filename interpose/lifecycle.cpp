@@ -62,6 +62,14 @@ constexpr const char *kThisMpi = "MPICH", *kOtherMpi = "Open MPI", *kOtherBuild 
 constexpr std::string_view kOtherLibraries[] = {"libmpi.so.40", "libopen-pal.so"};
 #endif
 
+// Whether the launcher numbered this process and not as 0: where papshim says something once
+// for the whole job before MPI can tell ranks apart (no variable: say it here).
+bool launched_as_other_than_rank0() {
+    for (const char* variable : {"PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "SLURM_PROCID"})
+        if (const char* rank = std::getenv(variable); rank && std::string_view(rank) != "0") return true;
+    return false;
+}
+
 const char* other_mpi_library() {
     const char* found = nullptr;
     dl_iterate_phdr(
@@ -82,9 +90,7 @@ const char* other_mpi_library() {
 void refuse_other_mpi() {
     const char* library = other_mpi_library();
     if (!library) return;
-    // One line for the job: from the process the launcher numbers 0 (or any, unnumbered).
-    for (const char* variable : {"PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "SLURM_PROCID"})
-        if (const char* rank = std::getenv(variable); rank && std::string_view(rank) != "0") std::exit(2);
+    if (launched_as_other_than_rank0()) std::exit(2);  // one line for the job
     std::fprintf(stderr,
                  "papshim: this libpapshim.so is built for %s, but the program runs on %s (%s is loaded); "
                  "preload the libpapshim.so of a build for that MPI (-DPAPSHIM_MPI=%s)\n",
@@ -146,11 +152,10 @@ PAPSHIM_EXPORT int MPI_Finalize(void) {
 // variable) at exit that nothing was done.
 PAPSHIM_EXPORT int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session* session) {
     static const bool registered = [] {
-        const char* rank = std::getenv("PMI_RANK");
         bool configured = false;
         for (char** variable = environ; *variable; ++variable)
             configured = configured || std::string_view(*variable).starts_with("PAPSHIM_");
-        if (!configured || (rank && std::string_view(rank) != "0")) return false;
+        if (!configured || launched_as_other_than_rank0()) return false;
         return std::atexit([] {
             if (runtime_started) return;
             std::fputs("papshim: this program used MPI sessions without MPI_Init; papshim starts in MPI_Init and "

@@ -40,10 +40,6 @@ std::string candidate(const std::string& wanted, int suffix) {
     return fmt::format("{}.{}", base, suffix);
 }
 
-bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
-bool ends_with(std::string_view s, std::string_view suffix) {
-    return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
 bool all_digits(std::string_view s) {
     return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit((unsigned char)c) != 0; });
 }
@@ -60,17 +56,17 @@ std::string list_names(const std::vector<std::string>& names) {
 }  // namespace
 
 bool is_papshim_file_name(std::string_view name) {
-    if (ends_with(name, ".new")) name.remove_suffix(4);  // replace_file's and the merge's temporaries
+    if (name.ends_with(".new")) name.remove_suffix(4);  // replace_file's and the merge's temporaries
     for (const char* fixed : {"calls.csv", "trace.json", "summary.txt", "meta.txt", claim_file})
         if (name == fixed) return true;
-    if (starts_with(name, ".papshim-rank-")) {
+    if (name.starts_with(".papshim-rank-")) {
         std::string_view rank = name.substr(std::string_view(".papshim-rank-").size());
-        if (ends_with(rank, ".bin")) rank.remove_suffix(4);
-        else if (ends_with(rank, ".index")) rank.remove_suffix(6);
+        if (rank.ends_with(".bin")) rank.remove_suffix(4);
+        else if (rank.ends_with(".index")) rank.remove_suffix(6);
         else return false;
         return all_digits(rank);
     }
-    return (starts_with(name, "pap-") && ends_with(name, ".png")) || (starts_with(name, "plot-") && ends_with(name, ".csv"));
+    return (name.starts_with("pap-") && name.ends_with(".png")) || (name.starts_with("plot-") && name.ends_with(".csv"));
 }
 
 bool is_papshim_meta(const std::string& path) {
@@ -79,7 +75,7 @@ bool is_papshim_meta(const std::string& path) {
     std::ifstream in(path);
     std::string line;
     for (int read = 0; read < 64 && std::getline(in, line); ++read)  // papshim writes it first
-        if (starts_with(line, "papshim_version=") && line.size() > std::string_view("papshim_version=").size())
+        if (line.starts_with("papshim_version=") && line.size() > std::string_view("papshim_version=").size())
             return true;
     return false;
 }
@@ -115,7 +111,7 @@ void remove_earlier_outputs(const std::string& dir) {
     for (std::filesystem::directory_iterator it(dir, failed), end; !failed && it != end; it.increment(failed)) {
         const std::string name = it->path().filename().string();
         std::string_view site = name;
-        if (!starts_with(site, "pap-heatmap-") || !ends_with(site, ".png")) continue;
+        if (!site.starts_with("pap-heatmap-") || !site.ends_with(".png")) continue;
         site.remove_prefix(std::string_view("pap-heatmap-").size());
         site.remove_suffix(4);
         if (all_digits(site)) heatmaps.push_back(it->path().string());
