@@ -255,6 +255,9 @@ int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, 
     // first sampled exchange; read late, it hid the imbalance until the 16th eligible call.
     const std::uint64_t arrival = clock::ticks();
     CommContext& ctx = runtime::context(comm);
+    // A context profile mode made has no duplicate yet (papshim_set_mode): made now, before
+    // any decision, as every member makes it in this call.
+    if (mode == Mode::dispatch) runtime::private_comm(ctx);
     const std::uint64_t seq = ctx.next_seq++;
     Planning planning;
     trace::PlanUse plan_use = trace::PlanUse::none;
@@ -280,8 +283,10 @@ int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, 
         node::Segment* board = nullptr;
         if (kind == Collective::allreduce && ctx.policy.exchange == plan::Exchange::sampled &&
             layout() == NodeLayout::one_node)
-            board = &runtime::node_view(ctx).segment;
+            if (node::NodeView* view = runtime::node_view(ctx)) board = &view->segment;
         planner->enter(caller, signature, arrival, planning.tau_ns, ctx.policy, follow, shape->blocks, board);
+        if (const int error = planner->failure(); error != MPI_SUCCESS)
+            runtime::run_natively(ctx, error, "papshim's communicators for its exchange of predictions");
         planning.seq = planner->seq();
         planning.guard = &planner->guard();
         if (const plan::Plan* p = planner->plan()) {
@@ -313,6 +318,7 @@ int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, 
     }
     const std::uint64_t exit = planner || traced ? clock::ticks() : 0;
     if (planner && shape) planner->leave(exit);
+    if (ctx.native_only()) runtime::settle_native(ctx);
     if (traced && outcome.result == MPI_SUCCESS && (shape || (shape = describe(ctx)))) {
         trace::Record r = call_record(kind, ctx, *shape, seq, arrival, exit);
         r.algorithm = runtime::algorithm_index(outcome.algorithm);
@@ -569,7 +575,7 @@ std::optional<Outcome> run_allgather(CommContext& ctx, Collective kind, Allgathe
     if (bytes > std::uint64_t(INT_MAX)) return std::nullopt;
 
     const AllgatherAlgorithm* algorithm = choose_allgather(choice, ctx, bytes, largest * element_bytes, planning);
-    if (!algorithm) return std::nullopt;
+    if (!algorithm || ctx.native_only()) return std::nullopt;  // native_only: its node view could not be made
     if (uses_plans(kind, algorithm->name)) return Outcome{run_planned_allgather(ctx, *algorithm, buffers, planning), algorithm->name};
     AllgatherRun run;
     run.comm = runtime::private_comm(ctx);
@@ -669,7 +675,7 @@ std::optional<Outcome> run_reduction(CommContext& ctx, Collective kind, Reductio
         algorithm = find_reduction_algorithm(kind, choice);
         if (algorithm && !applicable(*algorithm, b)) algorithm = nullptr;
     }
-    if (!algorithm) return std::nullopt;
+    if (!algorithm || ctx.native_only()) return std::nullopt;  // native_only: its node view could not be made
     // auto takes a planned algorithm for what its plan is worth: without one (the guard does
     // not trust the predictions, or the call differs from the predicted one), native.
     if (choice == "auto" && uses_plans(kind, algorithm->name) && !planning.plan) return std::nullopt;
@@ -679,13 +685,14 @@ std::optional<Outcome> run_reduction(CommContext& ctx, Collective kind, Reductio
                                                  : ctx.schedule_for({algorithm->build, b.root, b.commutative});
         return Outcome{execute_reduction(schedule, b, runtime::private_comm(ctx)), algorithm->name};
     }
-    node::NodeView& view = runtime::node_view(ctx);
+    node::NodeView* view = runtime::node_view(ctx);
+    if (!view) return std::nullopt;  // MPI could not make it: native from now on
     if (algorithm->slot_sized && !fits_slot(b)) {
         // Too large for the slots: the same family's algorithm for large vectors.
         algorithm = find_reduction_algorithm(kind, "hierarchical");
         if (!algorithm) return std::nullopt;
     }
-    return Outcome{algorithm->run(view, b, runtime::private_comm(ctx)), algorithm->name};
+    return Outcome{algorithm->run(*view, b, runtime::private_comm(ctx)), algorithm->name};
 }
 
 // MPI-4's large-count routines (MPI_Allgather_c, ...) take MPI_Count counts and MPI_Aint

@@ -31,9 +31,17 @@ PAPSHIM_EXPORT int papshim_set_algorithm(MPI_Comm comm, const char* collective, 
     auto kind = parse_collective(collective);
     runtime::CommContext& ctx = runtime::context(comm);
     bool valid = kind && runtime::valid_algorithm_name(*kind, name);
+    // Agreed over papshim's duplicate, or over the communicator itself where MPI could not
+    // make one (this call is the application's collective on it, made by every member).
+    MPI_Comm agree = runtime::private_comm(ctx);
+    if (agree == MPI_COMM_NULL) agree = comm;
     int ok_here = valid ? 1 : 0, ok_everywhere = 0;
-    PMPI_Allreduce(&ok_here, &ok_everywhere, 1, MPI_INT, MPI_LAND, runtime::private_comm(ctx));
-    if (!ok_everywhere || !same_on_every_rank(runtime::private_comm(ctx), std::string(collective) + '\n' + name)) return MPI_ERR_ARG;
+    PMPI_Allreduce(&ok_here, &ok_everywhere, 1, MPI_INT, MPI_LAND, agree);
+    if (!ok_everywhere || !same_on_every_rank(agree, std::string(collective) + '\n' + name)) return MPI_ERR_ARG;
+    if (ctx.native_only()) {
+        runtime::settle_native(ctx);
+        return std::strcmp(name, "native") == 0 ? MPI_SUCCESS : MPI_ERR_OTHER;  // it runs natively for good
+    }
     runtime::set_algorithm(ctx, *kind, name);
     return MPI_SUCCESS;
 }

@@ -107,16 +107,23 @@ void Planner::enter(const void* site, const predict::Signature& signature, std::
             ++eligible_calls_;
             break;
     }
-    if (!exchange) return;
+    if (!exchange || failure_ != MPI_SUCCESS) return;
     if (comm_ == MPI_COMM_NULL) {
         // The first exchange on this communicator: every rank decides it alike, so the
-        // duplicate is collective in step.
-        // A failure (the MPI out of communicators) is the same on every rank: end with it.
-        if (const int rc = PMPI_Comm_dup(priv_, &comm_); rc != MPI_SUCCESS)
-            abort_on_internal_error("duplicating the communicator for the exchange of predictions", rc);
+        // duplicates are collective in step, and a failure (the MPI out of communicators) is
+        // the same on every rank: no exchange then, nor later (failure()).
+        if (const int rc = PMPI_Comm_dup(priv_, &comm_); rc != MPI_SUCCESS) {
+            comm_ = MPI_COMM_NULL;
+            failure_ = rc;
+            return;
+        }
         PMPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
-        if (const int rc = PMPI_Comm_dup(priv_, &data_comm_); rc != MPI_SUCCESS)
-            abort_on_internal_error("duplicating the communicator for background receives", rc);
+        if (const int rc = PMPI_Comm_dup(priv_, &data_comm_); rc != MPI_SUCCESS) {
+            data_comm_ = MPI_COMM_NULL;
+            PMPI_Comm_free(&comm_);
+            failure_ = rc;
+            return;
+        }
         PMPI_Comm_set_errhandler(data_comm_, MPI_ERRORS_RETURN);
     }
 

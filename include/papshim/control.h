@@ -13,7 +13,9 @@ extern "C" {
  * "allreduce") on `comm`: "native", "auto" or an algorithm name. Collective over `comm`:
  * every rank must call it with the same arguments (checked; a mismatch or an unknown name
  * returns MPI_ERR_ARG on every rank and changes nothing). An inter-communicator, whose calls
- * always go to MPI, returns MPI_ERR_COMM at once. Returns MPI_SUCCESS otherwise. */
+ * always go to MPI, returns MPI_ERR_COMM at once. A communicator on which MPI could not make
+ * papshim's own communicators (MPICH's 2048 per process) runs natively for good: any name but
+ * "native" returns MPI_ERR_OTHER there. Returns MPI_SUCCESS otherwise. */
 int papshim_set_algorithm(MPI_Comm comm, const char* collective, const char* name);
 
 /* Writes the algorithm currently selected for `collective` on `comm` into name[0..len). */

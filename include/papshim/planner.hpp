@@ -137,6 +137,9 @@ public:
     // Planned calls' point-to-point traffic goes over a communicator of its own (made with the
     // exchange's), so receives posted ahead of a call meet nothing else.
     MPI_Comm data_comm() const { return data_comm_; }
+    // The MPI error that kept the exchange's communicators from being made (the same on every
+    // rank), or MPI_SUCCESS: with one, this planner exchanges nothing.
+    int failure() const { return failure_; }
 
     // Background work for a planned call (DESIGN §5): receives posted before this rank enters
     // the call, by the hook below on the helper thread, as soon as the plan is known.
@@ -180,6 +183,7 @@ private:
     MPI_Comm priv_ = MPI_COMM_NULL;
     MPI_Comm comm_ = MPI_COMM_NULL;       // the exchange's duplicate, from the first exchange on
     MPI_Comm data_comm_ = MPI_COMM_NULL;  // planned calls' messages, made with comm_
+    int failure_ = MPI_SUCCESS;           // why comm_ could not be made (failure())
     int size_ = 1;
     predict::Settings settings_;
     ToGlobalNs to_global_;

@@ -39,6 +39,13 @@ struct CommContext {
     // private_comm(): profile mode sends nothing of its own, so it makes none.
     MPI_Comm private_dup = MPI_COMM_NULL;
     MPI_Comm node = MPI_COMM_NULL;   // ranks of the private duplicate sharing this node's memory; see node_communicator()
+    bool node_tried = false;         // node_communicator() ran (it never retries: a retry on some nodes only would hang)
+    // Whether papshim has what it needs of its own here (run_natively): a communicator MPI
+    // could not make for it (MPICH's 2048 communicator ids, shared with the application's)
+    // makes every later call on this communicator native, as on every member alike.
+    enum class Own : std::uint8_t { usable, failed, settled };  // settled: the policy says native too
+    std::atomic<Own> own{Own::usable};
+    bool native_only() const { return own.load(std::memory_order_acquire) != Own::usable; }
     std::unique_ptr<node::NodeView> nodes;  // see node_view()
     std::atomic<node::NodeView*> nodes_ready{nullptr};  // `nodes` once made: node_view() without a lock
     // Prediction and plans (DESIGN §5): when this communicator exchanges predictions (from the
@@ -150,16 +157,20 @@ CommContext& context(MPI_Comm comm);
 // The ranks of the context's communicator on this node (MPI_COMM_TYPE_SHARED), created on
 // first use: collective over the communicator, so callers must decide to ask for it
 // identically on every rank (as every dispatch decision is). Freed with the context.
+// MPI_COMM_NULL where MPI could not make it, which may be on some nodes only: node_view()
+// makes every member agree.
 MPI_Comm node_communicator(CommContext& ctx);
 // Whether the communicator's ranks are not all on one node: collective on first use, as
-// node_communicator().
+// node_view() (false where it has none).
 bool spans_nodes(CommContext& ctx);
 
 // The communicator seen node by node, with the node's shared-memory segment; created on
 // first use, collective over the communicator like node_communicator(). Freed with the context.
-node::NodeView& node_view(CommContext& ctx);
+// Null where MPI could not make its communicators or window on some node (every member
+// learns it in the same call): the context then runs natively (run_natively).
+node::NodeView* node_view(CommContext& ctx);
 // Its NodeLayout (one node, one rank per node, or mixed), from node_view(): collective on
-// first use like it.
+// first use like it. One node where node_view() has none (the call then runs natively).
 NodeLayout layout_of(CommContext& ctx);
 // The layout if node_view() has made it, or nullopt; never collective (for the helper thread).
 std::optional<NodeLayout> layout_if_known(CommContext& ctx);
@@ -194,8 +205,17 @@ std::int64_t global_ns(std::uint64_t ticks);
 // The context's private duplicate of its communicator, made now if it has none yet
 // (collective: by the thread of a collective call that every member makes, as every
 // decision that needs it is the same on every member). Contexts made in dispatch mode have
-// it from the start; profile mode's have none until a call needs one.
+// it from the start; profile mode's have none until a call needs one. MPI_COMM_NULL where
+// MPI could not make it (every member alike): the context then runs natively.
 MPI_Comm private_comm(CommContext& ctx);
+// Every later call on ctx's communicator runs natively, from the call in progress on (which
+// must not have sent any message of papshim's algorithm yet): MPI could not make a
+// communicator or window papshim needs there (`error`, `what`), which every member learns in
+// the same call. Says so once per process. The policy follows at settle_native().
+void run_natively(CommContext& ctx, int error, std::string_view what);
+// After a call in which run_natively() was called: its policy becomes native's too (the fast
+// path), where no caller still reads the old one.
+void settle_native(CommContext& ctx);
 // The context if `comm` already has one (no communication), else nullptr.
 CommContext* existing_context(MPI_Comm comm);
 // Around PMPI_Comm_free/PMPI_Comm_disconnect of `comm` (the hooks): collectives that delete

@@ -55,14 +55,30 @@ Freeing* being_freed(MPI_Comm comm) {
     return nullptr;
 }
 
-// papshim's own communicators and node window: a failure (MPICH's 2048 communicator ids
-// exhausted by an application's communicators and papshim's beside them) would give wrong
-// results or a crash later; every rank of the communicator fails alike (the ids are agreed
-// collectively), so the job ends with the reason.
-void expect_made(int rc) {
-    if (rc != MPI_SUCCESS)
-        plan::abort_on_internal_error("making papshim's own communicator or node window (the MPI may have run out of "
-                                      "communicators; README, Known limits)", rc);
+// The innermost line of an MPI error's text (MPICH's holds its whole call stack, the reason
+// last: "Too many communicators (0/2048 free ...)").
+std::string error_reason(int error) {
+    char text[MPI_MAX_ERROR_STRING] = {};
+    int length = 0;
+    if (PMPI_Error_string(error, text, &length) != MPI_SUCCESS) return fmt::format("MPI error {}", error);
+    std::string_view reason(text, std::size_t(std::max(length, 0)));
+    while (!reason.empty() && (reason.back() == '\n' || reason.back() == ' ')) reason.remove_suffix(1);
+    if (const auto line = reason.rfind('\n'); line != std::string_view::npos) reason.remove_prefix(line + 1);
+    return std::string(reason);
+}
+
+// MPI_Comm_dup of an application's communicator with errors returned, whatever its handler:
+// running out of communicators must reach run_natively, not end the job in MPI.
+int duplicate_returning_errors(MPI_Comm comm, MPI_Comm* dup) {
+    MPI_Errhandler handler = MPI_ERRHANDLER_NULL;
+    PMPI_Comm_get_errhandler(comm, &handler);
+    PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    const int rc = PMPI_Comm_dup(comm, dup);
+    PMPI_Comm_set_errhandler(comm, handler);
+    PMPI_Errhandler_free(&handler);
+    if (rc != MPI_SUCCESS) *dup = MPI_COMM_NULL;
+    else PMPI_Comm_set_errhandler(*dup, MPI_ERRORS_RETURN);
+    return rc;
 }
 
 void free_context(CommContext* ctx) {
@@ -115,9 +131,10 @@ std::uint64_t agree_on_id(const State& s, CommContext& ctx, MPI_Comm comm, MPI_C
 }
 
 void describe_new_communicator(CommContext& ctx) {
-    // Every rank has the same verbosity, so this extra collective is taken everywhere.
-    int node_rank = 0, leaders = 0;
-    PMPI_Comm_rank(node_communicator(ctx), &node_rank);
+    // Every rank has the same verbosity, so this extra collective is taken everywhere. A node
+    // communicator MPI could not make counts no leader (node_view() will find out).
+    int node_rank = 1, leaders = 0;
+    if (const MPI_Comm node = node_communicator(ctx); node != MPI_COMM_NULL) PMPI_Comm_rank(node, &node_rank);
     int leader = node_rank == 0 ? 1 : 0;
     PMPI_Allreduce(&leader, &leaders, 1, MPI_INT, MPI_SUM, private_comm(ctx));
     if (ctx.rank == 0)
@@ -154,10 +171,11 @@ void describe_new_communicator(CommContext& ctx) {
             std::lock_guard guard(contexts_lock);
             live_contexts.push_back(ctx);
         }
+        if (s.config.verbose >= 2 && !ctx->inter && !ctx->native_only()) describe_new_communicator(*ctx);
         update_policy(*ctx);
+        if (ctx->native_only()) settle_native(*ctx);
         if (dying) dying->ctx = ctx;  // no attribute on a communicator being destroyed
         else PMPI_Comm_set_attr(comm, s.keyval, ctx);
-        if (s.config.verbose >= 2 && !ctx->inter) describe_new_communicator(*ctx);
     }
     last = {comm, ctx, gen};
     return *ctx;
@@ -174,26 +192,48 @@ CommContext& context(MPI_Comm comm) {
 
 MPI_Comm node_communicator(CommContext& ctx) {
     std::lock_guard guard(ctx.lock);
-    if (ctx.node == MPI_COMM_NULL && !ctx.inter) {
-        expect_made(PMPI_Comm_split_type(private_comm(ctx), MPI_COMM_TYPE_SHARED, ctx.rank, MPI_INFO_NULL, &ctx.node));
-        if (const int node_size = state().config.node_size; node_size > 0) {
-            // Virtual nodes: consecutive world ranks, never wider than the real node.
-            MPI_Comm shared = ctx.node;
-            expect_made(PMPI_Comm_split(shared, state().world_rank / node_size, ctx.rank, &ctx.node));
-            PMPI_Comm_free(&shared);
-        }
-        PMPI_Comm_set_errhandler(ctx.node, MPI_ERRORS_RETURN);
+    if (ctx.node_tried || ctx.inter) return ctx.node;
+    ctx.node_tried = true;
+    const MPI_Comm over = private_comm(ctx);
+    if (over == MPI_COMM_NULL) return MPI_COMM_NULL;
+    // Over the whole communicator: MPI agrees on the new communicator's id, so a failure is
+    // the same on every member.
+    MPI_Comm shared = MPI_COMM_NULL;
+    if (const int rc = PMPI_Comm_split_type(over, MPI_COMM_TYPE_SHARED, ctx.rank, MPI_INFO_NULL, &shared);
+        rc != MPI_SUCCESS) {
+        run_natively(ctx, rc, "papshim's node communicator");
+        return MPI_COMM_NULL;
     }
+    if (const int node_size = state().config.node_size; node_size > 0) {
+        // Virtual nodes: consecutive world ranks, never wider than the real node. Split per
+        // node, so it may fail on some nodes only: the members agree.
+        MPI_Comm virtual_node = MPI_COMM_NULL;
+        const int rc = PMPI_Comm_split(shared, state().world_rank / node_size, ctx.rank, &virtual_node);
+        PMPI_Comm_free(&shared);
+        int made_here = rc == MPI_SUCCESS ? 1 : 0, made_everywhere = 0;
+        PMPI_Allreduce(&made_here, &made_everywhere, 1, MPI_INT, MPI_LAND, over);
+        if (!made_everywhere) {
+            if (virtual_node != MPI_COMM_NULL) PMPI_Comm_free(&virtual_node);
+            run_natively(ctx, rc, "papshim's node communicator");
+            return MPI_COMM_NULL;
+        }
+        shared = virtual_node;
+    }
+    PMPI_Comm_set_errhandler(shared, MPI_ERRORS_RETURN);
+    ctx.node = shared;
     return ctx.node;
 }
 
 bool spans_nodes(CommContext& ctx) {
     const MPI_Comm node = node_communicator(ctx);  // splits on first use
     int node_ranks = ctx.size;
-    return PMPI_Comm_size(node, &node_ranks) == MPI_SUCCESS && node_ranks != ctx.size;
+    return node != MPI_COMM_NULL && PMPI_Comm_size(node, &node_ranks) == MPI_SUCCESS && node_ranks != ctx.size;
 }
 
-NodeLayout layout_of(CommContext& ctx) { return node_layout(node_view(ctx).node_count, ctx.size); }
+NodeLayout layout_of(CommContext& ctx) {
+    const node::NodeView* view = node_view(ctx);
+    return node_layout(view ? view->node_count : 1, ctx.size);
+}
 
 std::optional<NodeLayout> layout_if_known(CommContext& ctx) {
     const node::NodeView* view = ctx.nodes_ready.load(std::memory_order_acquire);
@@ -201,19 +241,31 @@ std::optional<NodeLayout> layout_if_known(CommContext& ctx) {
     return node_layout(view->node_count, ctx.size);
 }
 
-node::NodeView& node_view(CommContext& ctx) {
+node::NodeView* node_view(CommContext& ctx) {
     // Every followed Allreduce asks (its layout, its board): no locks once the view exists.
-    if (node::NodeView* ready = ctx.nodes_ready.load(std::memory_order_acquire)) return *ready;
+    if (node::NodeView* ready = ctx.nodes_ready.load(std::memory_order_acquire)) return ready;
+    if (ctx.native_only()) return nullptr;
     const MPI_Comm node = node_communicator(ctx);  // takes ctx.lock itself
     std::lock_guard guard(ctx.lock);
-    if (ctx.nodes) return *ctx.nodes;
+    if (ctx.nodes) return ctx.nodes.get();
+    // No node communicator, or another thread's call found a failure meanwhile: every member
+    // alike (run_natively()).
+    if (node == MPI_COMM_NULL || ctx.native_only()) return nullptr;
     auto view = std::make_unique<node::NodeView>();
     view->node = node;
     PMPI_Comm_rank(node, &view->local_rank);
     PMPI_Comm_size(node, &view->local_size);
     // Node leaders (local rank 0) in the order of their communicator ranks; every member
-    // learns its node's index, and everyone every rank's node and local rank.
-    expect_made(PMPI_Comm_split(private_comm(ctx), view->local_rank == 0 ? 0 : MPI_UNDEFINED, ctx.rank, &view->leaders));
+    // learns its node's index, and everyone every rank's node and local rank. The split is
+    // over the whole communicator, so its failure is everybody's; the window's, made per
+    // node, may be some nodes' only: the Allgather below makes every member agree.
+    int error = MPI_SUCCESS;  // this rank's first failure
+    if (const int rc = PMPI_Comm_split(private_comm(ctx), view->local_rank == 0 ? 0 : MPI_UNDEFINED, ctx.rank,
+                                       &view->leaders);
+        rc != MPI_SUCCESS) {
+        view->leaders = MPI_COMM_NULL;
+        error = rc;
+    }
     if (view->leaders != MPI_COMM_NULL) {
         PMPI_Comm_set_errhandler(view->leaders, MPI_ERRORS_RETURN);
         PMPI_Comm_rank(view->leaders, &view->node_index);
@@ -223,20 +275,41 @@ node::NodeView& node_view(CommContext& ctx) {
     PMPI_Bcast(mine, 2, MPI_INT, 0, node);
     view->node_index = mine[0];
     view->node_count = mine[1];
-    std::vector<int> pairs(2 * std::size_t(ctx.size));
-    const int own[2] = {view->node_index, view->local_rank};
-    PMPI_Allgather(own, 2, MPI_INT, pairs.data(), 2, MPI_INT, private_comm(ctx));
-    for (int r = 0; r < ctx.size; ++r) {
-        view->node_of.push_back(pairs[2 * std::size_t(r)]);
-        view->local_rank_of.push_back(pairs[2 * std::size_t(r) + 1]);
-    }
 
     // The segment lives in local rank 0's part of one shared window; the others map it.
     const std::size_t slot = state().config.shm_slot;
     const std::size_t bytes = node::Segment::bytes_for(view->local_size, slot);
     void* base = nullptr;
-    expect_made(PMPI_Win_allocate_shared(MPI_Aint(view->local_rank == 0 ? bytes : 0), 1, MPI_INFO_NULL, node, &base,
-                                         &view->window));
+    if (error == MPI_SUCCESS) {
+        // MPICH 4.0.2 fails an assertion (ending the job) inside MPI_Win_allocate_shared when it
+        // cannot make the window's own communicator, instead of returning the error: a
+        // duplicate of the node communicator made and freed just before tells whether it can.
+        MPI_Comm probe = MPI_COMM_NULL;
+        error = PMPI_Comm_dup(node, &probe);
+        if (error == MPI_SUCCESS) {
+            PMPI_Comm_free(&probe);
+            error = PMPI_Win_allocate_shared(MPI_Aint(view->local_rank == 0 ? bytes : 0), 1, MPI_INFO_NULL, node, &base,
+                                             &view->window);
+        }
+        if (error != MPI_SUCCESS) view->window = MPI_WIN_NULL;
+    }
+    std::vector<int> triples(3 * std::size_t(ctx.size));
+    const int own[3] = {view->node_index, view->local_rank, error == MPI_SUCCESS ? 1 : 0};
+    PMPI_Allgather(own, 3, MPI_INT, triples.data(), 3, MPI_INT, private_comm(ctx));
+    bool made_everywhere = true;
+    for (int r = 0; r < ctx.size; ++r) {
+        view->node_of.push_back(triples[3 * std::size_t(r)]);
+        view->local_rank_of.push_back(triples[3 * std::size_t(r) + 1]);
+        made_everywhere = made_everywhere && triples[3 * std::size_t(r) + 2] != 0;
+    }
+    if (!made_everywhere) {
+        // Freed as made: the window by its whole node, the leaders' communicator by every
+        // leader. The node communicator stays, freed with the context.
+        if (view->window != MPI_WIN_NULL) PMPI_Win_free(&view->window);
+        if (view->leaders != MPI_COMM_NULL) PMPI_Comm_free(&view->leaders);
+        run_natively(ctx, error, "papshim's node-leader communicator or node window");
+        return nullptr;
+    }
     MPI_Aint size = 0;
     int unit = 0;
     PMPI_Win_shared_query(view->window, 0, &size, &unit, &base);
@@ -245,15 +318,33 @@ node::NodeView& node_view(CommContext& ctx) {
     PMPI_Barrier(node);
     ctx.nodes = std::move(view);
     ctx.nodes_ready.store(ctx.nodes.get(), std::memory_order_release);
-    return *ctx.nodes;
+    return ctx.nodes.get();
 }
 
 MPI_Comm private_comm(CommContext& ctx) {
-    if (ctx.private_dup == MPI_COMM_NULL) {
-        expect_made(PMPI_Comm_dup(ctx.user, &ctx.private_dup));
-        PMPI_Comm_set_errhandler(ctx.private_dup, MPI_ERRORS_RETURN);
-    }
+    if (ctx.private_dup == MPI_COMM_NULL && !ctx.native_only())
+        if (const int rc = duplicate_returning_errors(ctx.user, &ctx.private_dup); rc != MPI_SUCCESS)
+            run_natively(ctx, rc, "papshim's duplicate");
     return ctx.private_dup;
+}
+
+void run_natively(CommContext& ctx, int error, std::string_view what) {
+    CommContext::Own usable = CommContext::Own::usable;
+    if (!ctx.own.compare_exchange_strong(usable, CommContext::Own::failed)) return;
+    state().any_override.store(true);
+    for (auto& algorithm : ctx.algorithm) algorithm.store("native", std::memory_order_release);
+    static std::atomic<bool> said{false};
+    if (ctx.rank == 0 && !said.exchange(true))
+        fmt::print(stderr,
+                   "papshim: MPI could not make {} for a communicator of {} ranks ({}); that communicator's "
+                   "collectives run natively from now on, as will those of any other where this happens (MPICH has "
+                   "2048 communicators per process, papshim's own among them; README, Known limits)\n",
+                   what, ctx.size, error == MPI_SUCCESS ? "on another rank" : error_reason(error));
+}
+
+void settle_native(CommContext& ctx) {
+    CommContext::Own failed = CommContext::Own::failed;
+    if (ctx.own.compare_exchange_strong(failed, CommContext::Own::settled)) update_policy(ctx);
 }
 
 CommContext* existing_context(MPI_Comm comm) {

@@ -93,7 +93,7 @@ predict::Settings predictor_settings(const Config& config) {
 }
 
 plan::Planner* planner(CommContext& ctx) {
-    if (ctx.policy.exchange == plan::Exchange::off) return nullptr;
+    if (ctx.policy.exchange == plan::Exchange::off || ctx.native_only()) return nullptr;
     if (!ctx.planner) ctx.planner = std::make_unique<plan::Planner>(private_comm(ctx), predictor_settings(state().config), global_ns);
     return ctx.planner.get();
 }
