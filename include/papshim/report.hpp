@@ -239,8 +239,9 @@ bool needs_recovery(const std::string& dir);
 // meta.txt says MPI_Finalize merged it, and one whose claim (papshim.lock) names a process
 // that still runs on this host, or a process on another host unless `asked` (--recover: the
 // user says that job has ended). Releases the claim of a trace it recovered. Throws
-// std::runtime_error with a one-line message.
-trace::MergeResult recover_directory(const std::string& dir, bool asked = false);
+// std::runtime_error with a one-line message. A long merge's progress lines go to `progress`.
+trace::MergeResult recover_directory(const std::string& dir, bool asked = false,
+                                     const trace::MergeProgress::Print& progress = {});
 
 // Writes the plot input for tools/report/papshim_plot.py into `out_dir`:
 //   plot-sites.csv  site,collective,callsite,function,calls,ranks,sample_stride,omega_stride

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "papshim/merge_progress.hpp"
 #include "papshim/predictor.hpp"
 
 namespace papshim::trace {
@@ -166,6 +167,9 @@ struct MergeOptions {
     // For records the online predictor did not see: the run's PAPSHIM_PREDICTOR,
     // PAPSHIM_EMA_ALPHA and PAPSHIM_SMA_WINDOW, so the offline prediction is the online one.
     predict::Settings predictor;
+    // Where a merge that runs long says how far it is (MergeProgress's lines); none if empty.
+    MergeProgress::Print progress;
+    MergeProgress::Clock progress_clock;  // steady_clock when empty; tests pass their own
 };
 
 struct MergeResult {

@@ -114,7 +114,8 @@ bool merged(const RunMeta& meta) { return meta.get("finalized") == "1" || meta.g
 
 bool needs_recovery(const std::string& dir) { return trace::has_spill_files(dir) && !merged(meta_of(dir)); }
 
-trace::MergeResult recover_directory(const std::string& dir, bool asked) {
+trace::MergeResult recover_directory(const std::string& dir, bool asked,
+                                     const trace::MergeProgress::Print& progress) {
     // The job's processes may still be going down when its launcher returns: give them a moment.
     const auto owner = trace::claim_owner(dir);
     for (int waited_ms = 0; owner && trace::owner_runs_here(*owner) && waited_ms < 3000; waited_ms += 50)
@@ -140,6 +141,7 @@ trace::MergeResult recover_directory(const std::string& dir, bool asked) {
     trace::MergeOptions options;
     options.recovering = true;
     options.predictor = predictor_settings(meta);  // the offline predictions of the run's own settings
+    options.progress = progress;
     symbolise_indexes(dir, world_size);
     const trace::MergeResult result = trace::merge(dir, world_size, options);
 

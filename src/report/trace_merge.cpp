@@ -473,6 +473,12 @@ MergeResult merge(const std::string& dir, int world_size, const MergeOptions& op
     const std::string unknown = "?", none, user_op = "user", unknown_json = "\"?\"",
                       unknown_site_csv = "?,?,", unknown_site_json = "\"callsite\":\"?\",\"function\":\"?\",\"location\":\"\"";
     long long count = 0;
+    std::optional<MergeProgress> progress;
+    if (options.progress) {
+        std::uint64_t total = 0;
+        for (const std::uint64_t records : whole) total += records;
+        progress.emplace((long long)total, options.progress, options.progress_clock);
+    }
     while (!heads.empty()) {
         Head h = heads.top();
         heads.pop();
@@ -505,6 +511,7 @@ MergeResult merge(const std::string& dir, int world_size, const MergeOptions& op
         auto [top, fresh] = max_seq.emplace(rec.comm, rec.seq);
         if (!fresh && rec.seq > top->second) top->second = rec.seq;
         ++count;
+        if (progress) progress->update(count);
     }
     for (int r = 0; r < world_size; ++r) {
         RankEnd& end = result.ranks[std::size_t(r)];

@@ -216,6 +216,21 @@ TEST_CASE("trace.json is capped, calls.csv is not") {
     CHECK(json[json.size() - 2].find("first 10 of 50 calls") != std::string::npos);
 }
 
+TEST_CASE("the merge reports its progress over every rank's records") {
+    TempDir dir;
+    write_rank(dir.str(), 0, 2, 30, 100);
+    write_rank(dir.str(), 1, 2, 30, 100);
+    trace::MergeOptions options;
+    std::vector<std::string> lines;
+    options.progress = [&](const std::string& line) { lines.push_back(line); };
+    double now = 0;  // past the quiet period and the interval at every record: a line each
+    options.progress_clock = [&] { return now += 10; };
+    REQUIRE(trace::merge(dir.str(), 2, options).records == 60);
+    REQUIRE(lines.size() == 60);
+    CHECK(lines.front() == "merging the trace: 1 of 60 records (1%)");
+    CHECK(lines.back() == "merging the trace: 60 of 60 records (100%)");
+}
+
 TEST_CASE("an unwritable directory is reported, not fatal") {
     trace::Writer w;
     std::string error;

@@ -160,7 +160,9 @@ int main(int argc, char** argv) {
                              !papshim::trace::has_spill_files(options.dir);
     try {
         if (options.recover || only_a_lock || report::needs_recovery(options.dir)) {
-            const auto recovered = report::recover_directory(options.dir, options.recover);
+            const auto recovered = report::recover_directory(options.dir, options.recover, [](const std::string& line) {
+                std::fputs(fmt::format("papshim-report: {}\n", line).c_str(), stderr);
+            });
             std::fputs(fmt::format("papshim-report: the run in {} did not reach MPI_Finalize; recovered {} records "
                                    "of {} ranks from its spill files into calls.csv and trace.json\n",
                                    options.dir, recovered.records, recovered.ranks.size())
