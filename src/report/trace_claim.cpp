@@ -21,6 +21,22 @@ namespace {
 
 std::string lock_path(const std::string& dir) { return dir + "/" + claim_file; }
 
+// Why `dir` could not be created: when a file stands where it or a directory above it should
+// be (ENOTDIR; EEXIST for "file/"), that file's name, where the system's "Not a directory" names none.
+std::string creation_error(const std::string& dir, const std::error_code& failed) {
+    const std::string generic = fmt::format("cannot create directory {}: {}", dir, failed.message());
+    if (failed != std::errc::not_a_directory && failed != std::errc::file_exists) return generic;
+    std::string bare = dir;  // "out/" names the file out
+    while (bare.size() > 1 && bare.back() == '/') bare.pop_back();
+    std::error_code ec;
+    std::filesystem::path file = bare;
+    while (file.has_relative_path() && !std::filesystem::exists(file, ec)) file = file.parent_path();
+    if (!std::filesystem::exists(file, ec) || std::filesystem::is_directory(file, ec)) return generic;
+    if (file == bare) return fmt::format("trace directory {} is an existing file, not a directory", dir);
+    return fmt::format("cannot create trace directory {}: {} is an existing file, not a directory", dir,
+                       file.string());
+}
+
 std::string host_name() {
     char name[256] = {};
     if (::gethostname(name, sizeof name - 1) != 0) return "unknown";
@@ -187,7 +203,7 @@ Claim claim_directory(const std::string& wanted, const ClaimOwner& owner) {
         std::error_code failed;
         std::filesystem::create_directories(dir, failed);
         if (failed) {
-            claim.error = fmt::format("cannot create directory {}: {}", dir, failed.message());
+            claim.error = creation_error(dir, failed);
             return claim;
         }
         const int fd = ::open(lock_path(dir).c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);

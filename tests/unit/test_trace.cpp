@@ -488,6 +488,21 @@ TEST_CASE("a claim that cannot be made says why") {
     CHECK_THAT(claim.error, Catch::Contains("/proc/papshim-no"));
 }
 
+TEST_CASE("a trace directory that is a file, or under one, is named as a file") {
+    TempDir dir;
+    const std::string file = dir.str() + "/notes";
+    std::ofstream(file) << "mine\n";
+    for (const std::string& wanted : {file, file + "/"}) {
+        const auto claim = trace::claim_directory(wanted, trace::this_process());
+        CHECK(claim.dir.empty());
+        CHECK(claim.error == "trace directory " + wanted + " is an existing file, not a directory");
+    }
+    const auto below = trace::claim_directory(file + "/run/1", trace::this_process());
+    CHECK(below.error == "cannot create trace directory " + file + "/run/1: " + file +
+                             " is an existing file, not a directory");
+    CHECK(lines_of(file) == std::vector<std::string>{"mine"});
+}
+
 TEST_CASE("recovery refuses a trace whose job still runs here, and releases the claim of one it recovers") {
     TempDir dir;
     const std::string d = dir.str();

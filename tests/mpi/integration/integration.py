@@ -349,6 +349,15 @@ def case_unwritable_trace(options, launcher):
     if directory not in run.stderr:
         raise CheckFailed(f"no warning naming {directory} on stderr\n{run.describe()}")
     print(f"warning: {[line for line in run.stderr.splitlines() if directory in line][0]}")
+    # A file where the folder should be: the warning names it as a file, not "Not a directory".
+    file = trace_dir(options, "unwritable-trace-file")
+    file.write_text("not a folder\n")
+    run = expect_success(execute(launcher.command(2, example, launcher.shim_env(mode="profile", trace_dir=file))))
+    expect_same_checksum(reference, run, "a file as the trace folder")
+    said = f"trace directory {file} is an existing file, not a directory"
+    if said not in run.stderr or file.read_text() != "not a folder\n":
+        raise CheckFailed(f"expected a warning saying '{said}' and the file untouched\n{run.describe()}")
+    print(f"warning: {[line for line in run.stderr.splitlines() if said in line][0]}")
 
 
 def case_fortran(options, launcher):
