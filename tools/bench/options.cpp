@@ -320,11 +320,18 @@ Suites:
   --suite overhead      (default) cost of the shim on calls it does not change: an 8-byte
                         MPI_Allreduce (1 MPI_DOUBLE, MPI_SUM) loop and a 64 KiB-per-rank
                         MPI_Allgather loop, each under the variants native (PMPI_*), off,
-                        profile and dispatch+native (dispatch mode, algorithm "native").
-                        Each round runs every variant (order rotated per round) for
-                        --iterations back-to-back calls after a barrier. Reported per variant:
-                        median over rounds of the mean time per call, and the median (min-max)
-                        over rounds of the ratio to native's time in the same round.
+                        profile, dispatch+native (dispatch mode, algorithm "native") and
+                        dispatch+auto. Two phases. Fresh process, first: the process's first
+                        20000 calls of the 8-byte Allreduce per variant, as a short program
+                        makes them (profile's trace buffers fresh), in 20 slices of 1000 with
+                        the variant order rotated per slice; fixed counts, not changed by
+                        --iterations, --rounds or --warmup. Reported per variant: time per
+                        call and ratio to native over all calls, and the median (max) over
+                        slices of the slice's ratio to native. Steady state, then: each round
+                        runs every variant (order rotated per round) for --iterations
+                        back-to-back calls after a barrier. Reported per variant: median over
+                        rounds of the mean time per call, and the median (min-max) over rounds
+                        of the ratio to native's time in the same round.
   --suite allgather     compares Allgather algorithms under a process arrival pattern. Every
                         iteration runs each algorithm once (order rotated per iteration):
                         double barrier, each rank waits its --pattern delay (the same delays for
