@@ -231,7 +231,16 @@ std::vector<VariableInfo> describe_variables(const AlgorithmNames& names) {
                     "dispatch mode tracing happens only when it is set"});
     vars.push_back({"PAPSHIM_CALLSITE_DEPTH", "1", "1..16",
                     "stack frames above the MPI call that identify a call site"});
-    vars.push_back({"PAPSHIM_VERBOSE", "0", "0, 1, 2", "1: a line from rank 0 at init (the line at finalize that says where the trace is comes at every level); 2: also a line per new communicator (ranks, nodes)"});
+    vars.push_back({"PAPSHIM_VERBOSE", "0", "0, 1, 2",
+                    "lines on stderr, each starting papshim: (at every level, rank 0's lines at MPI_Finalize: "
+                    "where the trace is, and before it, every 2 s, how far a trace merge that takes longer than "
+                    "2 s is). 1: world rank 0 prints one at MPI_Init (ranks, mode, the measured α and β, the "
+                    "clock's round trip, how papshim waits, the trace directory if tracing). 2: also, from a "
+                    "communicator's rank 0 when papshim first makes its context (its first call papshim handles), "
+                    "one line with its ranks and nodes (an extra collective on every rank; not for "
+                    "inter-communicators), and one with its α and β where papshim measures a communicator's own "
+                    "link (at its first call that exchanges predictions, on a communicator whose rank 0 and last "
+                    "rank are not the world's)"});
     vars.push_back({"PAPSHIM_TRACE_BUFFER", "65536", "1..100000000",
                     "trace records kept in memory per rank before they are spilled to a file in the trace directory"});
     vars.push_back({"PAPSHIM_NODE_SIZE", "0", "0..1000000",
@@ -252,10 +261,10 @@ std::vector<VariableInfo> describe_variables(const AlgorithmNames& names) {
                     "between its rank 0 and last rank at its first call that exchanges predictions (MPI_Init's "
                     "world link where those are the world's)"});
     vars.push_back({"PAPSHIM_HELPER_THREAD", "1", "0, 1, always",
-                    "1: a helper thread posts bdr's and bslb's background receives while ranks compute, which "
-                    "they need to plan (MPI_Init is upgraded to MPI_THREAD_MULTIPLE when bdr or bslb is "
-                    "configured; auto raises nothing, but for Allgather or Allgatherv it starts the thread where MPI "
-                    "already provides MPI_THREAD_MULTIPLE, as for mpi4py, and may then run bdr; the planned "
+                    "1: a helper thread posts bdr's and bslb's background receives while ranks compute, which they "
+                    "need to plan (MPI_Init is upgraded to MPI_THREAD_MULTIPLE when bdr or bslb is configured; "
+                    "auto raises nothing, but for Allgather or Allgatherv it starts the thread where MPI already "
+                    "provides MPI_THREAD_MULTIPLE on every rank, as for mpi4py, and may then run bdr; the planned "
                     "Reduce/Allreduce algorithms need no thread: their prediction exchanges complete inside MPI "
                     "calls); always: start it and upgrade whatever is configured, for programs that choose bdr or "
                     "bslb per communicator with papshim_set_algorithm; 0: no thread, no upgrade, progress only "
@@ -266,10 +275,11 @@ std::vector<VariableInfo> describe_variables(const AlgorithmNames& names) {
                     "differ in the last bits)"});
     vars.push_back({"PAPSHIM_WAIT", "auto", "auto, mpi, yield",
                     "how papshim's own algorithms wait for their messages: mpi: the MPI library's wait (MPICH's "
-                    "keeps polling on the core); yield: test, and give the core to another process between tests; "
+                    "keeps polling on its core); yield: test, and give the core to another process between tests; "
                     "auto: yield where a node runs more ranks than the CPUs its ranks may use (counted in MPI_Init "
-                    "unless the mode is off) and MPI's wait does not yield by itself (MPICH), else mpi (Open MPI "
-                    "yields on a node mpiexec knows is oversubscribed). Native calls always wait MPI's way"});
+                    "unless the mode is off; a cgroup CPU quota is not seen) and MPI's wait does not yield by "
+                    "itself (MPICH), else mpi (Open MPI yields on a node mpiexec knows is oversubscribed). Native "
+                    "calls always wait MPI's way"});
     vars.push_back({"PAPSHIM_NETWORK", "unspecified", "any text without control characters",
                     "what network the job runs on, recorded in the trace's meta.txt and papshim-bench's "
                     "output; papshim-run --emulate-network sets it"});
