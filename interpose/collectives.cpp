@@ -284,21 +284,25 @@ int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, 
         if (kind == Collective::allreduce && ctx.policy.exchange == plan::Exchange::sampled &&
             layout() == NodeLayout::one_node)
             if (node::NodeView* view = runtime::node_view(ctx)) board = &view->segment;
-        planner->enter(caller, signature, arrival, planning.tau_ns, ctx.policy, follow, shape->blocks, board);
-        if (const int error = planner->failure(); error != MPI_SUCCESS)
-            runtime::run_natively(ctx, error, "papshim's communicators for its exchange of predictions");
-        planning.seq = planner->seq();
-        planning.guard = &planner->guard();
-        if (const plan::Plan* p = planner->plan()) {
-            // The guard (spec §1.5, §2.8): a plan from predictions that were recently wrong
-            // costs more than the balanced form, so it is used only while they were right.
-            // Its state comes from exchanged data, so every rank decides alike.
-            plan_use = trace::PlanUse::miss;
-            if (p->signature == signature.hash() && planner->same_layout(signature.blocks, shape->blocks)) {
-                if (planner->guard().trusted()) planning.plan = p;
-                plan_use = planning.plan ? trace::PlanUse::hit : trace::PlanUse::guarded;
-            } else {
-                ++ctx.mispredicted_calls;
+        // A node view MPI could not make (layout() above) makes this call native already: the
+        // planner takes no part (its first exchange would make two more communicators).
+        if (!ctx.native_only()) {
+            planner->enter(caller, signature, arrival, planning.tau_ns, ctx.policy, follow, shape->blocks, board);
+            if (const int error = planner->failure(); error != MPI_SUCCESS)
+                runtime::run_natively(ctx, error, "papshim's communicators for its exchange of predictions");
+            planning.seq = planner->seq();
+            planning.guard = &planner->guard();
+            if (const plan::Plan* p = planner->plan()) {
+                // The guard (spec §1.5, §2.8): a plan from predictions that were recently wrong
+                // costs more than the balanced form, so it is used only while they were right.
+                // Its state comes from exchanged data, so every rank decides alike.
+                plan_use = trace::PlanUse::miss;
+                if (p->signature == signature.hash() && planner->same_layout(signature.blocks, shape->blocks)) {
+                    if (planner->guard().trusted()) planning.plan = p;
+                    plan_use = planning.plan ? trace::PlanUse::hit : trace::PlanUse::guarded;
+                } else {
+                    ++ctx.mispredicted_calls;
+                }
             }
         }
     }

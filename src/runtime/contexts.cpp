@@ -67,14 +67,19 @@ std::string error_reason(int error) {
     return std::string(reason);
 }
 
-// MPI_Comm_dup of an application's communicator with errors returned, whatever its handler:
-// running out of communicators must reach run_natively, not end the job in MPI.
-int duplicate_returning_errors(MPI_Comm comm, MPI_Comm* dup) {
+// papshim's duplicate of an application's (intra-)communicator: the same ranks in the same
+// order, by MPI_Comm_split with one color, which unlike MPI_Comm_dup copies no attributes: the
+// application's copy callbacks never run for papshim's communicator (nor can one that fails on
+// some ranks fail it there only). Errors return whatever the communicator's handler, so that
+// running out of communicators reaches run_natively instead of ending the job in MPI; another
+// thread's point-to-point error on `comm` in that moment returns too.
+int duplicate_returning_errors(MPI_Comm comm, int rank, MPI_Comm* dup) {
     MPI_Errhandler handler = MPI_ERRHANDLER_NULL;
     PMPI_Comm_get_errhandler(comm, &handler);
-    PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
-    const int rc = PMPI_Comm_dup(comm, dup);
-    PMPI_Comm_set_errhandler(comm, handler);
+    const bool swap = handler != MPI_ERRORS_RETURN;
+    if (swap) PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    const int rc = PMPI_Comm_split(comm, 0, rank, dup);
+    if (swap) PMPI_Comm_set_errhandler(comm, handler);
     PMPI_Errhandler_free(&handler);
     if (rc != MPI_SUCCESS) *dup = MPI_COMM_NULL;
     else PMPI_Comm_set_errhandler(*dup, MPI_ERRORS_RETURN);
@@ -131,12 +136,16 @@ std::uint64_t agree_on_id(const State& s, CommContext& ctx, MPI_Comm comm, MPI_C
 }
 
 void describe_new_communicator(CommContext& ctx) {
-    // Every rank has the same verbosity, so this extra collective is taken everywhere. A node
-    // communicator MPI could not make counts no leader (node_view() will find out).
+    // Every rank has the same verbosity, so this extra collective is taken everywhere (in
+    // profile mode too, which otherwise makes no communicator). Where MPI could not make
+    // papshim's duplicate (every member alike), nothing; a node communicator it could not
+    // make counts no leader.
+    const MPI_Comm over = private_comm(ctx);
+    if (over == MPI_COMM_NULL) return;
     int node_rank = 1, leaders = 0;
     if (const MPI_Comm node = node_communicator(ctx); node != MPI_COMM_NULL) PMPI_Comm_rank(node, &node_rank);
     int leader = node_rank == 0 ? 1 : 0;
-    PMPI_Allreduce(&leader, &leaders, 1, MPI_INT, MPI_SUM, private_comm(ctx));
+    PMPI_Allreduce(&leader, &leaders, 1, MPI_INT, MPI_SUM, over);
     if (ctx.rank == 0)
         fmt::print(stderr, "papshim: new communicator {} ({} ranks on {} node{})\n", trace::comm_label(ctx.id),
                    ctx.size, leaders, leaders == 1 ? "" : "s");
@@ -282,12 +291,15 @@ node::NodeView* node_view(CommContext& ctx) {
     void* base = nullptr;
     if (error == MPI_SUCCESS) {
         // MPICH 4.0.2 fails an assertion (ending the job) inside MPI_Win_allocate_shared when it
-        // cannot make the window's own communicator, instead of returning the error: a
-        // duplicate of the node communicator made and freed just before tells whether it can.
-        MPI_Comm probe = MPI_COMM_NULL;
-        error = PMPI_Comm_dup(node, &probe);
+        // cannot make the window's own communicator, instead of returning the error: two
+        // duplicates of the node communicator made and freed just before tell whether it can,
+        // with one to spare for another thread of the application making one meanwhile.
+        MPI_Comm probe[2] = {MPI_COMM_NULL, MPI_COMM_NULL};
+        error = PMPI_Comm_dup(node, &probe[0]);
+        if (error == MPI_SUCCESS) error = PMPI_Comm_dup(node, &probe[1]);
+        for (MPI_Comm& made : probe)
+            if (made != MPI_COMM_NULL) PMPI_Comm_free(&made);
         if (error == MPI_SUCCESS) {
-            PMPI_Comm_free(&probe);
             error = PMPI_Win_allocate_shared(MPI_Aint(view->local_rank == 0 ? bytes : 0), 1, MPI_INFO_NULL, node, &base,
                                              &view->window);
         }
@@ -322,13 +334,23 @@ node::NodeView* node_view(CommContext& ctx) {
 }
 
 MPI_Comm private_comm(CommContext& ctx) {
-    if (ctx.private_dup == MPI_COMM_NULL && !ctx.native_only())
-        if (const int rc = duplicate_returning_errors(ctx.user, &ctx.private_dup); rc != MPI_SUCCESS)
+    // An inter-communicator's calls all go to MPI: no duplicate (one made would be agreed per
+    // group, and fail in one group only).
+    if (ctx.private_dup == MPI_COMM_NULL && !ctx.inter && !ctx.native_only())
+        if (const int rc = duplicate_returning_errors(ctx.user, ctx.rank, &ctx.private_dup); rc != MPI_SUCCESS)
             run_natively(ctx, rc, "papshim's duplicate");
     return ctx.private_dup;
 }
 
 void run_natively(CommContext& ctx, int error, std::string_view what) {
+#ifdef OPEN_MPI
+    // Open MPI 4.1 does not agree on a failure to make a communicator: the rank that ran out of
+    // ids returns it, the others wait inside MPI for that rank (comm_cid.c). Nothing papshim
+    // does here can free them, so the job ends with the reason, as before.
+    if (error != MPI_SUCCESS)
+        plan::abort_on_internal_error(fmt::format("making {} (the MPI may have run out of communicators; README, "
+                                                  "Known limits)", what).c_str(), error);
+#endif
     CommContext::Own usable = CommContext::Own::usable;
     if (!ctx.own.compare_exchange_strong(usable, CommContext::Own::failed)) return;
     state().any_override.store(true);

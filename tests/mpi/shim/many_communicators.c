@@ -15,7 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { kReduceCount = 1024, kGatherCount = 256 };  /* 4 KiB and 1 KiB: above auto's native-only sizes */
+/* 16 KiB and 64 KiB per rank: auto's smallest sizes that take papshim's path (smaller calls
+   go native without a context, and would test nothing here). */
+enum { kReduceCount = 4096, kGatherCount = 16384 };
 
 static int failures = 0;
 static int world_rank = 0;
@@ -27,7 +29,7 @@ static void check(int ok, const char* what, int index) {
 static void exercise(MPI_Comm comm, int index, int* send, int* got, int* expected, int size) {
     int rank = 0;
     MPI_Comm_rank(comm, &rank);
-    for (int i = 0; i < kReduceCount; ++i) send[i] = rank * 7 + i + index;
+    for (int i = 0; i < kGatherCount; ++i) send[i] = rank * 7 + i + index;
     check(MPI_Allreduce(send, got, kReduceCount, MPI_INT, MPI_SUM, comm) == MPI_SUCCESS, "MPI_Allreduce failed", index);
     PMPI_Allreduce(send, expected, kReduceCount, MPI_INT, MPI_SUM, comm);
     check(memcmp(got, expected, sizeof(int) * kReduceCount) == 0, "MPI_Allreduce differs from native", index);
@@ -50,9 +52,9 @@ int main(int argc, char** argv) {
             fprintf(stderr, "rank %d: MPI_Comm_dup %d failed before any collective\n", world_rank, i);
             MPI_Abort(MPI_COMM_WORLD, 2);
         }
-    int* send = malloc(sizeof(int) * kReduceCount);
-    int* got = malloc(sizeof(int) * kReduceCount * (size_t)size);
-    int* expected = malloc(sizeof(int) * kReduceCount * (size_t)size);
+    int* send = malloc(sizeof(int) * kGatherCount);
+    int* got = malloc(sizeof(int) * kGatherCount * (size_t)size);
+    int* expected = malloc(sizeof(int) * kGatherCount * (size_t)size);
     for (int round = 0; round < 2; ++round)
         for (int i = 0; i < count; ++i) exercise(comms[i], i, send, got, expected, size);
     for (int i = 0; i < count; ++i) MPI_Comm_free(&comms[i]);
