@@ -39,7 +39,6 @@ struct CommContext {
     // private_comm(): profile mode sends nothing of its own, so it makes none.
     MPI_Comm private_dup = MPI_COMM_NULL;
     MPI_Comm node = MPI_COMM_NULL;   // ranks of the private duplicate sharing this node's memory; see node_communicator()
-    bool node_tried = false;         // node_communicator() ran (it never retries: a retry on some nodes only would hang)
     // Whether papshim has what it needs of its own here (run_natively): a communicator MPI
     // could not make for it (MPICH's 2048 communicator ids, shared with the application's)
     // makes every later call on this communicator native, as on every member alike.

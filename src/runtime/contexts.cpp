@@ -201,8 +201,9 @@ CommContext& context(MPI_Comm comm) {
 
 MPI_Comm node_communicator(CommContext& ctx) {
     std::lock_guard guard(ctx.lock);
-    if (ctx.node_tried || ctx.inter) return ctx.node;
-    ctx.node_tried = true;
+    // Made, or never to be made: every failure below makes the context native-only, so it
+    // is not tried again (a retry on some nodes only would hang).
+    if (ctx.node != MPI_COMM_NULL || ctx.inter || ctx.native_only()) return ctx.node;
     const MPI_Comm over = private_comm(ctx);
     if (over == MPI_COMM_NULL) return MPI_COMM_NULL;
     // Over the whole communicator: MPI agrees on the new communicator's id, so a failure is
