@@ -129,6 +129,7 @@ struct Planning {
     const plan::Plan* plan = nullptr;
     const plan::Guard* guard = nullptr;
     std::int64_t tau_ns = 0;
+    std::span<const std::uint64_t> blocks;  // Allgatherv: every rank's block bytes (BuildInput::block_bytes)
     std::uint64_t seq = 0;  // the planner's number of a followed call (Planner::seq), not the trace's
 };
 
@@ -299,6 +300,7 @@ int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, 
                 plan_use = trace::PlanUse::miss;
                 if (p->signature == signature.hash() && planner->same_layout(signature.blocks, shape->blocks)) {
                     if (planner->guard().trusted()) planning.plan = p;
+                    if (planning.plan) planning.blocks = shape->blocks;
                     plan_use = planning.plan ? trace::PlanUse::hit : trace::PlanUse::guarded;
                 } else {
                     ++ctx.mispredicted_calls;
@@ -349,17 +351,20 @@ const schedule::Schedule& planned_schedule(CommContext& ctx, schedule::Builder b
     ++ctx.planned_calls;
     const std::vector<std::int64_t>& arrivals = planning.plan->arrival_ns;
     auto& last = ctx.planned;
-    if (last.build != build || last.root != root || last.step_ns != planning.tau_ns || last.arrival_ns != arrivals) {
+    if (last.build != build || last.root != root || last.step_ns != planning.tau_ns ||
+        !std::ranges::equal(last.block_bytes, planning.blocks) || last.arrival_ns != arrivals) {
         schedule::BuildInput input;
         input.ranks = ctx.size;
         input.rank = ctx.rank;
         input.arrival_ns = arrivals;
         input.step_ns = planning.tau_ns;
+        input.block_bytes = planning.blocks;
         input.root = root;
         last.schedule = build(input);
         last.build = build;
         last.root = root;
         last.step_ns = planning.tau_ns;
+        last.block_bytes.assign(planning.blocks.begin(), planning.blocks.end());
         last.arrival_ns = arrivals;
     }
     return last.schedule;
@@ -427,7 +432,8 @@ void prepare_background(CommContext& ctx, plan::Planner& planner, const plan::Pl
     if (std::accumulate(blocks.begin(), blocks.end(), std::uint64_t{0}) > std::uint64_t(INT_MAX)) return;
     // τ as the call will compute it (Shape::segment): one block, the largest for Allgatherv.
     const std::uint64_t largest = *std::max_element(blocks.begin(), blocks.end());
-    Planning planning{&plan, &guard, runtime::tau_ns(ctx, largest), plan.seq};
+    Planning planning{&plan, &guard, runtime::tau_ns(ctx, largest), {}, plan.seq};
+    if (kind == Collective::allgatherv) planning.blocks = blocks;
     const std::string_view choice = runtime::algorithm_for(ctx, kind);
     if (!guard.trusted()) return;  // the call will not use the plan (handle())
     const AllgatherAlgorithm* algorithm = nullptr;
@@ -447,6 +453,7 @@ void prepare_background(CommContext& ctx, plan::Planner& planner, const plan::Pl
     input.rank = ctx.rank;
     input.arrival_ns = plan.arrival_ns;
     input.step_ns = planning.tau_ns;
+    input.block_bytes = planning.blocks;
     background.schedule = algorithm->build(input);
     const int error = post_prefetch(background.schedule, blocks,
                                     schedule::planned_tag_base(plan.seq, allgather_slot(*algorithm)),

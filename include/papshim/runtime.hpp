@@ -62,6 +62,7 @@ struct CommContext {
         schedule::Builder build = nullptr;
         int root = -1;
         std::int64_t step_ns = 0;
+        std::vector<std::uint64_t> block_bytes;
         std::vector<std::int64_t> arrival_ns;
         schedule::Schedule schedule;
     } planned;

@@ -69,6 +69,9 @@ struct BuildInput {
     // The algorithm's time unit in nanoseconds (BDR: τ, one segment over one link;
     // Clairvoyant: the round length d); 0 when unknown.
     std::int64_t step_ns = 0;
+    // Allgatherv: every rank's block bytes (identical everywhere: MPI requires matching
+    // counts); empty when not given. BDR uses it to let empty blocks take no pre-step slot.
+    std::span<const std::uint64_t> block_bytes;
     int root = -1;            // Reduce: the root; -1 for the all-collectives
     bool commutative = true;  // reductions: whether the op may be applied out of rank order
 };

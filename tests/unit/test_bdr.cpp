@@ -18,6 +18,7 @@
 #include <limits>
 #include <map>
 #include <random>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -322,6 +323,39 @@ TEST_CASE("BDR passes the data-flow check for p = 1..64 and samples to 1024", "[
     }
 }
 
+TEST_CASE("BDR with empty blocks: data flow, and an empty block leaves in one pre-step", "[bdr][dataflow][allgatherv]") {
+    std::mt19937_64 rng(23);
+    for (int p = 1; p <= 40; p += papshim::test::under_sanitizer ? 5 : 1) {
+        const std::int64_t tau = 977;
+        const auto up = static_cast<std::size_t>(p);
+        for (const auto& [name, a] : paps(p, tau, rng, true)) {
+            std::vector<std::uint64_t> bytes(up);
+            for (auto& b : bytes) b = rng() % 3 == 0 ? 0 : 1 + rng() % 4096;
+            INFO("p=" << p << " " << name);
+            BuildInput input = bdr_input(p, 0, a, tau);
+            input.block_bytes = bytes;
+            const ScheduleSet set = ScheduleSet::build(build_bdr, p, input);
+            REQUIRE(papshim::sim::check_data_flow(set) == "");
+            // Per rank and step at most one receive of a non-empty whole block (the single-port
+            // step), and an empty block that leaves in a pre-step leaves in one step.
+            for (int r = 0; r < p; ++r) {
+                std::map<int, int> sized_recvs;
+                for (const auto& m : set.recvs(r))
+                    if (m.piece_count == 0 && bytes[static_cast<std::size_t>(m.peer)] > 0) CHECK(++sized_recvs[m.step] == 1);
+                // An empty block with a pre-step budget (a rank at least τ ahead of the last)
+                // reaches everybody in its first pre-step.
+                if (bytes[static_cast<std::size_t>(r)] == 0 && p > 1 &&
+                    *std::max_element(a.begin(), a.end()) - a[static_cast<std::size_t>(r)] >= tau) {
+                    std::set<int> steps;
+                    for (const auto& m : set.sends(r))
+                        if (set.blocks_of(m)[0] == r) steps.insert(m.step);
+                    CHECK(steps.size() == 1);
+                }
+            }
+        }
+    }
+}
+
 TEST_CASE("BDR drops globally empty steps and builds fast at huge ω/τ (§2.4)", "[bdr][compression]") {
     SECTION("one late rank: p − 1 pre-steps whatever ω/τ") {
         for (std::int64_t units : {std::int64_t{40}, std::int64_t{10'000'000}, std::int64_t{1} << 61}) {
@@ -441,11 +475,12 @@ TEST_CASE("mispredicted arrivals cost BDR more than the ring (§2.8: why the gua
     }
 }
 
-TEST_CASE("Allgatherv: the schedule ignores block sizes; τ of the largest block", "[bdr][allgatherv]") {
-    // The builder never sees sizes, so every block layout runs the same schedule, and data
-    // flow holds with zero-size blocks (the executor skips their messages on both ends).
-    // The caller passes τ of the largest block (docs/algorithms/bdr.md): no pre-step then
+TEST_CASE("Allgatherv: τ of the largest block; empty blocks take no pre-step slot", "[bdr][allgatherv]") {
+    // The step is τ of the largest block (docs/algorithms/bdr.md §6): no pre-step then
     // outlasts τ, and BDR stays near the ring or better, where a mean-block τ loses up to 2x.
+    // Given the block sizes (block_bytes), an empty block takes no pre-step slot; without
+    // them every layout runs the same schedule. Data flow holds with zero-size blocks (the
+    // executor skips their messages on both ends).
     TimingModel model;
     model.latency = 50e-6;
     model.per_byte = 8e-9;
@@ -470,7 +505,7 @@ TEST_CASE("Allgatherv: the schedule ignores block sizes; τ of the largest block
         for (double b : sizes) mean += b / p;
         const double tau_mean = model.latency + mean * model.per_byte;
         const double tau_max = model.latency + *std::max_element(sizes.begin(), sizes.end()) * model.per_byte;
-        double worst = 0, sum = 0;
+        double worst = 0, sum = 0, sized_worst = 0, sized_sum = 0;
         int cases = 0;
         for (double units : {2.0, 8.0, 30.0}) {  // ω/τ at the mean block
             std::vector<std::vector<double>> patterns;
@@ -486,19 +521,31 @@ TEST_CASE("Allgatherv: the schedule ignores block sizes; τ of the largest block
                 Arrivals a;
                 for (double x : arrival) a.push_back(std::llround((x - earliest) * 1e9));
                 const double ring_elapsed = papshim::sim::simulate_timing(ring, model, arrival, sizes).mean_elapsed;
-                auto ratio = [&](double tau) {
-                    const ScheduleSet set = bdr_set(a, std::llround(tau * 1e9));
+                std::vector<std::uint64_t> block_bytes;
+                for (double b : sizes) block_bytes.push_back(static_cast<std::uint64_t>(b));
+                auto ratio = [&](double tau, bool sized = false) {
+                    BuildInput input = bdr_input(p, 0, a, std::llround(tau * 1e9));
+                    if (sized) input.block_bytes = block_bytes;
+                    const ScheduleSet set = ScheduleSet::build(build_bdr, p, input);
                     REQUIRE(papshim::sim::check_data_flow(set) == "");
                     return papshim::sim::simulate_timing(set, background, arrival, sizes).mean_elapsed / ring_elapsed;
                 };
                 worst = std::max(worst, ratio(tau_max));
                 sum += ratio(tau_max);
+                const double sized = ratio(tau_max, true);
+                sized_worst = std::max(sized_worst, sized);
+                sized_sum += sized;
                 mean_tau_worst = std::max(mean_tau_worst, ratio(tau_mean));
                 ++cases;
             }
         }
         CHECK(worst < 1.2);
         CHECK(sum / cases < 1.01);
+        // With sizes only layouts with empty blocks change (P = 16, worst / mean): half-full
+        // 1.00 / 0.81 → 1.00 / 0.67, broadcast 1.00 / 0.86 → 1.00 / 0.71, decreasing (the last
+        // block empty) 1.10 / 0.895 → 1.10 / 0.888.
+        CHECK(sized_worst <= worst + 1e-9);
+        CHECK(sized_sum <= sum + 1e-9 * cases);
     }
     CHECK(mean_tau_worst > 1.5);  // why not the mean block: its pre-steps overrun
 }

@@ -246,7 +246,7 @@ void define_options(CLI::App& app, Options& options, std::optional<double>& inte
         "which algorithms (default all: sparbit, bruck, recursive_doubling,\n"
         "neighbor_exchange, ring, gather_bcast, bdr, bslb); bdr and bslb plan\n"
         "with the pattern's arrivals (an exact prediction), bdr with tau = one\n"
-        "largest block over one link",
+        "largest block over one link and the block sizes (empty blocks)",
         "A[,A...]");
     app.add_flag("--check", options.check,
                  std::string("also run the data-flow check on every schedule set"));
@@ -344,8 +344,8 @@ void write_json(const Options& options, const std::vector<Row>& rows) {
 }
 
 // BDR and BSLB plan from predicted arrivals; papshim-sim gives them the pattern's own (an
-// exact prediction, integer ns from the earliest) and τ of the largest block over one link
-// (BDR assumes one rank per node: inter-node costs on a two-level machine; BSLB only uses the
+// exact prediction, integer ns from the earliest), τ of the largest block over one link and
+// the block sizes (BDR assumes one rank per node: inter-node costs on a two-level machine; BSLB only uses the
 // order), and runs their leading receive-only steps in the background (BDR's pre-steps,
 // BSLB's gather at the root; docs/algorithms/bdr.md, bslb.md).
 bool plans_with_arrivals(const papshim::AllgatherAlgorithm& algorithm) {
@@ -359,13 +359,16 @@ double bdr_tau(const papshim::sim::TimingModel& m, const std::vector<double>& si
 }
 
 papshim::sim::ScheduleSet planned_set(const papshim::AllgatherAlgorithm& algorithm, const std::vector<double>& arrival,
-                                      double tau) {
+                                      double tau, const std::vector<double>& sizes) {
     const double earliest = *std::min_element(arrival.begin(), arrival.end());
     std::vector<std::int64_t> arrival_ns;
     for (double a : arrival) arrival_ns.push_back(std::llround((a - earliest) * 1e9));
+    std::vector<std::uint64_t> block_bytes;
+    for (double bytes : sizes) block_bytes.push_back(static_cast<std::uint64_t>(std::max(bytes, 0.0)));
     papshim::schedule::BuildInput input;
     input.arrival_ns = arrival_ns;
     input.step_ns = std::llround(tau * 1e9);
+    input.block_bytes = block_bytes;
     return papshim::sim::ScheduleSet::build(algorithm.build, static_cast<int>(arrival.size()), input);
 }
 
@@ -394,7 +397,7 @@ int run(const Options& options) {
         for (double bytes : options.bytes) {
             const auto sizes = papshim::blocks::block_sizes(options.blocks, options.ranks, bytes);
             if (planned || !set) {
-                set = planned ? planned_set(*algorithm, arrival, bdr_tau(m, sizes))
+                set = planned ? planned_set(*algorithm, arrival, bdr_tau(m, sizes), sizes)
                               : papshim::sim::ScheduleSet::build(algorithm->build, options.ranks);
                 if (auto error = options.check ? papshim::sim::check_data_flow(*set) : ""; !error.empty()) {
                     fmt::print(stderr, "papshim-sim: {} fails the data-flow check: {}\n", algorithm->name, error);

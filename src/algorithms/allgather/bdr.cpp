@@ -31,10 +31,13 @@
 // Balanced form: with no prediction (empty or wrongly sized arrival_ns), step_ns <= 0, p < 2,
 // or S = 0 (ω < τ), the schedule is exactly build_ring's.
 //
-// Allgatherv: the schedule does not depend on block sizes (ring correctness never does). The
-// caller passes τ of the largest block, not the spec's mean (§2.9.3): a pre-step sends the
-// sender's own block, and with a mean-block τ the large blocks' pre-steps overrun into the
-// ring (up to 2x the ring's ē in the simulator); docs/algorithms/bdr.md has the numbers.
+// Allgatherv: correctness never depends on block sizes (the ring's never does). The caller
+// passes τ of the largest block, not the spec's mean (§2.9.3): a pre-step sends the sender's
+// own block, and with a mean-block τ the large blocks' pre-steps overrun into the ring (up to
+// 2x the ring's ē in the simulator). Given the block sizes (input.block_bytes, papshim's), an
+// empty block takes no pre-step slot: it reaches every receiver in its owner's first
+// pre-step. Packing several small blocks into a step was measured and left out
+// (docs/algorithms/bdr.md §6 has both).
 
 #include <algorithm>
 #include <bit>
@@ -285,13 +288,20 @@ schedule::Schedule build(const schedule::BuildInput& input, Tail tail) {
         // Non-empty: the first sender always finds its receiver free.
         for (std::size_t k = sending.size(); k-- > 0;) {
             const int r = sending[k];
-            int to = r - 1 - sent[static_cast<std::size_t>(r)];  // in (−p, p): no division on the hot path
-            if (to < 0) to += p;
-            if (receiving[static_cast<std::size_t>(to)] == step) continue;  // greedy: try nothing else
-            receiving[static_cast<std::size_t>(to)] = step;
-            ++sent[static_cast<std::size_t>(r)];
-            if (r == me) mine.push_back({step, to, r, true});
-            if (to == me) mine.push_back({step, r, r, false});
+            // An empty block is never sent (the executor skips empty messages at both ends):
+            // it reaches every receiver left in its owner's first pre-step, taking no slot.
+            const bool empty = !input.block_bytes.empty() && input.block_bytes[static_cast<std::size_t>(r)] == 0;
+            do {
+                int to = r - 1 - sent[static_cast<std::size_t>(r)];  // in (−p, p): no division on the hot path
+                if (to < 0) to += p;
+                if (!empty) {
+                    if (receiving[static_cast<std::size_t>(to)] == step) break;  // greedy: try nothing else
+                    receiving[static_cast<std::size_t>(to)] = step;
+                }
+                ++sent[static_cast<std::size_t>(r)];
+                if (r == me) mine.push_back({step, to, r, true});
+                if (to == me) mine.push_back({step, r, r, false});
+            } while (empty && sent[static_cast<std::size_t>(r)] < p - 1);
         }
         std::erase_if(sending, [&](int r) { return sent[static_cast<std::size_t>(r)] == p - 1; });
         ++s;
