@@ -336,6 +336,18 @@ TEST_CASE("BDR with empty blocks: data flow, and an empty block leaves in one pr
             input.block_bytes = bytes;
             const ScheduleSet set = ScheduleSet::build(build_bdr, p, input);
             REQUIRE(papshim::sim::check_data_flow(set) == "");
+            // Without an empty block the sizes change nothing; wrongly sized, they are ignored.
+            std::vector<std::uint64_t> full(up, 7);
+            const auto a_rank = [&](int rank) { return bdr_input(p, rank, a, tau); };
+            for (int rank = 0; rank < p; ++rank) {
+                BuildInput with_full = a_rank(rank), wrong = a_rank(rank);
+                with_full.block_bytes = full;
+                const std::vector<std::uint64_t> short_sizes(up > 0 ? up - 1 : 0, 0);
+                wrong.block_bytes = short_sizes;
+                const std::string plain = papshim::sim::to_string(build_bdr(a_rank(rank)));
+                CHECK(papshim::sim::to_string(build_bdr(with_full)) == plain);
+                CHECK(papshim::sim::to_string(build_bdr(wrong)) == plain);
+            }
             // Per rank and step at most one receive of a non-empty whole block (the single-port
             // step), and an empty block that leaves in a pre-step leaves in one step.
             for (int r = 0; r < p; ++r) {

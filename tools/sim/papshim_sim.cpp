@@ -364,7 +364,7 @@ papshim::sim::ScheduleSet planned_set(const papshim::AllgatherAlgorithm& algorit
     std::vector<std::int64_t> arrival_ns;
     for (double a : arrival) arrival_ns.push_back(std::llround((a - earliest) * 1e9));
     std::vector<std::uint64_t> block_bytes;
-    for (double bytes : sizes) block_bytes.push_back(static_cast<std::uint64_t>(std::max(bytes, 0.0)));
+    for (double bytes : sizes) block_bytes.push_back(static_cast<std::uint64_t>(std::ceil(std::max(bytes, 0.0))));  // empty only at 0
     papshim::schedule::BuildInput input;
     input.arrival_ns = arrival_ns;
     input.step_ns = std::llround(tau * 1e9);

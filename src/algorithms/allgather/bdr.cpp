@@ -264,6 +264,7 @@ schedule::Schedule build(const schedule::BuildInput& input, Tail tail) {
 
     auto& sent = scratch.sent;
     sent.assign(up, 0);
+    const bool sized = input.block_bytes.size() == up;  // else sizes unknown: no block is empty
     auto& receiving = scratch.receiving;  // no receiver takes two blocks in one step
     receiving.assign(up, SIZE_MAX);
     // Later-admitted ranks arrive later, so they outrank every rank already sending: they go
@@ -288,20 +289,25 @@ schedule::Schedule build(const schedule::BuildInput& input, Tail tail) {
         // Non-empty: the first sender always finds its receiver free.
         for (std::size_t k = sending.size(); k-- > 0;) {
             const int r = sending[k];
-            // An empty block is never sent (the executor skips empty messages at both ends):
-            // it reaches every receiver left in its owner's first pre-step, taking no slot.
-            const bool empty = !input.block_bytes.empty() && input.block_bytes[static_cast<std::size_t>(r)] == 0;
-            do {
-                int to = r - 1 - sent[static_cast<std::size_t>(r)];  // in (−p, p): no division on the hot path
-                if (to < 0) to += p;
-                if (!empty) {
-                    if (receiving[static_cast<std::size_t>(to)] == step) break;  // greedy: try nothing else
-                    receiving[static_cast<std::size_t>(to)] = step;
+            if (sized && input.block_bytes[static_cast<std::size_t>(r)] == 0) {
+                // An empty block is never sent (the executor skips empty messages at both
+                // ends): it reaches every receiver in its owner's first pre-step (it sent
+                // nothing before), taking no slot. Only this rank's messages are listed.
+                if (r == me) {
+                    for (int d = 1; d < p; ++d) mine.push_back({step, wrap_rank(r - d, p), r, true});
+                } else {
+                    mine.push_back({step, r, r, false});
                 }
-                ++sent[static_cast<std::size_t>(r)];
-                if (r == me) mine.push_back({step, to, r, true});
-                if (to == me) mine.push_back({step, r, r, false});
-            } while (empty && sent[static_cast<std::size_t>(r)] < p - 1);
+                sent[static_cast<std::size_t>(r)] = p - 1;
+                continue;
+            }
+            int to = r - 1 - sent[static_cast<std::size_t>(r)];  // in (−p, p): no division on the hot path
+            if (to < 0) to += p;
+            if (receiving[static_cast<std::size_t>(to)] == step) continue;  // greedy: try nothing else
+            receiving[static_cast<std::size_t>(to)] = step;
+            ++sent[static_cast<std::size_t>(r)];
+            if (r == me) mine.push_back({step, to, r, true});
+            if (to == me) mine.push_back({step, r, r, false});
         }
         std::erase_if(sending, [&](int r) { return sent[static_cast<std::size_t>(r)] == p - 1; });
         ++s;
