@@ -345,9 +345,9 @@ void write_json(const Options& options, const std::vector<Row>& rows) {
 
 // BDR and BSLB plan from predicted arrivals; papshim-sim gives them the pattern's own (an
 // exact prediction, integer ns from the earliest), τ of the largest block over one link and
-// the block sizes (BDR assumes one rank per node: inter-node costs on a two-level machine; BSLB only uses the
-// order), and runs their leading receive-only steps in the background (BDR's pre-steps,
-// BSLB's gather at the root; docs/algorithms/bdr.md, bslb.md).
+// the block sizes (BDR assumes one rank per node: inter-node costs on a two-level machine;
+// BSLB only uses the order), and runs their leading receive-only steps in the background
+// (BDR's pre-steps, BSLB's gather at the root; docs/algorithms/bdr.md, bslb.md).
 bool plans_with_arrivals(const papshim::AllgatherAlgorithm& algorithm) {
     return algorithm.name == "bdr" || algorithm.name == "bslb";
 }
@@ -364,7 +364,8 @@ papshim::sim::ScheduleSet planned_set(const papshim::AllgatherAlgorithm& algorit
     std::vector<std::int64_t> arrival_ns;
     for (double a : arrival) arrival_ns.push_back(std::llround((a - earliest) * 1e9));
     std::vector<std::uint64_t> block_bytes;
-    for (double bytes : sizes) block_bytes.push_back(static_cast<std::uint64_t>(std::ceil(std::max(bytes, 0.0))));  // empty only at 0
+    for (double bytes : sizes)  // rounded up: a block is empty only at 0 bytes
+        block_bytes.push_back(static_cast<std::uint64_t>(std::ceil(std::max(bytes, 0.0))));
     papshim::schedule::BuildInput input;
     input.arrival_ns = arrival_ns;
     input.step_ns = std::llround(tau * 1e9);
