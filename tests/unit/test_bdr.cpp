@@ -342,7 +342,7 @@ TEST_CASE("BDR with empty blocks: data flow, and an empty block leaves in one pr
             INFO("p=" << p << " " << name);
             const ScheduleSet set = sized_bdr_set(a, tau, bytes);
             REQUIRE(papshim::sim::check_data_flow(set) == "");
-            // Without an empty block the sizes change nothing; wrongly sized, they are ignored.
+            // Equal sizes change nothing; wrongly sized, they are ignored.
             const std::vector<std::uint64_t> full(up, 7), short_sizes(up - 1, 0);
             for (int rank = 0; rank < p; ++rank) {
                 BuildInput input = bdr_input(p, rank, a, tau);
@@ -368,6 +368,38 @@ TEST_CASE("BDR with empty blocks: data flow, and an empty block leaves in one pr
                     CHECK(steps.size() == 1);
                 }
             }
+        }
+    }
+}
+
+TEST_CASE("BDR with unequal blocks: the timed tail passes the data-flow check at any scale", "[bdr][dataflow][allgatherv][tail]") {
+    // Unequal sizes choose the tail in a timed model (integer units of τ / 2^16): blocks from
+    // 1 byte to 2^62 bytes and arrivals up to 2^61 ns apart must neither overflow it nor
+    // break the data flow, and every rank must build its part of one schedule.
+    std::mt19937_64 rng(29);
+    for (int p = 2; p <= 64; p += papshim::test::under_sanitizer ? 9 : p < 16 ? 1 : 4) {
+        const auto up = static_cast<std::size_t>(p);
+        for (std::int64_t tau : {std::int64_t{977}, std::int64_t{1} << 40}) {
+            for (const auto& [name, a] : paps(p, tau, rng, true)) {
+                std::vector<std::uint64_t> bytes(up);
+                const int scale = static_cast<int>(rng() % 62);
+                for (auto& b : bytes) b = 1 + (rng() >> (63 - scale));
+                INFO("p=" << p << " tau=" << tau << " " << name << " sizes up to 2^" << scale);
+                const ScheduleSet set = sized_bdr_set(a, tau, bytes);
+                REQUIRE(papshim::sim::check_data_flow(set) == "");
+            }
+        }
+        Arrivals spread(up, 0);
+        spread.back() = std::int64_t{1} << 61;
+        spread.front() = -(std::int64_t{1} << 61);
+        const std::vector<std::uint64_t> huge(up, std::uint64_t{1} << 62), mixed = [&] {
+            std::vector<std::uint64_t> sizes(up, 1);
+            sizes.front() = std::uint64_t{1} << 62;
+            return sizes;
+        }();
+        for (const auto& bytes : {huge, mixed}) {
+            INFO("p=" << p << " arrivals 2^62 apart");
+            REQUIRE(papshim::sim::check_data_flow(sized_bdr_set(spread, 3, bytes)) == "");
         }
     }
 }
@@ -557,11 +589,14 @@ TEST_CASE("Allgatherv: τ of the largest block; empty blocks take no pre-step sl
         }
         CHECK(worst < 1.2);
         CHECK(sum / cases < 1.01);
-        // With sizes only layouts with empty blocks change (P = 16, worst / mean): half-full
-        // 1.00 / 0.81 → 1.00 / 0.67, broadcast 1.00 / 0.86 → 1.00 / 0.71, decreasing (the last
-        // block empty) 1.10 / 0.895 → 1.10 / 0.888.
+        // With sizes (P = 16, worst / mean, unsized → sized): empty blocks take no pre-step
+        // slot and unequal blocks choose their tail in the timed model. Half-full 1.00 / 0.81
+        // → 1.00 / 0.60, broadcast 1.00 / 0.86 → 1.00 / 0.69, decreasing 1.10 / 0.895 → 1.00 /
+        // 0.84, spike 1.15 / 0.90 → 1.00 / 0.78, geometric 1.05 / 0.91 → 1.04 / 0.85; equal
+        // blocks unchanged.
         CHECK(sized_worst <= worst + 1e-9);
         CHECK(sized_sum <= sum + 1e-9 * cases);
+        if (sizes != equal) CHECK(sized_sum < sum - 0.04 * cases);
     }
     CHECK(mean_tau_worst > 1.5);  // why not the mean block: its pre-steps overrun
 }
@@ -617,8 +652,12 @@ TEST_CASE("BDR build cost per rank", "[.bench][bdr]") {
     const std::int64_t tau = 50'000;  // 1 GbE, 6 KB segments
     fmt::print("{:>6} {:>12} {:>10} {:>12} {:>14}\n", "p", "pattern", "ω/τ", "rank steps", "µs per build");
     for (int p : {8, 64, 1024}) {
+        // Unequal blocks (an Allgatherv's, decreasing) also time their tail candidates.
+        std::vector<std::uint64_t> decreasing;
+        for (int r = 0; r < p; ++r) decreasing.push_back(static_cast<std::uint64_t>(2 * (p - r)));
         for (int units : {0, 2, 10, 100, 1000}) {
-            for (bool one_late : {false, true}) {
+            for (int kind = 0; kind < 3; ++kind) {
+                const bool one_late = kind == 1, sized = kind == 2;
                 Arrivals a(static_cast<std::size_t>(p), 0);
                 if (one_late) {
                     a[static_cast<std::size_t>(p / 3)] = units * tau;
@@ -628,14 +667,20 @@ TEST_CASE("BDR build cost per rank", "[.bench][bdr]") {
                 // The best of 5 batches after a warm-up: the machine is shared, and the first
                 // builds also pay for growing the heap.
                 const int repeats = p >= 1024 ? 50 : 2000;
-                std::size_t steps = build_bdr(bdr_input(p, 0, a, tau)).steps.size();
+                const auto input = [&](int rank) {
+                    BuildInput in = bdr_input(p, rank, a, tau);
+                    if (sized) in.block_bytes = decreasing;
+                    return in;
+                };
+                std::size_t steps = build_bdr(input(0)).steps.size();
                 double us = std::numeric_limits<double>::infinity();
                 for (int batch = 0; batch < 5; ++batch) {
                     const auto start = std::chrono::steady_clock::now();
-                    for (int i = 0; i < repeats; ++i) steps = build_bdr(bdr_input(p, i % p, a, tau)).steps.size();
+                    for (int i = 0; i < repeats; ++i) steps = build_bdr(input(i % p)).steps.size();
                     us = std::min(us, std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count() / repeats);
                 }
-                fmt::print("{:>6} {:>12} {:>10} {:>12} {:>14.1f}\n", p, one_late ? "one-late" : "uniform", units, steps, us);
+                fmt::print("{:>6} {:>12} {:>10} {:>12} {:>14.1f}\n", p, one_late ? "one-late" : sized ? "uniform, sized" : "uniform",
+                           units, steps, us);
             }
         }
     }

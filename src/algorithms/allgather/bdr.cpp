@@ -23,8 +23,9 @@
 // around one hop at a time; with one persistently late rank L, only L's block is left and
 // the rank before L waits p − 1 steps for it. With that one block left and 3 ≤ p ≤ 64, L
 // scatters it in p − 1 pieces and the others exchange them (add_piece_tail, two steps).
-// Otherwise, up to 64 ranks, a greedy dissemination (add_greedy_tail) replaces the ring
-// wherever its sum of exits in the step model is lower. Above 64 ranks only the one-block
+// Otherwise, up to 64 ranks, a greedy dissemination (plan_greedy_tail) replaces the ring
+// wherever its sum of exits is lower: in the step model for equal blocks, in a timed model of
+// the whole schedule for unequal ones (add_best_tail). Above 64 ranks only the one-block
 // case changes, to a binomial tree from L where it beats the ring (p ≥ 4).
 // build_bdr_spec keeps the ring always: the spec's schedules, for the reference tests.
 //
@@ -36,12 +37,14 @@
 // own block, and with a mean-block τ the large blocks' pre-steps overrun into the ring (up to
 // 2x the ring's ē in the simulator). Given the block sizes (input.block_bytes, papshim's), an
 // empty block takes no pre-step slot: it reaches every receiver in its owner's first
-// pre-step. Packing several small blocks into a step was measured and left out
-// (docs/algorithms/bdr.md §6 has both).
+// pre-step; and with unequal blocks the tail is chosen by time, not by steps (a step that
+// moves one large block costs what its block costs). Packing several small blocks into a step
+// was measured and left out (docs/algorithms/bdr.md §6 has all three).
 
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <functional>
 #include <numeric>
 #include <span>
 #include <vector>
@@ -148,37 +151,44 @@ bool tree_beats_ring(int p) {
 // Up to this many ranks the tail is planned greedily (bit masks of one word per block).
 constexpr int kGreedyTailMaxRanks = 64;
 
+// One transfer of a block in the tail, in tail steps from 0.
+struct Move {
+    std::size_t step;
+    int from, to, block;
+};
+
+// Which unfinished block a greedy tail step serves first.
+enum class Priority {
+    most_missing,  // the most ranks still missing it (the step model's choice)
+    most_work,     // the most bytes still to deliver (ranks missing it × its bytes)
+};
+
 // The tail as a greedy dissemination of what the pre-steps left, for p ≤ 64: in each step,
-// blocks with the most ranks still missing them first (ties: later predicted arrival, then
-// lower rank), every holder not yet sending in the step sends the block to the nearest rank
-// after it that misses it and receives nothing else in the step. Appends this rank's
-// messages from step `first` on and returns true when that lowers the step model's sum of
-// exits (each rank leaves after its last transfer, all starting together) below the spec's
-// ring; otherwise appends nothing. Depends only on p, `sent` and the arrivals.
-bool add_greedy_tail(int p, int me, std::size_t first, const std::vector<int>& sent,
-                     std::span<const std::int64_t> arrival, std::vector<Message>& mine) {
+// blocks in `priority` order (ties: later predicted arrival, then lower rank), every holder not
+// yet sending in the step sends the block to the nearest rank after it that misses it and
+// receives nothing else in the step. With sizes, an empty block is never sent: it reaches
+// every rank missing it in step 0, taking no slot. Writes the moves in step order and returns
+// the step model's sum of exits (each rank leaves after its last transfer). Depends only on
+// p, `sent`, the arrivals and the sizes.
+long long plan_greedy_tail(int p, const std::vector<int>& sent, std::span<const std::int64_t> arrival,
+                           std::span<const std::uint64_t> bytes, Priority priority, std::vector<Move>& moves) {
     using Mask = std::uint64_t;
     const auto bit = [](int rank) { return Mask{1} << rank; };
     const Mask all = p == 64 ? ~Mask{0} : bit(p) - 1;
     const auto at = [](int rank) { return static_cast<std::size_t>(rank); };
+    const auto size_of = [&](int block) { return bytes.empty() ? std::uint64_t{1} : bytes[at(block)]; };
+    moves.clear();
+    int last[kGreedyTailMaxRanks] = {};
     Mask holders[kGreedyTailMaxRanks];
     for (int b = 0; b < p; ++b) {
         holders[b] = bit(b);  // the pre-steps gave block b to b − 1, …, b − sent_b
         for (int k = 1; k <= sent[at(b)]; ++k) holders[b] |= bit(wrap_rank(b - k, p));
+        if (size_of(b) == 0) {
+            for (Mask needers = all & ~holders[b]; needers != 0; needers &= needers - 1)
+                moves.push_back({0, b, std::countr_zero(needers), b});
+            holders[b] = all;
+        }
     }
-
-    int ring_last[kGreedyTailMaxRanks] = {};
-    for (int j = 0; j + 1 < p; ++j)
-        for (int i = 0; i < p; ++i)
-            if (sent[at(wrap_rank(i - j, p))] + j < p - 1) ring_last[i] = ring_last[wrap_rank(i + 1, p)] = j + 1;
-
-    struct Move {
-        std::size_t step;
-        int from, to, block;
-    };
-    thread_local std::vector<Move> moves;
-    moves.clear();
-    int last[kGreedyTailMaxRanks] = {};
     int blocks[kGreedyTailMaxRanks];
     for (std::size_t step = 0;; ++step) {
         int count = 0;
@@ -186,8 +196,11 @@ bool add_greedy_tail(int p, int me, std::size_t first, const std::vector<int>& s
             if (holders[b] != all) blocks[count++] = b;
         if (count == 0) break;
         std::sort(blocks, blocks + count, [&](int x, int y) {
-            const int mx = std::popcount(all & ~holders[x]), my = std::popcount(all & ~holders[y]);
-            if (mx != my) return mx > my;
+            const auto mx = static_cast<std::uint64_t>(std::popcount(all & ~holders[x]));
+            const auto my = static_cast<std::uint64_t>(std::popcount(all & ~holders[y]));
+            const std::uint64_t kx = priority == Priority::most_work ? mx * size_of(x) : mx;
+            const std::uint64_t ky = priority == Priority::most_work ? my * size_of(y) : my;
+            if (kx != ky) return kx > ky;
             const auto ax = arrival[at(x)], ay = arrival[at(y)];
             return ax != ay ? ax > ay : x < y;
         });
@@ -211,16 +224,130 @@ bool add_greedy_tail(int p, int me, std::size_t first, const std::vector<int>& s
             last[moves[m].from] = last[moves[m].to] = static_cast<int>(step) + 1;
         }
     }
-    long long greedy_sum = 0, ring_sum = 0;
-    for (int r = 0; r < p; ++r) {
-        greedy_sum += last[r];
-        ring_sum += ring_last[r];
+    long long sum = 0;
+    for (int r = 0; r < p; ++r) sum += last[r];
+    return sum;
+}
+
+// The spec's ring tail as moves: hop j carries block i − j from i to i + 1 while that block
+// still has ranks ahead of it that its pre-steps missed. Returns the step model's sum of exits.
+long long plan_ring_tail(int p, const std::vector<int>& sent, std::vector<Move>& moves) {
+    moves.clear();
+    int last[kGreedyTailMaxRanks] = {};
+    for (int j = 0; j + 1 < p; ++j)
+        for (int i = 0; i < p; ++i)
+            if (sent[static_cast<std::size_t>(wrap_rank(i - j, p))] + j < p - 1) {
+                moves.push_back({static_cast<std::size_t>(j), i, wrap_rank(i + 1, p), wrap_rank(i - j, p)});
+                last[i] = last[wrap_rank(i + 1, p)] = j + 1;
+            }
+    long long sum = 0;
+    for (int r = 0; r < p; ++r) sum += last[r];
+    return sum;
+}
+
+// A timed model of the schedule for unequal blocks, in ns (the step model counts steps alone,
+// so a step moving one large block would cost what a small one does): a transfer starts once
+// both ends have finished their previous steps (the executor completes a step's messages
+// before the next) and, in the pre-steps, its sender has arrived (a rank's receives before its
+// first send run in the background from the earliest arrival); it lasts τ × its block's bytes /
+// the largest block's. Empty blocks cost nothing and wait for nobody (never sent).
+struct TimedModel {
+    std::uint64_t cost[kGreedyTailMaxRanks];     // per block
+    std::uint64_t arrived[kGreedyTailMaxRanks];  // after the earliest arrival
+    std::uint64_t ready[kGreedyTailMaxRanks];    // when each rank starts the tail
+};
+
+// Runs `moves` (in step order) from the times in `done`, which it advances; senders wait for
+// `arrived` where given.
+void run_timed(int p, const std::vector<Move>& moves, const TimedModel& model, std::uint64_t* done,
+               const std::uint64_t* arrived) {
+    std::uint64_t next[kGreedyTailMaxRanks];
+    for (std::size_t first = 0; first < moves.size();) {
+        std::copy(done, done + p, next);
+        std::size_t m = first;
+        for (; m < moves.size() && moves[m].step == moves[first].step; ++m) {
+            const Move& move = moves[m];
+            const std::uint64_t cost = model.cost[move.block];
+            if (cost == 0) continue;
+            std::uint64_t start = std::max(done[move.from], done[move.to]);
+            if (arrived) start = std::max(start, arrived[move.from]);
+            next[move.from] = std::max(next[move.from], start + cost);
+            next[move.to] = std::max(next[move.to], start + cost);
+        }
+        std::copy(next, next + p, done);
+        first = m;
     }
-    if (greedy_sum >= ring_sum) return false;
+}
+
+// The model from the arrivals, the block sizes and the pre-steps' moves, in integer units of
+// τ / 2^16 (no overflow for any input: a block costs at most 2^16, an arrival offset at
+// most 2^48).
+void model_pre_steps(int p, std::span<const std::int64_t> arrival, std::span<const std::uint64_t> bytes,
+                     std::int64_t step_ns, const std::vector<Move>& pre_moves, TimedModel& model) {
+    constexpr int kFraction = 16;
+    const std::uint64_t largest = *std::max_element(bytes.begin(), bytes.end());
+    const int shift = std::max(0, static_cast<int>(std::bit_width(largest)) - 47);
+    const std::uint64_t divisor = std::max<std::uint64_t>(1, largest >> shift);
+    const std::int64_t earliest = *std::min_element(arrival.begin(), arrival.end());
+    const auto tau = static_cast<std::uint64_t>(step_ns);
+    for (int r = 0; r < p; ++r) {
+        const auto at = static_cast<std::size_t>(r);
+        model.cost[r] = ((bytes[at] >> shift) << kFraction) / divisor;
+        const std::uint64_t offset = static_cast<std::uint64_t>(arrival[at]) - static_cast<std::uint64_t>(earliest);
+        const std::uint64_t whole = offset / tau, part = offset % tau;
+        const std::uint64_t fraction = tau >> kFraction ? part / (tau >> kFraction) : (part << kFraction) / tau;
+        model.arrived[r] = whole >= (std::uint64_t{1} << 32) ? std::uint64_t{1} << 48 : (whole << kFraction) + fraction;
+        model.ready[r] = 0;
+    }
+    run_timed(p, pre_moves, model, model.ready, model.arrived);
+    for (int r = 0; r < p; ++r) model.ready[r] = std::max(model.ready[r], model.arrived[r]);
+}
+
+// The sum over ranks of when each leaves the tail `moves` in the timed model.
+std::uint64_t timed_exit_sum(int p, const std::vector<Move>& moves, const TimedModel& model) {
+    std::uint64_t done[kGreedyTailMaxRanks];
+    std::copy(model.ready, model.ready + p, done);
+    run_timed(p, moves, model, done, nullptr);
+    return std::accumulate(done, done + p, std::uint64_t{0});
+}
+
+// Appends this rank's part of `moves`, from step `first` on.
+void add_tail(int me, std::size_t first, const std::vector<Move>& moves, std::vector<Message>& mine) {
     for (const Move& m : moves) {
         if (m.from == me) mine.push_back({first + m.step, m.to, m.block, true});
         if (m.to == me) mine.push_back({first + m.step, m.from, m.block, false});
     }
+}
+
+// The tail for p ≤ 64 where it beats the spec's ring, appended to `mine`; false (nothing
+// appended) where the ring stays. Without a timed model (equal or unknown sizes): the greedy
+// tail by the most ranks missing a block, where its step model's sum of exits is lower than
+// the ring's. With one (unequal sizes): the ring and the greedy tails by either priority in
+// the timed model, the lowest sum of exits kept (ties: the ring, then the earlier priority).
+bool add_best_tail(int p, int me, std::size_t first, const std::vector<int>& sent,
+                   std::span<const std::int64_t> arrival, std::span<const std::uint64_t> bytes,
+                   const TimedModel* model, std::vector<Message>& mine) {
+    thread_local std::vector<Move> best, candidate;
+    if (!model) {
+        const long long greedy = plan_greedy_tail(p, sent, arrival, {}, Priority::most_missing, best);
+        if (greedy >= plan_ring_tail(p, sent, candidate)) return false;
+        add_tail(me, first, best, mine);
+        return true;
+    }
+    plan_ring_tail(p, sent, best);
+    std::uint64_t best_time = timed_exit_sum(p, best, *model);
+    bool ring = true;
+    for (Priority priority : {Priority::most_missing, Priority::most_work}) {
+        plan_greedy_tail(p, sent, arrival, bytes, priority, candidate);
+        const std::uint64_t time = timed_exit_sum(p, candidate, *model);
+        if (time < best_time) {
+            best_time = time;
+            best.swap(candidate);
+            ring = false;
+        }
+    }
+    if (ring) return false;
+    add_tail(me, first, best, mine);
     return true;
 }
 
@@ -265,6 +392,12 @@ schedule::Schedule build(const schedule::BuildInput& input, Tail tail) {
     auto& sent = scratch.sent;
     sent.assign(up, 0);
     const bool sized = input.block_bytes.size() == up;  // else sizes unknown: no block is empty
+    const auto& bytes = input.block_bytes;
+    // Unequal blocks choose their tail in the timed model, from the pre-steps' moves.
+    const bool timed = tail == Tail::best && sized && p <= kGreedyTailMaxRanks &&
+                       std::adjacent_find(bytes.begin(), bytes.end(), std::not_equal_to<>()) != bytes.end();
+    thread_local std::vector<Move> pre_moves;
+    pre_moves.clear();
     auto& receiving = scratch.receiving;  // no receiver takes two blocks in one step
     receiving.assign(up, SIZE_MAX);
     // Later-admitted ranks arrive later, so they outrank every rank already sending: they go
@@ -306,6 +439,7 @@ schedule::Schedule build(const schedule::BuildInput& input, Tail tail) {
             if (receiving[static_cast<std::size_t>(to)] == step) continue;  // greedy: try nothing else
             receiving[static_cast<std::size_t>(to)] = step;
             ++sent[static_cast<std::size_t>(r)];
+            if (timed) pre_moves.push_back({step, r, to, r});
             if (r == me) mine.push_back({step, to, r, true});
             if (to == me) mine.push_back({step, r, r, false});
         }
@@ -323,9 +457,13 @@ schedule::Schedule build(const schedule::BuildInput& input, Tail tail) {
         add_piece_tail(p, me, late, step, mine);
         return schedule_of(input, mine);
     }
-    // Up to 64 ranks, the greedy tail where it beats the ring.
-    if (tail == Tail::best && p <= kGreedyTailMaxRanks && add_greedy_tail(p, me, step, sent, arrival, mine)) {
-        return schedule_of(input, mine);
+    // Up to 64 ranks, the greedy tail where it beats the ring (unequal blocks: timed).
+    if (tail == Tail::best && p <= kGreedyTailMaxRanks) {
+        thread_local TimedModel model;
+        if (timed) model_pre_steps(p, arrival, bytes, input.step_ns, pre_moves, model);
+        if (add_best_tail(p, me, step, sent, arrival, timed ? bytes : std::span<const std::uint64_t>{},
+                          timed ? &model : nullptr, mine))
+            return schedule_of(input, mine);
     }
     // Above, with one block left, the binomial tree from L where it beats the ring.
     if (tail == Tail::best && p > kPieceTailMaxRanks && unfinished == 1 && tree_beats_ring(p)) {
