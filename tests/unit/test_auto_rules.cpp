@@ -195,12 +195,19 @@ TEST_CASE("auto's BDR: from 256 KiB per rank with one rank per node, under trust
     c.bytes = 8 * 256 * kib - 8;
     c.largest_block = 256 * kib - 1;
     CHECK_FALSE(auto_allgather_runs_bdr(c));
-    // Allgatherv: near-equal blocks only (BDR plans on the largest).
+    // Allgatherv: the largest block at most 2.25 times the mean (decreasing and half-full
+    // blocks qualify, geometric and spike ones at p = 8 do not: BDR plans on the largest).
     c = wins;
-    c.largest_block = mib + mib / 4;
+    c.largest_block = 2 * mib + mib / 4;
     CHECK(auto_allgather_runs_bdr(c));
-    c.largest_block = mib + mib / 4 + 1;
+    c.largest_block = 2 * mib + mib / 4 + 1;
     CHECK_FALSE(auto_allgather_runs_bdr(c));
+    // papshim-bench's decreasing blocks: floor(2c(p − 1 − i)/(p − 1)), the mean a little under c.
+    std::uint64_t total = 0;
+    for (int i = 0; i < 8; ++i) total += 2 * mib * std::uint64_t(7 - i) / 7;
+    c.bytes = total;
+    c.largest_block = 2 * mib;
+    CHECK(auto_allgather_runs_bdr(c));
 }
 
 TEST_CASE("auto's Allgather across nodes without BDR: the ring for near-equal blocks, Sparbit otherwise") {
