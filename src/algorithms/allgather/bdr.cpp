@@ -160,23 +160,24 @@ struct Move {
 // Which unfinished block a greedy tail step serves first.
 enum class Priority {
     most_missing,  // the most ranks still missing it (the step model's choice)
-    most_work,     // the most bytes still to deliver (ranks missing it × its bytes)
+    most_work,     // the most time still to deliver (ranks missing it × its cost in the timed model)
 };
 
 // The tail as a greedy dissemination of what the pre-steps left, for p ≤ 64: in each step,
 // blocks in `priority` order (ties: later predicted arrival, then lower rank), every holder not
 // yet sending in the step sends the block to the nearest rank after it that misses it and
-// receives nothing else in the step. With sizes, an empty block is never sent: it reaches
-// every rank missing it in step 0, taking no slot. Writes the moves in step order and returns
-// the step model's sum of exits (each rank leaves after its last transfer). Depends only on
-// p, `sent`, the arrivals and the sizes.
+// receives nothing else in the step. With per-block weights (the timed model's costs, 0 only
+// for an empty block), an empty block is never sent: it reaches every rank missing it in step
+// 0, taking no slot; without them every block weighs 1. Writes the moves in step order and
+// returns the step model's sum of exits (each rank leaves after its last transfer). Depends
+// only on p, `sent`, the arrivals and the weights.
 long long plan_greedy_tail(int p, const std::vector<int>& sent, std::span<const std::int64_t> arrival,
-                           std::span<const std::uint64_t> bytes, Priority priority, std::vector<Move>& moves) {
+                           std::span<const std::uint64_t> weight, Priority priority, std::vector<Move>& moves) {
     using Mask = std::uint64_t;
     const auto bit = [](int rank) { return Mask{1} << rank; };
     const Mask all = p == 64 ? ~Mask{0} : bit(p) - 1;
     const auto at = [](int rank) { return static_cast<std::size_t>(rank); };
-    const auto size_of = [&](int block) { return bytes.empty() ? std::uint64_t{1} : bytes[at(block)]; };
+    const auto size_of = [&](int block) { return weight.empty() ? std::uint64_t{1} : weight[at(block)]; };
     moves.clear();
     int last[kGreedyTailMaxRanks] = {};
     Mask holders[kGreedyTailMaxRanks];
@@ -245,14 +246,15 @@ long long plan_ring_tail(int p, const std::vector<int>& sent, std::vector<Move>&
     return sum;
 }
 
-// A timed model of the schedule for unequal blocks, in ns (the step model counts steps alone,
+// A timed model of the schedule for unequal blocks (the step model counts steps alone,
 // so a step moving one large block would cost what a small one does): a transfer starts once
 // both ends have finished their previous steps (the executor completes a step's messages
 // before the next) and, in the pre-steps, its sender has arrived (a rank's receives before its
 // first send run in the background from the earliest arrival); it lasts τ × its block's bytes /
-// the largest block's. Empty blocks cost nothing and wait for nobody (never sent).
+// the largest block's, at least one unit. Empty blocks cost nothing and wait for nobody (never
+// sent).
 struct TimedModel {
-    std::uint64_t cost[kGreedyTailMaxRanks];     // per block
+    std::uint64_t cost[kGreedyTailMaxRanks];     // per block, in units of τ / 2^16; 0: empty
     std::uint64_t arrived[kGreedyTailMaxRanks];  // after the earliest arrival
     std::uint64_t ready[kGreedyTailMaxRanks];    // when each rank starts the tail
 };
@@ -292,10 +294,12 @@ void model_pre_steps(int p, std::span<const std::int64_t> arrival, std::span<con
     const auto tau = static_cast<std::uint64_t>(step_ns);
     for (int r = 0; r < p; ++r) {
         const auto at = static_cast<std::size_t>(r);
-        model.cost[r] = ((bytes[at] >> shift) << kFraction) / divisor;
+        model.cost[r] = bytes[at] == 0 ? 0 : std::max<std::uint64_t>(1, ((bytes[at] >> shift) << kFraction) / divisor);
         const std::uint64_t offset = static_cast<std::uint64_t>(arrival[at]) - static_cast<std::uint64_t>(earliest);
         const std::uint64_t whole = offset / tau, part = offset % tau;
-        const std::uint64_t fraction = tau >> kFraction ? part / (tau >> kFraction) : (part << kFraction) / tau;
+        // part < τ: exact below 2^47 ns, and within 2^-31 of the fraction above.
+        const std::uint64_t fraction = tau < (std::uint64_t{1} << 47) ? (part << kFraction) / tau
+                                                                        : part / (tau >> kFraction);
         model.arrived[r] = whole >= (std::uint64_t{1} << 32) ? std::uint64_t{1} << 48 : (whole << kFraction) + fraction;
         model.ready[r] = 0;
     }
@@ -325,8 +329,7 @@ void add_tail(int me, std::size_t first, const std::vector<Move>& moves, std::ve
 // the ring's. With one (unequal sizes): the ring and the greedy tails by either priority in
 // the timed model, the lowest sum of exits kept (ties: the ring, then the earlier priority).
 bool add_best_tail(int p, int me, std::size_t first, const std::vector<int>& sent,
-                   std::span<const std::int64_t> arrival, std::span<const std::uint64_t> bytes,
-                   const TimedModel* model, std::vector<Message>& mine) {
+                   std::span<const std::int64_t> arrival, const TimedModel* model, std::vector<Message>& mine) {
     thread_local std::vector<Move> best, candidate;
     if (!model) {
         const long long greedy = plan_greedy_tail(p, sent, arrival, {}, Priority::most_missing, best);
@@ -338,7 +341,7 @@ bool add_best_tail(int p, int me, std::size_t first, const std::vector<int>& sen
     std::uint64_t best_time = timed_exit_sum(p, best, *model);
     bool ring = true;
     for (Priority priority : {Priority::most_missing, Priority::most_work}) {
-        plan_greedy_tail(p, sent, arrival, bytes, priority, candidate);
+        plan_greedy_tail(p, sent, arrival, std::span(model->cost, static_cast<std::size_t>(p)), priority, candidate);
         const std::uint64_t time = timed_exit_sum(p, candidate, *model);
         if (time < best_time) {
             best_time = time;
@@ -461,8 +464,7 @@ schedule::Schedule build(const schedule::BuildInput& input, Tail tail) {
     if (tail == Tail::best && p <= kGreedyTailMaxRanks) {
         thread_local TimedModel model;
         if (timed) model_pre_steps(p, arrival, bytes, input.step_ns, pre_moves, model);
-        if (add_best_tail(p, me, step, sent, arrival, timed ? bytes : std::span<const std::uint64_t>{},
-                          timed ? &model : nullptr, mine))
+        if (add_best_tail(p, me, step, sent, arrival, timed ? &model : nullptr, mine))
             return schedule_of(input, mine);
     }
     // Above, with one block left, the binomial tree from L where it beats the ring.

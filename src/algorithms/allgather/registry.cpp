@@ -45,9 +45,9 @@ bool near_equal_blocks(int ranks, std::uint64_t bytes, std::uint64_t largest) {
 
 // Blocks BDR still plans well: the largest at most 2.25 times the mean. Its pre-steps run on
 // τ of the largest block, and its tail is timed by the blocks' sizes (docs/algorithms/bdr.md
-// §6): at p = 8 it beat every classic algorithm under a late rank or a staircase with
+// §6): at p = 8 it beat or tied every classic algorithm under a late rank or a staircase with
 // decreasing and half-full blocks (twice the mean, a little over where counts round down),
-// and lost to Sparbit with geometric and spike ones (2.6x and 8x).
+// and lost to Sparbit with geometric and spike ones (2.47x and 4x the mean).
 bool bdr_plannable_blocks(int ranks, std::uint64_t bytes, std::uint64_t largest) {
     const std::uint64_t mean = bytes / std::uint64_t(ranks);
     return largest <= 2 * mean + mean / 4;
