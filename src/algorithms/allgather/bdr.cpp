@@ -62,6 +62,12 @@ std::uint64_t pre_steps(std::int64_t latest, std::int64_t arrival, std::int64_t 
            static_cast<std::uint64_t>(tau);
 }
 
+// Whether the spec's ring tail carries `block` in hop j: its pre-steps reached `sent` ranks
+// before it, and hop j takes it to the (j + 1)-th rank after its owner.
+bool ring_carries(const std::vector<int>& sent, int block, int hop, int p) {
+    return sent[static_cast<std::size_t>(block)] + hop < p - 1;
+}
+
 // One message of the caller's rank, collected in step order so the schedule is sized once.
 struct Message {
     std::size_t step;
@@ -225,9 +231,7 @@ long long plan_greedy_tail(int p, const std::vector<int>& sent, std::span<const 
             last[moves[m].from] = last[moves[m].to] = static_cast<int>(step) + 1;
         }
     }
-    long long sum = 0;
-    for (int r = 0; r < p; ++r) sum += last[r];
-    return sum;
+    return std::accumulate(last, last + p, 0LL);
 }
 
 // The spec's ring tail as moves: hop j carries block i − j from i to i + 1 while that block
@@ -237,13 +241,11 @@ long long plan_ring_tail(int p, const std::vector<int>& sent, std::vector<Move>&
     int last[kGreedyTailMaxRanks] = {};
     for (int j = 0; j + 1 < p; ++j)
         for (int i = 0; i < p; ++i)
-            if (sent[static_cast<std::size_t>(wrap_rank(i - j, p))] + j < p - 1) {
+            if (ring_carries(sent, wrap_rank(i - j, p), j, p)) {
                 moves.push_back({static_cast<std::size_t>(j), i, wrap_rank(i + 1, p), wrap_rank(i - j, p)});
                 last[i] = last[wrap_rank(i + 1, p)] = j + 1;
             }
-    long long sum = 0;
-    for (int r = 0; r < p; ++r) sum += last[r];
-    return sum;
+    return std::accumulate(last, last + p, 0LL);
 }
 
 // A timed model of the schedule for unequal blocks (the step model counts steps alone,
@@ -485,8 +487,8 @@ schedule::Schedule build(const schedule::BuildInput& input, Tail tail) {
     for (int j = 0; j + 1 < p; ++j) {
         const int out = wrap_rank(me - j, p), in = wrap_rank(me - 1 - j, p);
         const std::size_t hop = step + static_cast<std::size_t>(j);
-        if (sent[static_cast<std::size_t>(out)] + j < p - 1) mine.push_back({hop, next, out, true});
-        if (sent[static_cast<std::size_t>(in)] + j < p - 1) mine.push_back({hop, prev, in, false});
+        if (ring_carries(sent, out, j, p)) mine.push_back({hop, next, out, true});
+        if (ring_carries(sent, in, j, p)) mine.push_back({hop, prev, in, false});
     }
     return schedule_of(input, mine);
 }
