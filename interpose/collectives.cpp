@@ -288,7 +288,15 @@ int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, 
         // A node view MPI could not make (layout() above) makes this call native already: the
         // planner takes no part (its first exchange would make two more communicators).
         if (!ctx.native_only()) {
-            planner->enter(caller, signature, arrival, planning.tau_ns, ctx.policy, follow, shape->blocks, board);
+            // The guard counts a call imbalanced from 6τ (Guard::kImbalanceFactor), for an
+            // Allgatherv τ of its mean block, though BDR's steps take the largest's: at 10τ of
+            // the mean block (5τ of the largest) BDR beat every classic algorithm under a late
+            // rank or a staircase with decreasing and half-full blocks; at 5τ it lost
+            // (docs/benchmarks.md, "Allgatherv: Sparbit or Bruck by the model").
+            const std::int64_t guard_tau_ns = kind == Collective::allgatherv
+                                                  ? runtime::tau_ns(ctx, shape->bytes / std::uint64_t(ctx.size))
+                                                  : planning.tau_ns;
+            planner->enter(caller, signature, arrival, guard_tau_ns, ctx.policy, follow, shape->blocks, board);
             if (const int error = planner->failure(); error != MPI_SUCCESS)
                 runtime::run_natively(ctx, error, "papshim's communicators for its exchange of predictions");
             planning.seq = planner->seq();
@@ -377,6 +385,25 @@ bool auto_runs_bdr(const CommContext& ctx, std::uint64_t bytes, std::uint64_t la
     return auto_allgather_runs_bdr({ctx.size, bytes, largest, layout, guard.trusted(), guard.imbalanced()});
 }
 
+// auto's classic algorithm for an Allgather(v) (auto_allgather_classic). An Allgatherv's
+// far-from-equal blocks are weighed by the simulator's model, once per layout: the choice is
+// cached on the communicator, and every rank makes the same calls here in the same order, so
+// their caches, like their choices, agree. `recvcounts`: null for an Allgather.
+const AllgatherAlgorithm& classic_allgather(CommContext& ctx, std::uint64_t bytes, std::uint64_t largest,
+                                            const int* recvcounts, std::uint64_t element_bytes) {
+    if (!recvcounts || ctx.size > kClassicModelMaxRanks) return auto_allgather_classic(ctx.size, bytes, largest);
+    thread_local std::vector<std::uint64_t> blocks;
+    blocks.assign(recvcounts, recvcounts + ctx.size);
+    for (std::uint64_t& block : blocks) block *= element_bytes;
+    const std::uint64_t layout = predict::block_hash(blocks);
+    for (const auto& [known, algorithm] : ctx.classic_by_layout)
+        if (known == layout) return *algorithm;
+    const AllgatherAlgorithm& algorithm = auto_allgather_classic(ctx.size, bytes, largest, blocks, runtime::link_of(ctx));
+    if (ctx.classic_by_layout.size() == CommContext::kClassicLayouts) ctx.classic_by_layout.erase(ctx.classic_by_layout.begin());
+    ctx.classic_by_layout.emplace_back(layout, &algorithm);
+    return algorithm;
+}
+
 // The algorithm for an Allgather(v) of `bytes` (largest block `largest`) under `choice`, or
 // null for native. `auto` (algorithms.hpp, kAutoOwnMinBlockBytes): native below
 // kAutoOwnMinBlockBytes per rank and on one node, but auto_allgather_classic from
@@ -387,14 +414,15 @@ bool auto_runs_bdr(const CommContext& ctx, std::uint64_t bytes, std::uint64_t la
 // (docs/benchmarks.md): it runs when named. Collective (the node split) on first use under
 // `auto`: call on the calling thread.
 const AllgatherAlgorithm* choose_allgather(std::string_view choice, CommContext& ctx, std::uint64_t bytes,
-                                          std::uint64_t largest, const Planning& planning) {
+                                          std::uint64_t largest, const int* recvcounts, std::uint64_t element_bytes,
+                                          const Planning& planning) {
     if (choice != "auto") return find_allgather_algorithm(choice);
     if (bytes / std::uint64_t(ctx.size) < kAutoOwnMinBlockBytes) {
         // The guard is there only where the planner samples such calls
         // (auto_allgather_ring_when_imbalanced), and says the same on every rank.
         if (planning.guard && planning.guard->imbalanced() &&
             auto_allgather_ring_when_imbalanced(ctx.size, bytes, runtime::layout_of(ctx)))
-            return &auto_allgather_classic(ctx.size, bytes, largest);
+            return &classic_allgather(ctx, bytes, largest, recvcounts, element_bytes);
         return nullptr;
     }
     // Progress::running() is the same on every rank, as auto_cadence assumes too.
@@ -402,7 +430,7 @@ const AllgatherAlgorithm* choose_allgather(std::string_view choice, CommContext&
         auto_runs_bdr(ctx, bytes, largest, runtime::layout_of(ctx), *planning.guard))
         return find_allgather_algorithm("bdr");
     if (!runtime::spans_nodes(ctx)) return nullptr;
-    return &auto_allgather_classic(ctx.size, bytes, largest);
+    return &classic_allgather(ctx, bytes, largest, recvcounts, element_bytes);
 }
 
 // On the helper thread, as soon as the plan for call plan.seq is known: if that call will
@@ -585,7 +613,8 @@ std::optional<Outcome> run_allgather(CommContext& ctx, Collective kind, Allgathe
     // every rank, so every rank leaves such a call to MPI before any message.
     if (bytes > std::uint64_t(INT_MAX)) return std::nullopt;
 
-    const AllgatherAlgorithm* algorithm = choose_allgather(choice, ctx, bytes, largest * element_bytes, planning);
+    const AllgatherAlgorithm* algorithm = choose_allgather(choice, ctx, bytes, largest * element_bytes, buffers.recvcounts,
+                                                                element_bytes, planning);
     if (!algorithm || ctx.native_only()) return std::nullopt;  // native_only: its node view could not be made
     if (uses_plans(kind, algorithm->name)) return Outcome{run_planned_allgather(ctx, *algorithm, buffers, planning), algorithm->name};
     AllgatherRun run;

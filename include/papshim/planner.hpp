@@ -100,7 +100,7 @@ public:
     // followed call is for the next followed one, whatever smaller calls come between),
     // records the arrival, completes the previous exchange and derives this call's plan from
     // it, and posts this call's contribution if `policy` says so for a call of `bytes` bytes.
-    // `tau_ns` is the unit the guard measures errors in.
+    // `tau_ns` is the unit the guard measures errors and imbalance in.
     // `block_bytes`: an Allgatherv's per-rank block bytes (signature.blocks is their hash),
     // kept so that a later plan for a call of that layout can size its background receives.
     // `board`: where this call may exchange without a message, or null (see "The board").

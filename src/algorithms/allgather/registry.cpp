@@ -3,8 +3,10 @@
 // runs is in algorithms.hpp (kAutoOwnMinBlockBytes).
 
 #include <array>
+#include <vector>
 
 #include "builders.hpp"
+#include "papshim/simulator.hpp"
 #include "../../schedule/message_exchange.hpp"
 
 namespace papshim {
@@ -54,10 +56,34 @@ bool bdr_plannable_blocks(int ranks, std::uint64_t bytes, std::uint64_t largest)
 }
 }  // namespace
 
-const AllgatherAlgorithm& auto_allgather_classic(int ranks, std::uint64_t bytes, std::uint64_t largest) {
+const AllgatherAlgorithm& fastest_classic_allgatherv(std::span<const std::uint64_t> block_bytes, const LinkModel& link) {
+    static const AllgatherAlgorithm& sparbit = *find_allgather_algorithm("sparbit");
+    static const AllgatherAlgorithm& bruck = *find_allgather_algorithm("bruck");
+    const int ranks = int(block_bytes.size());
+    if (ranks < 3) return sparbit;  // one exchange step: the same messages either way
+    sim::TimingModel model;
+    model.latency = link.alpha;
+    model.per_byte = link.beta;
+    model.contention = true;
+    model.rendezvous_bytes = double(kClassicModelRendezvousBytes);
+    const std::vector<double> arrival(std::size_t(ranks), 0.0);
+    const std::vector<double> sizes(block_bytes.begin(), block_bytes.end());
+    // Doubles, yet the same on every rank: the same code on the same inputs.
+    auto modelled = [&](const AllgatherAlgorithm& algorithm) {
+        return sim::simulate_timing(sim::ScheduleSet::build(algorithm.build, ranks), model, arrival, sizes).mean_elapsed;
+    };
+    return modelled(bruck) < modelled(sparbit) * (1.0 - kClassicModelMargin) ? bruck : sparbit;
+}
+
+const AllgatherAlgorithm& auto_allgather_classic(int ranks, std::uint64_t bytes, std::uint64_t largest,
+                                                 std::span<const std::uint64_t> block_bytes, const LinkModel& link) {
     static const AllgatherAlgorithm& ring = *find_allgather_algorithm("ring");
     static const AllgatherAlgorithm& sparbit = *find_allgather_algorithm("sparbit");
-    return ranks > 0 && near_equal_blocks(ranks, bytes, largest) ? ring : sparbit;
+    if (ranks <= 0) return sparbit;
+    if (near_equal_blocks(ranks, bytes, largest)) return ring;
+    if (block_bytes.size() == std::size_t(ranks) && ranks <= kClassicModelMaxRanks)
+        return fastest_classic_allgatherv(block_bytes, link);
+    return sparbit;
 }
 
 bool auto_allgather_may_plan(int ranks, std::uint64_t bytes, NodeLayout layout) {

@@ -402,6 +402,45 @@ void auto_gather_bdr(int block_bytes) {
     MPI_Comm_free(&c.comm);
 }
 
+// `auto` on balanced Allgathervs of far-from-equal blocks, 320 KiB a rank on average, across
+// nodes of one rank: Sparbit or Bruck, whichever the model of the blocks finishes first
+// (fastest_classic_allgatherv). At 8 ranks that is Bruck with the large blocks on alternate
+// ranks and Sparbit with decreasing ones. Every rank decides alone, from the counts, so a
+// rank that chose otherwise would garble or hang the call; results against native.
+void auto_gatherv_classic() {
+    Comm c = duplicate_world();
+    if (!accepted(c.comm, "allgatherv", "auto") || c.size < 2) {
+        MPI_Comm_free(&c.comm);
+        return;
+    }
+    int widest_node = 0;
+    const int node_ranks = ranks_per_node(c.comm);
+    MPI_Allreduce(&node_ranks, &widest_node, 1, MPI_INT, MPI_MAX, c.comm);
+    // Above auto's 256 KiB a rank even where decreasing counts round down.
+    const int mean = (320 << 10) / int(sizeof(int));
+    std::vector<int> alternate(std::size_t(c.size)), decreasing(std::size_t(c.size));
+    for (int r = 0; r < c.size; ++r) {
+        alternate[std::size_t(r)] = r % 2 == 0 ? 2 * mean : 0;
+        decreasing[std::size_t(r)] = 2 * mean * (c.size - 1 - r) / (c.size - 1);
+    }
+    const struct {
+        const std::vector<int>& counts;
+        const char* layout;
+        const char* at_8_ranks;
+    } cases[] = {{alternate, "half-full", "bruck"}, {decreasing, "decreasing", "sparbit"}};
+    for (const auto& layout : cases) {
+        const std::string label = fmt::format("auto allgatherv, {} blocks", layout.layout);
+        for (int call = 0; call < 6; ++call) {
+            gatherv_call(c, layout.counts, call, label, call % 2 == 1);
+            char ran[64] = {};
+            papshim_get_last_algorithm(c.comm, "allgatherv", ran, sizeof ran);
+            if (widest_node == 1 && c.size == 8 && std::string(ran) != layout.at_8_ranks)
+                fail(fmt::format("{}: call {} ran {}, {} expected", label, call, ran, layout.at_8_ranks));
+        }
+    }
+    MPI_Comm_free(&c.comm);
+}
+
 // `auto` on Reduces of 256 KiB under a persistently late rank: with one rank per node, once
 // the guard trusts the predictions and sees the imbalance, it runs Clairvoyant's plan
 // (native before; on one node the arrival chain instead; across nodes of several ranks
@@ -632,6 +671,7 @@ void soak(double seconds) {
 
 // test_plan [--init-thread-single|--init-thread-multiple] [--auto-only]   the plan matrix
 // test_plan --soak SECONDS                                  random phases of Allgather(v) for SECONDS
+// test_plan --auto-gathers                                 auto's Allgather and Allgatherv choices only
 int main(int argc, char** argv) {
     const bool single = argc > 1 && std::string(argv[1]) == "--init-thread-single";
     const bool multiple = argc > 1 && std::string(argv[1]) == "--init-thread-multiple";
@@ -669,8 +709,10 @@ int main(int argc, char** argv) {
     }
     if (soaking)
         soak(std::atof(argv[2]));
-    else if (auto_gathers_only)
+    else if (auto_gathers_only) {
         for (int block_bytes : {64 << 10, 256 << 10, 1 << 20}) auto_gather_bdr(block_bytes);
+        auto_gatherv_classic();
+    }
     else
         run_matrix(auto_only);
 
