@@ -172,6 +172,20 @@ std::uint64_t mean_block_bytes(MPI_Comm comm, const Count* recvcounts, MPI_Datat
     return elements * type_size(recvtype) / std::uint64_t(ranks);
 }
 
+// The bytes whose τ the guard measures a followed call's arrival spread and prediction error
+// in: the PAP-aware step's (Shape::segment), but for an Allgatherv its mean block, not the
+// largest that BDR's steps take. So `auto` plans BDR from a spread of 6τ of the mean block
+// (Guard::kImbalanceFactor): at p = 8 with decreasing and half-full blocks, BDR beat the best
+// classic algorithm at 10τ of the mean block under a staircase and with rank 0 late, and with
+// decreasing blocks under a late last rank (half-full: 1.06x Sparbit's excess there); at 5τ
+// it lost with decreasing blocks (docs/benchmarks.md, "Allgatherv: Sparbit or Bruck by the
+// model"). A smaller τ also makes the guard's relative error larger on calls whose spread is
+// under it, so it trusts balanced Allgatherv calls less often.
+std::uint64_t guard_segment_bytes(Collective kind, const Shape& shape, int ranks) {
+    if (kind == Collective::allgatherv) return shape.bytes / std::uint64_t(ranks);
+    return shape.segment != 0 ? shape.segment : shape.bytes / std::uint64_t(ranks);
+}
+
 // The record of a call that ran: what every mode traces; handle() adds the prediction fields.
 trace::Record call_record(Collective kind, const CommContext& ctx, const Shape& shape, std::uint64_t seq,
                           std::uint64_t arrival, std::uint64_t exit) {
@@ -288,14 +302,9 @@ int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, 
         // A node view MPI could not make (layout() above) makes this call native already: the
         // planner takes no part (its first exchange would make two more communicators).
         if (!ctx.native_only()) {
-            // The guard counts a call imbalanced from 6τ (Guard::kImbalanceFactor), for an
-            // Allgatherv τ of its mean block, though BDR's steps take the largest's: at 10τ of
-            // the mean block (5τ of the largest) BDR beat every classic algorithm under a late
-            // rank or a staircase with decreasing and half-full blocks; at 5τ it lost
-            // (docs/benchmarks.md, "Allgatherv: Sparbit or Bruck by the model").
-            const std::int64_t guard_tau_ns = kind == Collective::allgatherv
-                                                  ? runtime::tau_ns(ctx, shape->bytes / std::uint64_t(ctx.size))
-                                                  : planning.tau_ns;
+            // The unit of the guard (Guard::observe, plan::assess): τ of what a PAP-aware
+            // step moves, but of an Allgatherv's mean block (guard_segment_bytes).
+            const std::int64_t guard_tau_ns = runtime::tau_ns(ctx, guard_segment_bytes(kind, *shape, ctx.size));
             planner->enter(caller, signature, arrival, guard_tau_ns, ctx.policy, follow, shape->blocks, board);
             if (const int error = planner->failure(); error != MPI_SUCCESS)
                 runtime::run_natively(ctx, error, "papshim's communicators for its exchange of predictions");
@@ -387,11 +396,13 @@ bool auto_runs_bdr(const CommContext& ctx, std::uint64_t bytes, std::uint64_t la
 
 // auto's classic algorithm for an Allgather(v) (auto_allgather_classic). An Allgatherv's
 // far-from-equal blocks are weighed by the simulator's model, once per layout: the choice is
-// cached on the communicator, and every rank makes the same calls here in the same order, so
-// their caches, like their choices, agree. `recvcounts`: null for an Allgather.
+// cached on the communicator, keyed by the layout's hash, and depends only on the layout and
+// the link model (identical on every rank), so a rank that missed a call here agrees too.
+// `recvcounts`: null for an Allgather.
 const AllgatherAlgorithm& classic_allgather(CommContext& ctx, std::uint64_t bytes, std::uint64_t largest,
                                             const int* recvcounts, std::uint64_t element_bytes) {
-    if (!recvcounts || ctx.size > kClassicModelMaxRanks) return auto_allgather_classic(ctx.size, bytes, largest);
+    const AllgatherAlgorithm& simple = auto_allgather_classic(ctx.size, bytes, largest);
+    if (!recvcounts || simple.name == "ring" || ctx.size > kClassicModelMaxRanks) return simple;
     thread_local std::vector<std::uint64_t> blocks;
     blocks.assign(recvcounts, recvcounts + ctx.size);
     for (std::uint64_t& block : blocks) block *= element_bytes;

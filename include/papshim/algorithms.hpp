@@ -62,7 +62,7 @@ const AllgatherAlgorithm* find_allgather_algorithm(std::string_view name);
 //   (two ranks per node); for an Allgatherv whose largest block is above 1.25 times the mean
 //   (the ring's every step waits for the largest block), Sparbit or Bruck as the simulator's
 //   model of its blocks says (fastest_classic_allgatherv; decreasing blocks at 1 MiB: Sparbit
-//   0.80-0.83 of native's time, Bruck 1.00; half-full: Sparbit 1.16-1.43, Bruck 1.00-1.01)
+//   0.81-0.83 of native's time, Bruck 1.00; half-full: Sparbit 1.12-1.43, Bruck 1.00-1.01)
 //   (auto_allgather_classic);
 // - BDR instead with one rank per node, under a predictable imbalance, with its background
 //   receives (the helper thread), where an Allgatherv's largest block is at most 2.25 times
@@ -78,25 +78,25 @@ inline constexpr int kAutoRingWhenImbalancedMinRanks = 8;
 // (Guard::imbalanced), so the planner samples such calls to learn their spread.
 bool auto_allgather_ring_when_imbalanced(int ranks, std::uint64_t bytes, NodeLayout layout);
 // What `auto` runs across nodes from kAutoOwnMinBlockBytes per rank where it does not run
-// BDR: the ring for near-equal blocks; for an Allgatherv's far-from-equal blocks up to
-// kClassicModelMaxRanks ranks, fastest_classic_allgatherv (Sparbit or Bruck); Sparbit above.
-// `largest`: the largest block in bytes; `block_bytes`: every rank's block (empty for an
-// Allgather).
+// BDR: the ring for near-equal blocks, else Sparbit. `largest`: the largest block in bytes.
+const AllgatherAlgorithm& auto_allgather_classic(int ranks, std::uint64_t bytes, std::uint64_t largest);
+// The same for an Allgatherv with every rank's block bytes (`block_bytes`, `ranks` long) and
+// the communicator's link model: far-from-equal blocks on up to kClassicModelMaxRanks ranks
+// get fastest_classic_allgatherv (Sparbit or Bruck).
 const AllgatherAlgorithm& auto_allgather_classic(int ranks, std::uint64_t bytes, std::uint64_t largest,
-                                                 std::span<const std::uint64_t> block_bytes = {},
-                                                 const LinkModel& link = {});
+                                                 std::span<const std::uint64_t> block_bytes, const LinkModel& link);
 // Sparbit or Bruck for an Allgatherv of these blocks, whichever the simulator's single-port
 // model (papshim-sim --contention) finishes first on balanced arrivals over `link`: Bruck
 // only if at least kClassicModelMargin faster in ē. Both take ceil(log2 p) steps, but where
 // the large blocks sit decides what a step carries: with the large blocks on alternate ranks
 // (half-full) every Sparbit step carries one, while Bruck pairs large with empty ones
-// (modelled 1.75x Bruck's time at p = 8; measured 1.16-1.43x, Bruck as fast as Open MPI's
-// own); with decreasing blocks Bruck's steps carry the large ones together (modelled 1.12x
-// Sparbit's time, measured 1.24-1.29x). Recursive doubling, neighbour exchange and the ring
-// were measured too and beat neither on any layout (the model ties neighbour exchange with
-// Bruck on half-full blocks, where it measured 1.21-1.29x native's time). A pure function of
-// its arguments (identical on every rank); 0.02 ms at 8 ranks, 0.16 ms at 64 (the unit
-// test tagged [.bench]), so callers cache it.
+// (modelled 1.75x Bruck's ē at p = 8; measured 1.12-1.43x native's ē, Bruck 1.00-1.01x, as
+// Open MPI's own); with decreasing blocks Bruck's steps carry the large ones together
+// (modelled 1.12x Sparbit's ē, measured 1.20-1.24x). Recursive doubling, neighbour exchange
+// and the ring were measured too and beat neither on any layout (the model ties neighbour
+// exchange with Bruck on half-full blocks, where it measured 1.16-1.28x native's ē). A pure
+// function of its arguments (identical on every rank); 0.02 ms at 8 ranks, 0.16 ms at 64
+// (the unit test tagged [.bench]), so callers cache it.
 const AllgatherAlgorithm& fastest_classic_allgatherv(std::span<const std::uint64_t> block_bytes, const LinkModel& link);
 inline constexpr int kClassicModelMaxRanks = 64;
 inline constexpr double kClassicModelMargin = 0.10;

@@ -97,8 +97,9 @@ struct CommContext {
         }
     };
     std::map<ScheduleKey, schedule::Schedule> schedules;
-    // auto's classic algorithm per Allgatherv layout (predict::block_hash of the block bytes),
-    // the last kClassicLayouts seen: fastest_classic_allgatherv costs 0.16 ms at 64 ranks.
+    // auto's classic algorithm per Allgatherv layout (predict::block_hash of the block bytes):
+    // fastest_classic_allgatherv costs 0.16 ms at 64 ranks. Up to kClassicLayouts, the oldest
+    // dropped first; only the thread calling a collective on this communicator touches it.
     static constexpr std::size_t kClassicLayouts = 8;
     std::vector<std::pair<std::uint64_t, const AllgatherAlgorithm*>> classic_by_layout;
     std::mutex lock;                 // guards `schedules` and `algorithm`

@@ -75,15 +75,18 @@ const AllgatherAlgorithm& fastest_classic_allgatherv(std::span<const std::uint64
     return modelled(bruck) < modelled(sparbit) * (1.0 - kClassicModelMargin) ? bruck : sparbit;
 }
 
-const AllgatherAlgorithm& auto_allgather_classic(int ranks, std::uint64_t bytes, std::uint64_t largest,
-                                                 std::span<const std::uint64_t> block_bytes, const LinkModel& link) {
+const AllgatherAlgorithm& auto_allgather_classic(int ranks, std::uint64_t bytes, std::uint64_t largest) {
     static const AllgatherAlgorithm& ring = *find_allgather_algorithm("ring");
     static const AllgatherAlgorithm& sparbit = *find_allgather_algorithm("sparbit");
-    if (ranks <= 0) return sparbit;
-    if (near_equal_blocks(ranks, bytes, largest)) return ring;
-    if (block_bytes.size() == std::size_t(ranks) && ranks <= kClassicModelMaxRanks)
-        return fastest_classic_allgatherv(block_bytes, link);
-    return sparbit;
+    return ranks > 0 && near_equal_blocks(ranks, bytes, largest) ? ring : sparbit;
+}
+
+const AllgatherAlgorithm& auto_allgather_classic(int ranks, std::uint64_t bytes, std::uint64_t largest,
+                                                 std::span<const std::uint64_t> block_bytes, const LinkModel& link) {
+    const AllgatherAlgorithm& classic = auto_allgather_classic(ranks, bytes, largest);
+    if (classic.name == "ring" || ranks > kClassicModelMaxRanks || block_bytes.size() != std::size_t(ranks))
+        return classic;
+    return fastest_classic_allgatherv(block_bytes, link);
 }
 
 bool auto_allgather_may_plan(int ranks, std::uint64_t bytes, NodeLayout layout) {
