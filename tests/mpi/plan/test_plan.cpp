@@ -433,11 +433,12 @@ void auto_gatherv_classic() {
             // 1 Sparbit, 2 Bruck, 0 anything else; every rank must agree.
             const int mine = std::string(ran) == "sparbit" ? 1 : std::string(ran) == "bruck" ? 2 : 0;
             int lowest = 0, highest = 0;
-            MPI_Allreduce(&mine, &lowest, 1, MPI_INT, MPI_MIN, c.comm);
-            MPI_Allreduce(&mine, &highest, 1, MPI_INT, MPI_MAX, c.comm);
+            PMPI_Allreduce(&mine, &lowest, 1, MPI_INT, MPI_MIN, c.comm);
+            PMPI_Allreduce(&mine, &highest, 1, MPI_INT, MPI_MAX, c.comm);
             if (widest_node == 1 && (lowest == 0 || lowest != highest))
-                fail(fmt::format("{}: call {} ran {} here, and the ranks ran {} Sparbit or Bruck", label, call, ran,
-                                 lowest == highest ? "other than" : "different algorithms among"));
+                fail(fmt::format("{}: call {} ran {} here; {}", label, call, ran,
+                                 lowest == 0 ? "some rank ran neither Sparbit nor Bruck"
+                                             : "the ranks ran different ones of Sparbit and Bruck"));
         }
     }
     MPI_Comm_free(&c.comm);
