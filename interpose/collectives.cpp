@@ -35,6 +35,8 @@ struct Shape {
     std::int16_t op = -1;
     std::uint64_t segment = 0;              // bytes of one PAP-aware step, for τ (0: bytes per rank)
     std::span<const std::uint64_t> blocks{};  // Allgatherv: every rank's block bytes
+    // What one PAP-aware step moves, whose τ its algorithm plans with.
+    std::uint64_t step_bytes(int ranks) const { return segment != 0 ? segment : bytes / std::uint64_t(ranks); }
 };
 
 // Whether `type` is a predefined datatype (MPI's builtin ops accept only those).
@@ -173,7 +175,7 @@ std::uint64_t mean_block_bytes(MPI_Comm comm, const Count* recvcounts, MPI_Datat
 }
 
 // The bytes whose τ the guard measures a followed call's arrival spread and prediction error
-// in: the PAP-aware step's (Shape::segment), but for an Allgatherv its mean block, not the
+// in: the PAP-aware step's (Shape::step_bytes), but for an Allgatherv its mean block, not the
 // largest that BDR's steps take. So `auto` plans BDR from a spread of 6τ of the mean block
 // (Guard::kImbalanceFactor): at p = 8 with decreasing and half-full blocks, BDR beat the best
 // classic algorithm at 10τ of the mean block under a staircase and with rank 0 late, and with
@@ -182,8 +184,7 @@ std::uint64_t mean_block_bytes(MPI_Comm comm, const Count* recvcounts, MPI_Datat
 // model"). A smaller τ also makes the guard's relative error larger on calls whose spread is
 // under it, so it trusts balanced Allgatherv calls less often.
 std::uint64_t guard_segment_bytes(Collective kind, const Shape& shape, int ranks) {
-    if (kind == Collective::allgatherv) return shape.bytes / std::uint64_t(ranks);
-    return shape.segment != 0 ? shape.segment : shape.bytes / std::uint64_t(ranks);
+    return kind == Collective::allgatherv ? shape.bytes / std::uint64_t(ranks) : shape.step_bytes(ranks);
 }
 
 // The record of a call that ran: what every mode traces; handle() adds the prediction fields.
@@ -289,7 +290,7 @@ int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, 
         const predict::Signature signature{std::uint8_t(kind), shape->op, shape->root, shape->bytes,
                                            shape->blocks.empty() ? 0 : predict::block_hash(shape->blocks)};
         runtime::measure_link(ctx);  // once per communicator, at its first followed call
-        planning.tau_ns = runtime::tau_ns(ctx, shape->segment != 0 ? shape->segment : shape->bytes / std::uint64_t(ctx.size));
+        planning.tau_ns = runtime::tau_ns(ctx, shape->step_bytes(ctx.size));
         // On one node, auto's sampled exchanges of an Allreduce go through the node's shared
         // memory (Planner, "The board"): every rank's result depends on every rank's data (a
         // followed call is never empty), so its completion here proves every rank entered it
@@ -401,15 +402,15 @@ bool auto_runs_bdr(const CommContext& ctx, std::uint64_t bytes, std::uint64_t la
 // `recvcounts`: null for an Allgather.
 const AllgatherAlgorithm& classic_allgather(CommContext& ctx, std::uint64_t bytes, std::uint64_t largest,
                                             const int* recvcounts, std::uint64_t element_bytes) {
-    const AllgatherAlgorithm& simple = auto_allgather_classic(ctx.size, bytes, largest);
-    if (!recvcounts || simple.name == "ring" || ctx.size > kClassicModelMaxRanks) return simple;
+    if (!recvcounts || !auto_allgather_weighs_blocks(ctx.size, bytes, largest))
+        return auto_allgather_classic(ctx.size, bytes, largest);
     thread_local std::vector<std::uint64_t> blocks;
     blocks.assign(recvcounts, recvcounts + ctx.size);
     for (std::uint64_t& block : blocks) block *= element_bytes;
     const std::uint64_t layout = predict::block_hash(blocks);
     for (const auto& [known, algorithm] : ctx.classic_by_layout)
         if (known == layout) return *algorithm;
-    const AllgatherAlgorithm& algorithm = auto_allgather_classic(ctx.size, bytes, largest, blocks, runtime::link_of(ctx));
+    const AllgatherAlgorithm& algorithm = fastest_classic_allgatherv(blocks, runtime::link_of(ctx));
     if (ctx.classic_by_layout.size() == CommContext::kClassicLayouts) ctx.classic_by_layout.erase(ctx.classic_by_layout.begin());
     ctx.classic_by_layout.emplace_back(layout, &algorithm);
     return algorithm;

@@ -80,9 +80,11 @@ bool auto_allgather_ring_when_imbalanced(int ranks, std::uint64_t bytes, NodeLay
 // What `auto` runs across nodes from kAutoOwnMinBlockBytes per rank where it does not run
 // BDR: the ring for near-equal blocks, else Sparbit. `largest`: the largest block in bytes.
 const AllgatherAlgorithm& auto_allgather_classic(int ranks, std::uint64_t bytes, std::uint64_t largest);
+// Whether an Allgatherv of these blocks gets fastest_classic_allgatherv instead: its blocks
+// far from equal, on up to kClassicModelMaxRanks ranks.
+bool auto_allgather_weighs_blocks(int ranks, std::uint64_t bytes, std::uint64_t largest);
 // The same for an Allgatherv with every rank's block bytes (`block_bytes`, `ranks` long) and
-// the communicator's link model: far-from-equal blocks on up to kClassicModelMaxRanks ranks
-// get fastest_classic_allgatherv (Sparbit or Bruck).
+// the communicator's link model: fastest_classic_allgatherv where auto_allgather_weighs_blocks.
 const AllgatherAlgorithm& auto_allgather_classic(int ranks, std::uint64_t bytes, std::uint64_t largest,
                                                  std::span<const std::uint64_t> block_bytes, const LinkModel& link);
 // Sparbit or Bruck for an Allgatherv of these blocks, whichever the simulator's single-port

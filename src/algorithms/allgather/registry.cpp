@@ -81,11 +81,14 @@ const AllgatherAlgorithm& auto_allgather_classic(int ranks, std::uint64_t bytes,
     return ranks > 0 && near_equal_blocks(ranks, bytes, largest) ? ring : sparbit;
 }
 
+bool auto_allgather_weighs_blocks(int ranks, std::uint64_t bytes, std::uint64_t largest) {
+    return ranks > 0 && ranks <= kClassicModelMaxRanks && !near_equal_blocks(ranks, bytes, largest);
+}
+
 const AllgatherAlgorithm& auto_allgather_classic(int ranks, std::uint64_t bytes, std::uint64_t largest,
                                                  std::span<const std::uint64_t> block_bytes, const LinkModel& link) {
-    const AllgatherAlgorithm& classic = auto_allgather_classic(ranks, bytes, largest);
-    if (classic.name == "ring" || ranks > kClassicModelMaxRanks || block_bytes.size() != std::size_t(ranks))
-        return classic;
+    if (!auto_allgather_weighs_blocks(ranks, bytes, largest) || block_bytes.size() != std::size_t(ranks))
+        return auto_allgather_classic(ranks, bytes, largest);
     return fastest_classic_allgatherv(block_bytes, link);
 }
 

@@ -194,6 +194,14 @@ int ranks_per_node(MPI_Comm comm) {
     return node_ranks;
 }
 
+// The most ranks any node of `comm` holds as papshim sees them (collective).
+int widest_node(MPI_Comm comm) {
+    const int node_ranks = ranks_per_node(comm);
+    int widest = 0;
+    MPI_Allreduce(&node_ranks, &widest, 1, MPI_INT, MPI_MAX, comm);
+    return widest;
+}
+
 // papshim_plan_stats::exchange: calls exchange on a sample (auto alone), not on every call
 // (the environment named an algorithm that plans, for some collective).
 constexpr int kSampled = 1;
@@ -371,13 +379,11 @@ void auto_gather_bdr(int block_bytes) {
     const papshim_plan_stats s = stats_of(c.comm);
     int level = -1;
     PMPI_Query_thread(&level);
-    const int node_ranks = ranks_per_node(c.comm);
-    int widest_node = 0;
-    MPI_Allreduce(&node_ranks, &widest_node, 1, MPI_INT, MPI_MAX, c.comm);
+    const int widest = widest_node(c.comm);
     // One rank per node only: with several BDR lost to the ring (algorithms.hpp).
-    const bool follows = widest_node == 1 && c.size > 1 && block_bytes >= 256 << 10;
+    const bool follows = widest == 1 && c.size > 1 && block_bytes >= 256 << 10;
     const bool can_run_bdr = follows && level == MPI_THREAD_MULTIPLE;
-    const bool samples = widest_node == 1 && c.size >= 8 && block_bytes >= 64 << 10 && block_bytes < 256 << 10;
+    const bool samples = widest == 1 && c.size >= 8 && block_bytes >= 64 << 10 && block_bytes < 256 << 10;
     if (std::getenv("TEST_PLAN_VERBOSE") && c.rank == 0)
         fmt::print("{}: {} of 24 calls ran bdr, {} the ring (exchanges {} assessed {} good {} armed {}, can run bdr "
                    "{})\n", label, bdr_calls, ring_calls, s.exchanges, s.assessed, s.good, s.armed, can_run_bdr);
@@ -414,9 +420,7 @@ void auto_gatherv_classic() {
         MPI_Comm_free(&c.comm);
         return;
     }
-    int widest_node = 0;
-    const int node_ranks = ranks_per_node(c.comm);
-    MPI_Allreduce(&node_ranks, &widest_node, 1, MPI_INT, MPI_MAX, c.comm);
+    const int widest = widest_node(c.comm);
     // Above auto's 256 KiB a rank even where decreasing counts round down.
     const int mean = (320 << 10) / int(sizeof(int));
     std::vector<int> alternate(std::size_t(c.size)), decreasing(std::size_t(c.size));
@@ -435,7 +439,7 @@ void auto_gatherv_classic() {
             int lowest = 0, highest = 0;
             PMPI_Allreduce(&mine, &lowest, 1, MPI_INT, MPI_MIN, c.comm);
             PMPI_Allreduce(&mine, &highest, 1, MPI_INT, MPI_MAX, c.comm);
-            if (widest_node == 1 && (lowest == 0 || lowest != highest))
+            if (widest == 1 && (lowest == 0 || lowest != highest))
                 fail(fmt::format("{}: call {} ran {} here; {}", label, call, ran,
                                  lowest == 0 ? "some rank ran neither Sparbit nor Bruck"
                                              : "the ranks ran different ones of Sparbit and Bruck"));
