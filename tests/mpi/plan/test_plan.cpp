@@ -1,12 +1,14 @@
 // Plans made from predicted arrivals, through the shim as an application calls it: every
-// PAP-aware algorithm (and `auto`) under stable, shifting (the late rank moves every 6
-// calls) and reversed (mispredicted) arrival patterns, a call site that changes its size,
-// two sites alternating, Allgather and Allgatherv interleaved on one communicator, a
-// communicator freed while an exchange is in flight (and, for BDR and BSLB, with the next
-// call's plan armed), and MPI_Init_thread(SINGLE) (papshim raises the level underneath, the
-// application still sees SINGLE). Every result byte for byte against the native PMPI call on
-// the same inputs; plans must be used where the guard found every prediction good
-// (papshim_get_plan_stats), never timing.
+// PAP-aware algorithm (and `auto`) under stable (one late rank, a staircase, random delays
+// held), shifting (the late rank moves every 6 calls) and reversed (mispredicted) arrival
+// patterns, a call site that changes its size, two sites alternating, Allgather and
+// Allgatherv interleaved on one communicator, Allgatherv blocks out of rank order with gaps,
+// the planned reductions over several types, operations (a user's on a derived type), counts
+// and in place, a communicator freed while an exchange is in flight (and, for BDR and BSLB,
+// with the next call's plan armed), and MPI_Init_thread(SINGLE) (papshim raises the level
+// underneath, the application still sees SINGLE). Every result against the native PMPI call
+// on the same inputs (byte for byte, floating-point sums within a bound); plans must be used
+// where the guard found every prediction good (papshim_get_plan_stats), never timing.
 //
 // Linked to libpapshim.so ahead of MPI (as papshim-bench is).
 
@@ -17,10 +19,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <iterator>
+#include <limits>
 #include <random>
 #include <string>
 #include <thread>
@@ -50,6 +55,7 @@ double delay_for(char pattern, int call, int rank, int size) {
                                        : (rank == 0 ? unit : 0);          // every call: always mispredicted
         case 'h': return rank == (call / 6) % size ? unit : 0;            // the late rank moves every 6 calls
         case 'u': return unit * double(std::mt19937(unsigned(call * 131 + rank))() % 1000) / 1000;  // fresh random
+        case 'r': return unit * double(std::mt19937(unsigned(rank * 7 + 3))() % 1000) / 1000;  // random, held
         default: return 0;
     }
 }
@@ -136,23 +142,27 @@ std::vector<int> holey_counts(int size) {
     return counts;
 }
 
+// `gapped`: the blocks in reverse rank order with 3 ints between them (which no one writes),
+// instead of packed in rank order.
 void gatherv_call(const Comm& c, const std::vector<int>& counts, int call, const std::string& label,
-                  bool in_place = false) {
+                  bool in_place = false, bool gapped = false) {
     std::vector<int> displs(std::size_t(c.size));
     int total = 0;
-    for (int r = 0; r < c.size; ++r) {
+    for (int i = 0; i < c.size; ++i) {
+        const int r = gapped ? c.size - 1 - i : i;
         displs[std::size_t(r)] = total;
-        total += counts[std::size_t(r)];
+        total += counts[std::size_t(r)] + (gapped ? 3 : 0);
     }
     const int mine = counts[std::size_t(c.rank)];
     const auto in = contribution(mine, c.rank, call);
-    std::vector<int> expected(std::size_t(total) + 1), actual(expected.size(), -1);
+    std::vector<int> expected(std::size_t(total) + 1, -1), actual(expected.size(), -1);
     if (in_place) std::copy_n(in.begin(), mine, actual.begin() + displs[std::size_t(c.rank)]);
     const int* send = in_place ? static_cast<const int*>(MPI_IN_PLACE) : in.data();
     const int error = allgatherv_site(send, mine, actual.data(), counts.data(), displs.data(), c.comm);
     PMPI_Allgatherv(in.data(), mine, MPI_INT, expected.data(), counts.data(), displs.data(), MPI_INT, c.comm);
     if (error != MPI_SUCCESS || !same_as_native(expected, actual))
-        fail(fmt::format("{}: allgatherv call {}{} differs from native", label, call, in_place ? " (in place)" : ""));
+        fail(fmt::format("{}: allgatherv call {}{}{} differs from native", label, call, in_place ? " (in place)" : "",
+                         gapped ? " (reversed, gapped)" : ""));
 }
 
 // `in_place`: the root reduces in place from its own call site.
@@ -216,18 +226,21 @@ papshim_plan_stats stats_of(MPI_Comm comm) {
 // pattern must get plans (every rank predicts the same next call after a short warm-up)
 // wherever the guard found its predictions good.
 // With `holey`, Allgatherv of one stable layout with empty blocks instead: its plans carry
-// the layout, and BDR's and BSLB's background receives are sized from it.
-void gather_pattern(const char* algorithm, char pattern, int calls, bool must_plan, bool holey = false) {
+// the layout, and BDR's and BSLB's background receives are sized from it; with `gapped` too,
+// the blocks lie in reverse rank order with gaps between them.
+void gather_pattern(const char* algorithm, char pattern, int calls, bool must_plan, bool holey = false,
+                    bool gapped = false) {
     Comm c = duplicate_world();
     if (!accepted(c.comm, "allgather", algorithm) || !accepted(c.comm, "allgatherv", algorithm)) {
         MPI_Comm_free(&c.comm);
         return;  // not built into this papshim
     }
-    const std::string label = fmt::format("{} pattern {}{}", algorithm, pattern, holey ? " allgatherv" : "");
+    const std::string label =
+        fmt::format("{} pattern {}{}", algorithm, pattern, holey ? (gapped ? " allgatherv gapped" : " allgatherv") : "");
     for (int call = 0; call < calls; ++call) {
         compute(delay_for(pattern, call, c.rank, c.size));
         if (holey)
-            gatherv_call(c, holey_counts(c.size), call, label);
+            gatherv_call(c, holey_counts(c.size), call, label, false, gapped);
         else
             gather_call(c, 0, 4096, call, label);
     }
@@ -349,6 +362,172 @@ void reductions(const char* algorithm, char pattern) {
         fail(fmt::format("{}: {} exchanges through shared memory off one node or not under auto", label,
                          s.board_exchanges));
     MPI_Comm_free(&c.comm);
+}
+
+// Typed reductions on planned calls. Each kind (type, op, count, in place) is held for 16
+// calls under one late rank on a communicator of its own, so that predictions settle and the
+// calls run their plan: integer and order-free operations byte for byte against native,
+// floating-point sums within p·ε·Σ|x| (a plan combines in predicted-arrival order). Where
+// every prediction was good, plans must have run.
+struct TypedKind {
+    const char* name;
+    MPI_Datatype type;
+    MPI_Op op;
+    int count;
+    char scalar;  // 'd' double, 'f' float, 'i' int, 'q' pair of ints, 'p' MPI_DOUBLE_INT
+    bool in_place;
+};
+
+struct DoubleInt {
+    double value;
+    int index;
+};
+
+// A commutative operation of the user's on a derived type: a pair of ints, sum and maximum.
+void pair_sum_max(void* in, void* inout, int* len, MPI_Datatype*) {
+    const int* a = static_cast<const int*>(in);
+    int* b = static_cast<int*>(inout);
+    for (int i = 0; i < 2 * *len; i += 2) {
+        b[i] += a[i];
+        b[i + 1] = std::max(a[i + 1], b[i + 1]);
+    }
+}
+
+[[gnu::noinline]] int typed_reduce_site(const void* in, void* out, const TypedKind& k, int root, MPI_Comm comm) {
+    return MPI_Reduce(in, out, k.count, k.type, k.op, root, comm);
+}
+[[gnu::noinline]] int typed_reduce_in_place_site(void* inout, const TypedKind& k, int root, MPI_Comm comm) {
+    return MPI_Reduce(MPI_IN_PLACE, inout, k.count, k.type, k.op, root, comm);
+}
+[[gnu::noinline]] int typed_allreduce_site(const void* in, void* out, const TypedKind& k, MPI_Comm comm) {
+    return MPI_Allreduce(in, out, k.count, k.type, k.op, comm);
+}
+
+std::size_t element_bytes(char scalar) {
+    switch (scalar) {
+        case 'd': return sizeof(double);
+        case 'f': return sizeof(float);
+        case 'q': return 2 * sizeof(int);
+        case 'p': return sizeof(DoubleInt);
+        default: return sizeof(int);
+    }
+}
+
+// Rank `rank`'s contribution to call `call`: values that differ by rank, element and call,
+// with ties across ranks for MINLOC (its index then decides).
+std::vector<unsigned char> typed_contribution(const TypedKind& k, int rank, int call) {
+    std::vector<unsigned char> bytes(std::size_t(std::max(k.count, 1)) * element_bytes(k.scalar), 0);
+    for (int i = 0; i < k.count; ++i) {
+        const std::size_t at = std::size_t(i) * element_bytes(k.scalar);
+        const int v = (rank * 7919 + i * 31 + call * 17) % 1009 - 500;
+        if (k.scalar == 'd') {
+            const double d = v * 0.37 + rank * 1e-3;
+            std::memcpy(&bytes[at], &d, sizeof d);
+        } else if (k.scalar == 'f') {
+            const float f = float(v) * 0.25f;
+            std::memcpy(&bytes[at], &f, sizeof f);
+        } else if (k.scalar == 'q') {
+            const int pair[2] = {v, (rank * 13 + i) % 97};
+            std::memcpy(&bytes[at], pair, sizeof pair);
+        } else if (k.scalar == 'p') {
+            const DoubleInt di{double(v % 50), rank};
+            std::memcpy(&bytes[at], &di.value, sizeof di.value);
+            std::memcpy(&bytes[at + offsetof(DoubleInt, index)], &di.index, sizeof di.index);
+        } else {
+            std::memcpy(&bytes[at], &v, sizeof v);
+        }
+    }
+    return bytes;
+}
+
+// The result against native's: doubles within p·ε·Σ|x| (Σ|x| reduced natively), the rest
+// field by field (MPI_DOUBLE_INT's padding is nobody's).
+bool typed_matches(const TypedKind& k, const std::vector<unsigned char>& expected,
+                   const std::vector<unsigned char>& actual, const std::vector<double>& magnitude, int size) {
+    for (int i = 0; i < k.count; ++i) {
+        const std::size_t at = std::size_t(i) * element_bytes(k.scalar);
+        if (k.scalar == 'd') {
+            double e = 0, a = 0;
+            std::memcpy(&e, &expected[at], sizeof e);
+            std::memcpy(&a, &actual[at], sizeof a);
+            if (std::abs(e - a) > size * std::numeric_limits<double>::epsilon() * magnitude[std::size_t(i)]) return false;
+        } else if (k.scalar == 'p') {
+            if (std::memcmp(&expected[at], &actual[at], sizeof(double)) != 0 ||
+                std::memcmp(&expected[at + offsetof(DoubleInt, index)], &actual[at + offsetof(DoubleInt, index)],
+                            sizeof(int)) != 0)
+                return false;
+        } else if (std::memcmp(&expected[at], &actual[at], element_bytes(k.scalar)) != 0) {
+            return false;
+        }
+    }
+    return true;
+}
+
+void typed_call(const Comm& c, const TypedKind& k, bool all, int root, int call, const std::string& label) {
+    const auto in = typed_contribution(k, c.rank, call);
+    std::vector<unsigned char> expected(in.size(), 0), actual(in.size(), 0);
+    const bool in_place = k.in_place && (all || c.rank == root);
+    if (in_place) actual = in;
+    const int error = all ? typed_allreduce_site(in_place ? MPI_IN_PLACE : in.data(), actual.data(), k, c.comm)
+                      : in_place ? typed_reduce_in_place_site(actual.data(), k, root, c.comm)
+                                 : typed_reduce_site(in.data(), actual.data(), k, root, c.comm);
+    if (all)
+        PMPI_Allreduce(in.data(), expected.data(), k.count, k.type, k.op, c.comm);
+    else
+        PMPI_Reduce(in.data(), expected.data(), k.count, k.type, k.op, root, c.comm);
+    std::vector<double> magnitude(std::size_t(std::max(k.count, 1)), 0.0);
+    if (k.scalar == 'd') {
+        std::vector<double> absolute(magnitude.size(), 0.0);
+        for (int i = 0; i < k.count; ++i) {
+            double d = 0;
+            std::memcpy(&d, &in[std::size_t(i) * sizeof d], sizeof d);
+            absolute[std::size_t(i)] = std::abs(d);
+        }
+        PMPI_Allreduce(absolute.data(), magnitude.data(), k.count, MPI_DOUBLE, MPI_SUM, c.comm);
+    }
+    if (error != MPI_SUCCESS || ((all || c.rank == root) && !typed_matches(k, expected, actual, magnitude, c.size)))
+        fail(fmt::format("{}: {} call {} differs from native", label, all ? "allreduce" : "reduce", call));
+}
+
+void typed_reductions(const char* algorithm) {
+    MPI_Datatype int_pair = MPI_DATATYPE_NULL;
+    MPI_Type_contiguous(2, MPI_INT, &int_pair);
+    MPI_Type_commit(&int_pair);
+    MPI_Op sum_max = MPI_OP_NULL;
+    MPI_Op_create(pair_sum_max, 1, &sum_max);
+    const TypedKind kinds[] = {
+        {"double sum", MPI_DOUBLE, MPI_SUM, 3001, 'd', false},
+        {"double sum in place", MPI_DOUBLE, MPI_SUM, 4099, 'd', true},
+        {"float max in place", MPI_FLOAT, MPI_MAX, 777, 'f', true},
+        {"int pair, user sum-max", int_pair, sum_max, 1001, 'q', false},
+        {"double_int minloc", MPI_DOUBLE_INT, MPI_MINLOC, 999, 'p', false},
+        {"int sum, odd count in place", MPI_INT, MPI_SUM, 4099, 'i', true},
+        {"count 0", MPI_INT, MPI_SUM, 0, 'i', false},
+    };
+    int kind_index = 0;
+    for (const TypedKind& k : kinds) {
+        Comm c = duplicate_world();
+        const bool reduce_ok = accepted(c.comm, "reduce", algorithm);
+        const bool allreduce_ok = accepted(c.comm, "allreduce", algorithm);
+        // Roots differ from kind to kind (the root's own contribution is where in place lives).
+        const int root = kind_index++ % c.size;
+        const std::string label = fmt::format("{} {} ({} elements, root {})", algorithm, k.name, k.count, root);
+        for (int call = 0; (reduce_ok || allreduce_ok) && call < 16; ++call) {
+            compute(delay_for('l', call, c.rank, c.size));
+            if (reduce_ok) typed_call(c, k, false, root, call, label);
+            if (allreduce_ok) typed_call(c, k, true, -1, call, label);
+        }
+        const papshim_plan_stats s = stats_of(c.comm);
+        if (std::getenv("TEST_PLAN_VERBOSE") && c.rank == 0)
+            fmt::print("{}: calls {} exchanges {} planned {} unplanned {} assessed {} good {}\n", label, s.calls,
+                       s.exchanges, s.planned, s.unplanned, s.assessed, s.good);
+        if (k.count > 0 && c.size > 1 && s.assessed >= 8 && s.good == s.assessed && s.planned == 0)
+            fail(fmt::format("{}: no call ran a plan ({} exchanges, all {} predictions good)", label, s.exchanges,
+                             s.assessed));
+        MPI_Comm_free(&c.comm);
+    }
+    MPI_Op_free(&sum_max);
+    MPI_Type_free(&int_pair);
 }
 
 // `auto` on Allgathers of `block_bytes` per rank under a persistently late rank: once the
@@ -598,6 +777,8 @@ void run_matrix(bool auto_only) {
         if (auto_only) break;
         for (char pattern : {'l', 's'}) gather_pattern(algorithm, pattern, 24, true);
         for (char pattern : {'l', 's'}) gather_pattern(algorithm, pattern, 24, true, true);
+        gather_pattern(algorithm, 'l', 24, true, true, true);
+        gather_pattern(algorithm, 'r', 24, true);
         for (char pattern : {'x', 'u'}) gather_pattern(algorithm, pattern, 16, false);
         gather_pattern(algorithm, 'h', 24, false);
         mixed_sites(algorithm);
@@ -617,16 +798,20 @@ void run_matrix(bool auto_only) {
     for (const char* algorithm : {"clairvoyant", "clairvoyant_rs", "predicted_chain", "predicted_scatter", "auto"})
         for (char pattern : {'l', 's', 'x'})
             if (!auto_only || std::string(algorithm) == "auto") reductions(algorithm, pattern);
-    if (!auto_only)
-        for (const char* algorithm : {"clairvoyant", "predicted_scatter"}) reductions(algorithm, 'h');
+    if (!auto_only) {
+        for (const char* algorithm : {"clairvoyant", "clairvoyant_rs", "predicted_scatter"}) reductions(algorithm, 'h');
+        for (const char* algorithm : {"clairvoyant", "clairvoyant_rs", "predicted_chain", "predicted_scatter"})
+            typed_reductions(algorithm);
+    }
     free_while_armed();
 }
 
 // Random phases for `seconds`, the same sequence on every rank (one seed): each phase is
 // an algorithm (the PAP-aware ones twice as often), a communicator (world's order or
-// reversed), Allgather or Allgatherv (random counts, empty blocks included), a size, in place
-// or not, and one arrival pattern held for 4..19 calls, so that predictions settle, plans
-// run, and the next phase mispredicts them. Every result against native.
+// reversed), Allgather or Allgatherv (random counts, empty blocks included, packed in rank
+// order or reversed with gaps), a size, in place or not, and one arrival pattern held for
+// 4..19 calls, so that predictions settle, plans run, and the next phase mispredicts them.
+// Every result against native.
 void soak(double seconds) {
     int world_size = 0;
     MPI_Comm_size(MPI_COMM_WORLD, &world_size);
@@ -649,20 +834,21 @@ void soak(double seconds) {
         const bool gatherv = rng() % 2 == 0;
         const bool in_place = rng() % 3 == 0;
         const int n = sizes[rng() % std::size(sizes)];
-        const char pattern = "lshxu-"[rng() % 6];
+        const char pattern = "lshxur-"[rng() % 7];
+        const bool gapped = gatherv && rng() % 2 == 0;
         const int length = 4 + int(rng() % 16);
         std::vector<int> counts(std::size_t(c.size));
         for (int& count : counts) count = rng() % 4 == 0 ? 0 : 1 + int(rng() % unsigned(n));
-        const std::string label = fmt::format("soak phase {} ({} {} {} ints{} pattern {} p={})", phases, algorithm,
+        const std::string label = fmt::format("soak phase {} ({} {} {} ints{}{} pattern {} p={})", phases, algorithm,
                                               gatherv ? "allgatherv" : "allgather", n, in_place ? " in place" : "",
-                                              pattern, c.size);
+                                              gapped ? " gapped" : "", pattern, c.size);
         if (std::getenv("TEST_PLAN_VERBOSE") && world_rank == 0) fmt::print("{}\n", label);
         const bool selected = accepted(c.comm, gatherv ? "allgatherv" : "allgather", algorithm);
         if (!selected) fail(fmt::format("{}: papshim_set_algorithm refused it", label));
         for (int call = 0; selected && call < length; ++call, ++calls) {
             compute(delay_for(pattern, call, c.rank, c.size));
             if (gatherv)
-                gatherv_call(c, counts, int(calls), label, in_place);
+                gatherv_call(c, counts, int(calls), label, in_place, gapped);
             else
                 gather_call(c, 0, n, int(calls), label, in_place);
         }

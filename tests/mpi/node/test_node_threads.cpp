@@ -1,0 +1,121 @@
+// The dynamic leader's shared-memory protocol (src/algorithms/node_steps.cpp: leader_reduce,
+// copy_partial, through allreduce::run_dynamic_leader) with threads as the ranks of one node,
+// over a Segment in this process's memory. Across processes ThreadSanitizer cannot see the
+// segment's accesses; here every claim, deposit, epoch flag and copy is in one process, so
+// it checks that the epochs order them (the CI's ThreadSanitizer job runs this test). What it
+// cannot see: the leader reads the deposits inside PMPI_Reduce_local, in uninstrumented
+// libmpi; the copies into and out of the result slot are its own.
+// Each call the threads arrive in a random order, so the leader changes from call to call;
+// counts, in place and back-to-back calls vary. Results against sums computed here.
+//
+// test_node_threads [CALLS]   (default 3000 per node size; 2..6 threads)
+
+#include <mpi.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "src/algorithms/allreduce/builders.hpp"
+#include "src/algorithms/node_steps.hpp"
+
+namespace {
+
+constexpr std::size_t kSlotBytes = 4096;
+constexpr int kMaxInts = int(kSlotBytes / sizeof(int));
+
+std::atomic<long> failures{0};
+
+void fail(const std::string& what) {
+    if (failures.fetch_add(1) < 20) fmt::print(stderr, "FAIL {}\n", what);
+}
+
+// Call `call`'s vector length: the same on every thread, from 1 to a full slot.
+int count_of(int call) { return 1 + (call * 37) % kMaxInts; }
+
+int contribution(int thread, int call, int i) { return thread * 1000 + call * 7 + i; }
+
+struct Shared {
+    int threads = 0;
+    std::unique_ptr<std::byte, decltype(&std::free)> memory{nullptr, &std::free};
+    papshim::node::Segment segment;
+};
+
+void rank_thread(Shared& shared, int thread, int calls) {
+    papshim::node::NodeView view;
+    view.local_rank = thread;
+    view.local_size = shared.threads;
+    view.segment = shared.segment;
+    std::mt19937 rng(unsigned(thread * 7919 + shared.threads));
+    std::vector<int> send(kMaxInts), result(kMaxInts);
+    for (int call = 0; call < calls; ++call) {
+        // Arrivals in a random order: a short sleep, a yield, or straight in.
+        switch (rng() % 4) {
+            case 0: std::this_thread::sleep_for(std::chrono::microseconds(rng() % 40)); break;
+            case 1: std::this_thread::yield(); break;
+            default: break;
+        }
+        const int count = count_of(call);
+        const bool in_place = call % 3 == 1;
+        for (int i = 0; i < count; ++i) (in_place ? result : send)[std::size_t(i)] = contribution(thread, call, i);
+        papshim::ReductionBuffers buffers;
+        buffers.sendbuf = in_place ? MPI_IN_PLACE : send.data();
+        buffers.recvbuf = result.data();
+        buffers.count = count;
+        buffers.type = MPI_INT;
+        buffers.op = MPI_SUM;
+        buffers.same_type_everywhere = true;
+        if (const int error = papshim::allreduce::run_dynamic_leader(view, buffers, MPI_COMM_NULL); error != MPI_SUCCESS) {
+            fail(fmt::format("{} threads, thread {}, call {}: error {}", shared.threads, thread, call, error));
+            return;
+        }
+        for (int i = 0; i < count; ++i) {
+            long expected = 0;
+            for (int t = 0; t < shared.threads; ++t) expected += contribution(t, call, i);
+            if (result[std::size_t(i)] != expected) {
+                fail(fmt::format("{} threads, thread {}, call {} ({} ints{}): element {} is {}, {} expected", shared.threads,
+                                 thread, call, count, in_place ? ", in place" : "", i, result[std::size_t(i)], expected));
+                break;
+            }
+        }
+    }
+}
+
+void run(int threads, int calls) {
+    Shared shared;
+    shared.threads = threads;
+    const std::size_t bytes = (papshim::node::Segment::bytes_for(threads, kSlotBytes) + 4095) / 4096 * 4096;
+    shared.memory.reset(static_cast<std::byte*>(std::aligned_alloc(4096, bytes)));
+    shared.segment = papshim::node::Segment(shared.memory.get(), threads, kSlotBytes);
+    shared.segment.initialise();
+    std::vector<std::thread> ranks;
+    for (int t = 0; t < threads; ++t) ranks.emplace_back(rank_thread, std::ref(shared), t, calls);
+    for (std::thread& rank : ranks) rank.join();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    int provided = 0;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    const int calls = argc > 1 ? std::atoi(argv[1]) : 3000;
+    if (provided < MPI_THREAD_MULTIPLE || calls <= 0) {
+        fmt::print(stderr, "{}\n", calls <= 0 ? "usage: test_node_threads [CALLS > 0]"
+                                               : "the MPI library does not provide MPI_THREAD_MULTIPLE");
+        MPI_Finalize();
+        return 2;
+    }
+    for (int threads = 2; threads <= 6; ++threads) run(threads, calls);
+    fmt::print("dynamic leader, threads as ranks (2..6), {} calls each: {} failures\n", calls, failures.load());
+    MPI_Finalize();
+    return failures.load() == 0 ? 0 : 1;
+}
