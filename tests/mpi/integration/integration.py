@@ -202,8 +202,8 @@ def case_equivalence(options, launcher):
         ("in-place double root", ["--count", "1000", "--type", "double", "--in-place", "--root", str(root),
                                   "--pattern", "staircase:1", "--iterations", "3"],
          # Debian's MPICH 4.0.2 crashes natively in Reduce with MPI_IN_PLACE at the root
-         # unless its device-level collectives are off (DESIGN §7); papshim forwards Reduce
-         # to the native one for now, so the shim runs need it too.
+         # unless its device-level collectives are off (DESIGN §7); these runs select no
+         # Reduce algorithm, so papshim forwards the Reduce to MPICH and they need it too.
          {"MPIR_CVAR_DEVICE_COLLECTIVES": "none"} if options.mpi == "mpich" else {}),
     ]
     algorithms = options.algorithms.split(",") if options.algorithms else ALLGATHER_ALGORITHMS
@@ -264,7 +264,36 @@ def case_profile(options, launcher):
     if not {"exchange_halo", "global_sum"} <= functions:
         raise CheckFailed(f"expected call sites in exchange_halo and global_sum, got functions {sorted(functions)}")
     check_locations(rows, "imbalance.c", str(directory))
+    check_prediction_report(directory, rows)
     refuse_recovery_of_finished(options, directory)
+
+
+def check_prediction_report(directory, rows):
+    """Profile mode's predictor in summary.txt: one row per call site, predictions from each
+    site's second call, and the persistently late rank predicted last in most calls (the
+    majority asked of the trace above; not a timing bound)."""
+    predicted = [row for row in rows if row.get("predicted_arrival_s", "")]
+    if not predicted:
+        raise CheckFailed(f"{directory}/calls.csv: no row has a predicted_arrival_s")
+    summary = (directory / "summary.txt").read_text()
+    section = summary.partition("arrival prediction per call site")[2]
+    if not section:
+        raise CheckFailed(f"{directory}/summary.txt has no 'arrival prediction per call site' section")
+    site_rows = re.findall(r"^\s*\d+\s+(\w+)\s+(\d+)/(\d+)\s.*?(?:(\d+)/(\d+) \(\d+%\))?$", section, re.MULTILINE)
+    collectives = {collective for collective, *_ in site_rows}
+    if collectives != set(COLLECTIVES):
+        raise CheckFailed(f"{directory}/summary.txt: prediction rows for {sorted(collectives)}, expected {sorted(COLLECTIVES)}")
+    right = assessed = 0
+    for collective, with_prediction, total, last_right, last_assessed in site_rows:
+        if int(with_prediction) * 2 < int(total):
+            raise CheckFailed(f"{directory}/summary.txt: {collective} has a prediction in only {with_prediction} "
+                              f"of {total} rows")
+        right += int(last_right or 0)
+        assessed += int(last_assessed or 0)
+    if assessed == 0 or right * 2 <= assessed:
+        raise CheckFailed(f"{directory}/summary.txt: the predicted last arriver was right in {right} of {assessed} "
+                          "calls (need a majority)")
+    print(f"prediction report: {len(site_rows)} call sites, predicted last arriver right in {right} of {assessed}")
 
 
 def refuse_recovery_of_finished(options, directory):
