@@ -1,9 +1,11 @@
 // Every Reduce and Allreduce algorithm of papshim's own (and `auto`), called through the shim
 // as an application calls MPI_Reduce/MPI_Allreduce, against the native PMPI result on the
-// same inputs: integer types and builtin ops byte for byte, floating point within a stated
+// same inputs: integer types of every width under every builtin integer op byte for byte
+// (the less common ones rotated over the algorithms), floating point within a stated
 // tolerance, MINLOC/MAXLOC pair types, user-defined commutative and non-commutative ops (a
 // derived type among them), MPI_IN_PLACE, counts 1 to millions (odd, not divisible by p),
-// every root, reordered and split sub-communicators, and late, reversed and random arrivals.
+// every root, reordered and split sub-communicators, and late, reversed and random arrivals
+// (each met at every count, in place and not).
 // papshim_get_last_algorithm checks that papshim's own code ran wherever it should.
 //
 // Linked to libpapshim.so ahead of MPI (as papshim-bench is), so MPI_* resolves to the shim
@@ -67,11 +69,13 @@ struct Kind {
     Compare compare;
     bool commutative;
     int elements_per_item;  // ints (or doubles, floats) per element of `type`
-    char scalar;            // 'i' int32, 'u' uint32, 'd' double, 'f' float, 'p' double+int pairs, 'q' int pairs
+    char scalar;            // 'i' int32, 'u' uint32, 'd' double, 'f' float, 'p' double+int pairs, 'q' int pairs,
+                            // 'S' signed and 'U' unsigned integers of the type's width (integer_value)
 };
 
 struct Kinds {
-    std::vector<Kind> list;
+    std::vector<Kind> list;     // every algorithm, every count
+    std::vector<Kind> rotated;  // the other predefined integer types and ops: a few per algorithm (run_comm)
     MPI_Op mod_sum = MPI_OP_NULL, matrix = MPI_OP_NULL, strided = MPI_OP_NULL;
     MPI_Datatype mat2x2 = MPI_DATATYPE_NULL, gapped = MPI_DATATYPE_NULL;
 
@@ -99,6 +103,20 @@ struct Kinds {
             {"mat2x2:user_noncommutative", mat2x2, matrix, Compare::bytes, false, 4, 'u'},
             {"gapped_int:user_max", gapped, strided, Compare::bytes, true, 2, 'i'},
         };
+        rotated = {
+            {"signed_char:prod", MPI_SIGNED_CHAR, MPI_PROD, Compare::bytes, true, 1, 'S'},
+            {"short:min", MPI_SHORT, MPI_MIN, Compare::bytes, true, 1, 'S'},
+            {"long:band", MPI_LONG, MPI_BAND, Compare::bytes, true, 1, 'S'},
+            {"int64:bor", MPI_INT64_T, MPI_BOR, Compare::bytes, true, 1, 'S'},
+            {"unsigned_char:land", MPI_UNSIGNED_CHAR, MPI_LAND, Compare::bytes, true, 1, 'U'},
+            {"unsigned_short:lor", MPI_UNSIGNED_SHORT, MPI_LOR, Compare::bytes, true, 1, 'U'},
+            {"unsigned:lxor", MPI_UNSIGNED, MPI_LXOR, Compare::bytes, true, 1, 'U'},
+            {"uint64:prod", MPI_UINT64_T, MPI_PROD, Compare::bytes, true, 1, 'U'},
+            {"long_long:prod", MPI_LONG_LONG, MPI_PROD, Compare::bytes, true, 1, 'S'},
+            {"int:min", MPI_INT, MPI_MIN, Compare::bytes, true, 1, 'S'},
+            {"unsigned_long:min", MPI_UNSIGNED_LONG, MPI_MIN, Compare::bytes, true, 1, 'U'},
+            {"int:land", MPI_INT, MPI_LAND, Compare::bytes, true, 1, 'S'},
+        };
     }
     ~Kinds() {
         MPI_Op_free(&mod_sum);
@@ -108,8 +126,9 @@ struct Kinds {
         MPI_Type_free(&gapped);
     }
     const Kind& get(const std::string& name) const {
-        for (const auto& k : list)
-            if (k.name == name) return k;
+        for (const auto* kinds : {&list, &rotated})
+            for (const auto& k : *kinds)
+                if (k.name == name) return k;
         std::abort();
     }
 };
@@ -125,11 +144,57 @@ struct Buffer {
     void* data() { return bytes.data(); }
 };
 
+// A value for the integer kinds of any width ('S', 'U'), so that each op has something to
+// decide: logical ops see zeros and non-zeros other than 1, bitwise ones bits mostly set
+// (BAND) or mostly clear (BOR), MIN/MAX the whole range. Products stay defined: unsigned ones
+// at least as wide as unsigned int wrap, so any value; others +-1 and now and then 2, which
+// fits the type even on 9 ranks (2^9) except a char, which gets +-1 alone (narrow unsigned
+// types only positive ones: their products are computed as int).
+std::int64_t integer_value(const Kind& k, int width, std::mt19937& rng) {
+    const auto bits = [&rng] {
+        const std::uint64_t high = rng();
+        return high << 32 | rng();
+    };
+    const auto nonzero = [&rng] {
+        const std::int64_t magnitude = std::int64_t(rng() % 100) + 1;
+        return rng() % 2 ? magnitude : -magnitude;
+    };
+    if (k.op == MPI_PROD) {
+        if (k.scalar == 'U' && width >= int(sizeof(unsigned))) return std::int64_t(bits() | 1);
+        const std::int64_t magnitude = width > 1 && rng() % 8 == 0 ? 2 : 1;
+        return k.scalar == 'U' || rng() % 2 ? magnitude : -magnitude;
+    }
+    if (k.op == MPI_LAND) return rng() % 4 == 0 ? 0 : nonzero();
+    if (k.op == MPI_LOR) return rng() % 4 == 0 ? nonzero() : 0;
+    if (k.op == MPI_LXOR) return rng() % 2 ? nonzero() : 0;
+    const std::uint64_t first = bits();
+    if (k.op == MPI_BAND) return std::int64_t(first | bits());
+    if (k.op == MPI_BOR) return std::int64_t(first & bits());
+    return std::int64_t(first);
+}
+
+// v as the integer type of `width` bytes holds it (signed or not, the same bytes).
+void store_integer(unsigned char* at, int width, std::int64_t v) {
+    const auto store = [at](auto narrowed) { std::memcpy(at, &narrowed, sizeof narrowed); };
+    switch (width) {
+        case 1: store(std::int8_t(v)); break;
+        case 2: store(std::int16_t(v)); break;
+        case 4: store(std::int32_t(v)); break;
+        default: store(v); break;
+    }
+}
+
 void fill(Buffer& b, const Kind& k, int count, unsigned seed, int rank) {
     std::mt19937 rng(seed * 2654435761u + static_cast<unsigned>(rank) * 40503u + 7u);
     unsigned char* p = b.bytes.data();
+    int width = 0;
+    MPI_Type_size(k.type, &width);
     for (int i = 0; i < count; ++i) {
         switch (k.scalar) {
+            case 'S':
+            case 'U':
+                store_integer(p + std::size_t(i) * std::size_t(width), width, integer_value(k, width, rng));
+                break;
             case 'i':
                 for (int j = 0; j < k.elements_per_item; ++j) {
                     // Gapped items: only the first int of each pair is data; the gap stays 0xEE..
@@ -335,36 +400,60 @@ void run_comm(const Comm& c, const Kinds& kinds, bool world, int world_size, Tal
     unsigned seed = 1;
     const std::vector<int> counts = world ? std::vector<int>{1, 7, 1000, 4099} : std::vector<int>{1, 33};
     const char patterns[] = {'-', 'l', 'r', 'u'};
+    // The rotated kinds (world only): this many per algorithm, each at one count, taken in
+    // turn round the list from one algorithm to the next and on into the other collective.
+    constexpr std::size_t rotated_per_algorithm = 3;
+    std::size_t rotated_slot = 0;
     for (const char* collective : {"reduce", "allreduce"}) {
-        for (const auto& algorithm : algorithms_of(collective)) {
+        const std::vector<std::string> algorithms = algorithms_of(collective);
+        for (std::size_t algorithm_index = 0; algorithm_index < algorithms.size(); ++algorithm_index) {
+            const std::string& algorithm = algorithms[algorithm_index];
             if (papshim_set_algorithm(c.comm, collective, algorithm.c_str()) != MPI_SUCCESS) {
                 fail(t, c, {collective, algorithm, &kinds.list[0], 0, false, 0, '-', 0}, "papshim_set_algorithm refused it");
                 continue;
             }
             std::size_t variant = 0;
-            for (const auto& kind : kinds.list) {
-                for (int count : counts) {
-                    if (!world && &kind != &kinds.list[0] && &kind != &kinds.get("mat2x2:user_noncommutative") &&
-                        &kind != &kinds.get("double:sum"))
-                        continue;
-                    ++variant;
-                    const bool in_place = variant % 2 == 0 && !native_in_place_crashes(collective, algorithm);
-                    const char arrival = patterns[variant % 4];
-                    // Every root on small communicators, a rotating one otherwise.
-                    std::vector<int> roots = {-1};
-                    if (std::string(collective) == "reduce") {
-                        roots.clear();
-                        if (c.size <= 4 || count == 7) {
-                            for (int r = 0; r < c.size; ++r) roots.push_back(r);
-                        } else {
-                            roots.push_back(int(variant % unsigned(c.size)));
-                        }
-                    }
-                    for (int root : roots) {
-                        Case k{collective, algorithm, &kind, count, in_place, root, arrival, ++seed};
-                        run_case(c, k, t);
+            // kind_index: the kind's place in list, then rotated.
+            const auto run_variant = [&](const Kind& kind, std::size_t kind_index, std::size_t count_index) {
+                const int count = counts[count_index];
+                ++variant;
+                // Arrival and in place from the kind, the count and the algorithm together, so
+                // that at each count an algorithm's kinds meet every pattern both in place and
+                // not (kind_index % 4 picks the one, kind_index / 4 the other).
+                const std::size_t shift = count_index + algorithm_index;
+                const char arrival = patterns[(shift + kind_index) % 4];
+                const bool in_place =
+                    (shift + kind_index / 4) % 2 == 0 && !native_in_place_crashes(collective, algorithm);
+                // Every root on small communicators, a rotating one otherwise.
+                std::vector<int> roots = {-1};
+                if (std::string(collective) == "reduce") {
+                    roots.clear();
+                    if (c.size <= 4 || count == 7) {
+                        for (int r = 0; r < c.size; ++r) roots.push_back(r);
+                    } else {
+                        roots.push_back(int(variant % unsigned(c.size)));
                     }
                 }
+                for (int root : roots) {
+                    Case k{collective, algorithm, &kind, count, in_place, root, arrival, ++seed};
+                    run_case(c, k, t);
+                }
+            };
+            for (std::size_t kind_index = 0; kind_index < kinds.list.size(); ++kind_index) {
+                const Kind& kind = kinds.list[kind_index];
+                if (!world && &kind != &kinds.list[0] && &kind != &kinds.get("mat2x2:user_noncommutative") &&
+                    &kind != &kinds.get("double:sum"))
+                    continue;
+                for (std::size_t count_index = 0; count_index < counts.size(); ++count_index)
+                    run_variant(kind, kind_index, count_index);
+            }
+            // Each at a count that moves on one place per lap of the list, so that every rotated
+            // kind meets both collectives, four or five algorithms and every count, for a few
+            // percent more calls.
+            for (std::size_t i = 0; world && i < rotated_per_algorithm; ++i, ++rotated_slot) {
+                const std::size_t which = rotated_slot % kinds.rotated.size();
+                const std::size_t lap = rotated_slot / kinds.rotated.size();
+                run_variant(kinds.rotated[which], kinds.list.size() + which, (which + lap) % counts.size());
             }
             if (world && world_size <= 4) {
                 // Large vectors, odd element counts, well past every eager limit: 16 MiB of ints.
@@ -559,6 +648,51 @@ void reproducible(Tally& t) {
     MPI_Comm_free(&c.comm);
 }
 
+// Under PAPSHIM_REPRODUCIBLE=1, whatever algorithm is set: a float sum whose rounding depends
+// on the combining order (values of 40 binary orders of magnitude) gives the same bits with the
+// last rank late as with the arrivals reversed, which arrival-ordered algorithms would
+// combine in opposite orders.
+void reproducible_arrivals(Tally& t) {
+    MPI_Comm dup = MPI_COMM_NULL;
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    Comm c = make("world-dup", dup);
+    constexpr int count = 1000;  // fits a dynamic-leader slot
+    std::vector<float> in(count);
+    std::mt19937 rng(unsigned(c.rank) * 7919u + 1u);
+    for (float& x : in) x = std::ldexp(float(int(rng() % 2000001) - 1000000), int(rng() % 40) - 20);
+    const int root = c.size - 1;  // the last to arrive in the first call, the first in the second
+    for (const char* collective : {"reduce", "allreduce"}) {
+        const bool reduce = std::string(collective) == "reduce";
+        for (const std::string& algorithm : algorithms_of(collective)) {
+            // A refusal is reproducible()'s to report.
+            if (papshim_set_algorithm(c.comm, collective, algorithm.c_str()) != MPI_SUCCESS) continue;
+            std::vector<float> late(count), reversed(count);
+            for (const auto& [pattern, out] : {std::pair{'l', &late}, std::pair{'r', &reversed}}) {
+                arrive(pattern, c, 0);
+                if (reduce) MPI_Reduce(in.data(), out->data(), count, MPI_FLOAT, MPI_SUM, root, c.comm);
+                else MPI_Allreduce(in.data(), out->data(), count, MPI_FLOAT, MPI_SUM, c.comm);
+                char ran[64] = {};
+                papshim_get_last_algorithm(c.comm, collective, ran, sizeof ran);
+                t.own += std::string(ran) != "native" ? 1 : 0;
+            }
+            ++t.cases;
+            if (reduce && c.rank != root) continue;
+            const auto differs = std::mismatch(late.begin(), late.end(), reversed.begin(), [](float a, float b) {
+                return std::memcmp(&a, &b, sizeof a) == 0;
+            });
+            if (differs.first != late.end()) {
+                ++t.failures;
+                if (t.printed++ < 20)
+                    fmt::print(stderr, "FAIL reproducible {} {} p={} rank={}: element {} is {} one rank late, {} "
+                               "reversed\n", collective, algorithm, c.size, c.rank, differs.first - late.begin(),
+                               *differs.first, *differs.second);
+            }
+        }
+        papshim_set_algorithm(c.comm, collective, "native");
+    }
+    MPI_Comm_free(&c.comm);
+}
+
 // Calls MPI rejects alike on every rank, under every algorithm: a predefined op on a type it
 // is not defined for (MPI_MINLOC on MPI_INT: MPI_ERR_OP) and an Allreduce's in-place receive
 // buffer. The native call must raise its error on every rank before any message, and the next
@@ -717,7 +851,8 @@ void leave_for_finalize(int world_size, int world_rank, Tally& t) {
 // test_reduction                 the matrix on world and two sub-communicators
 // test_reduction --soak SECONDS  back-to-back random calls
 // test_reduction --threads       two threads on two communicators at once
-// test_reduction --reproducible  under PAPSHIM_REPRODUCIBLE=1: floating point stays in fixed order
+// test_reduction --reproducible  under PAPSHIM_REPRODUCIBLE=1: floating point stays in fixed order,
+//                                whatever the arrivals
 int main(int argc, char** argv) {
     const std::string mode = argc > 1 ? argv[1] : "";
     int provided = 0;
@@ -738,6 +873,7 @@ int main(int argc, char** argv) {
             threads(kinds, t);
         } else if (mode == "--reproducible") {
             reproducible(t);
+            reproducible_arrivals(t);
             mixed_arguments(kinds, t);
         } else {
             run_all(kinds, world_size, world_rank, t);
