@@ -42,7 +42,7 @@ ALGORITHMS = {
     "allgatherv": ["auto", "sparbit", "ring", "bruck", "recursive_doubling", "neighbor_exchange", "gather_bcast",
                    "bdr", "bslb"],
     "allreduce": ["auto", "recursive_doubling", "rabenseifner", "ring", "dynamic_leader", "arrival_chain",
-                  "hierarchical", "clairvoyant", "clairvoyant_rs", "predicted_chain", "predicted_scatter"],
+                  "hierarchical", "clairvoyant", "clairvoyant_bcast", "predicted_chain", "predicted_scatter"],
     "reduce": ["auto", "binomial", "rabenseifner", "arrival_chain", "clairvoyant", "predicted_chain"],
 }
 

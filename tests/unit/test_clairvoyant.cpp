@@ -399,7 +399,7 @@ TEST_CASE("every Clairvoyant schedule reduces each contribution once, for many p
                 check_flow(Collective::reduce, "clairvoyant", a, d, root);
                 check_flow(Collective::reduce, "predicted_chain", a, d, root);
             }
-            for (const char* name : {"clairvoyant", "clairvoyant_rs", "predicted_chain", "predicted_scatter"})
+            for (const char* name : {"clairvoyant", "clairvoyant_bcast", "predicted_chain", "predicted_scatter"})
                 check_flow(Collective::allreduce, name, a, d, -1);
         }
     }
@@ -409,7 +409,7 @@ TEST_CASE("every Clairvoyant schedule reduces each contribution once, for many p
         const auto a = random_arrivals(rng, p, d);
         check_flow(Collective::reduce, "clairvoyant", a, d, p / 3);
         check_flow(Collective::reduce, "predicted_chain", a, d, p / 3);
-        for (const char* name : {"clairvoyant", "clairvoyant_rs", "predicted_chain", "predicted_scatter"})
+        for (const char* name : {"clairvoyant", "clairvoyant_bcast", "predicted_chain", "predicted_scatter"})
             check_flow(Collective::allreduce, name, a, d, -1);
     }
 }
@@ -518,7 +518,7 @@ TEST_CASE("Allreduce: the Reduce goes to the last predicted arrival, which then 
     const int broadcast_steps = 3;  // ceil(log2 5)
     for (int r = 0; r < 5; ++r) {
         in.rank = r;
-        const auto plan = algorithm(Collective::allreduce, "clairvoyant").build(in);
+        const auto plan = algorithm(Collective::allreduce, "clairvoyant_bcast").build(in);
         REQUIRE(plan.steps.size() >= std::size_t(broadcast_steps));
         std::size_t receives = 0, sends = 0;
         for (auto s = plan.steps.end() - broadcast_steps; s != plan.steps.end(); ++s) {

@@ -98,7 +98,7 @@ void define_reduce_options(CLI::App& app, ReduceOptions& options) {
                "rabenseifner",
                "A[,A...]");
     add_parsed(app, "--allreduce", options.algorithms, names_of(Collective::allreduce, {}),
-               "the same for Allreduce: clairvoyant, clairvoyant_rs, predicted_chain,\n"
+               "the same for Allreduce: clairvoyant, clairvoyant_bcast, predicted_chain,\n"
                "predicted_scatter, recursive_doubling, rabenseifner, ring",
                "A[,A...]");
     add_parsed(

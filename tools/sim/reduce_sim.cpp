@@ -127,7 +127,7 @@ int simulate(const ReduceOptions& options, const Common& common) {
                 schedule::BuildInput input;
                 input.root = root;
                 input.arrival_ns = arrival_ns;
-                input.step_ns = name == "clairvoyant_rs" ? round_ns(clv::reduce_scatter_pieces(p)) : d;
+                input.step_ns = options.allreduce && name == "clairvoyant" ? round_ns(clv::reduce_scatter_pieces(p)) : d;
                 const auto set = sim::ScheduleSet::build(find_reduction_algorithm(collective, name)->build, p, input);
                 run(name, set, set.blocks());
             }

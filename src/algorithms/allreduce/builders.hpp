@@ -10,8 +10,8 @@ namespace papshim::allreduce {
 schedule::Schedule build_recursive_doubling(const schedule::BuildInput& input);
 schedule::Schedule build_ring(const schedule::BuildInput& input);
 schedule::Schedule build_rabenseifner(const schedule::BuildInput& input);
-schedule::Schedule build_clairvoyant(const schedule::BuildInput& input);
-schedule::Schedule build_clairvoyant_rs(const schedule::BuildInput& input);
+schedule::Schedule build_clairvoyant_scatter(const schedule::BuildInput& input);
+schedule::Schedule build_clairvoyant_bcast(const schedule::BuildInput& input);
 schedule::Schedule build_predicted_chain(const schedule::BuildInput& input);
 schedule::Schedule build_predicted_scatter(const schedule::BuildInput& input);
 
@@ -23,8 +23,8 @@ int run_hierarchical(node::NodeView& view, const ReductionBuffers& buffers, MPI_
 double recursive_doubling_cost(int ranks, double bytes, const LinkModel& link);
 double ring_cost(int ranks, double bytes, const LinkModel& link);
 double rabenseifner_cost(int ranks, double bytes, const LinkModel& link);
-double clairvoyant_cost(int ranks, double bytes, const LinkModel& link);
-double clairvoyant_rs_cost(int ranks, double bytes, const LinkModel& link);
+double clairvoyant_scatter_cost(int ranks, double bytes, const LinkModel& link);
+double clairvoyant_bcast_cost(int ranks, double bytes, const LinkModel& link);
 double predicted_chain_cost(int ranks, double bytes, const LinkModel& link);
 double predicted_scatter_cost(int ranks, double bytes, const LinkModel& link);
 

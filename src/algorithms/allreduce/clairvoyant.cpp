@@ -1,11 +1,14 @@
 // Clairvoyant Allreduce, in no paper (issue 9; docs/algorithms/clairvoyant.md §6), in two forms:
-// - `clairvoyant`: a Clairvoyant Reduce of the N segments to the rank predicted to arrive
-//   last (its own data needs no hop, and the early ranks pre-reduce while it is away), then
-//   a binomial broadcast of the whole vector from it;
-// - `clairvoyant_rs`: the vector in K = min(p, 64) pieces, piece k reduced by its own
-//   one-segment Clairvoyant plan to rank floor(k*p/K) (a reduce-scatter whose trees all
-//   follow the predicted arrivals), then K binomial broadcasts, piece k from its root (an
-//   allgather in log p steps in which every rank sends about one vector's worth).
+// - `clairvoyant` (the reduce-scatter form, named `clairvoyant_rs` until 2026-11-30): the
+//   vector in K = min(p, 64) pieces, piece k reduced by its own one-segment Clairvoyant plan
+//   to rank floor(k*p/K) (a reduce-scatter whose trees all follow the predicted arrivals),
+//   then K binomial broadcasts, piece k from its root (an allgather in log p steps in which
+//   every rank sends about one vector's worth);
+// - `clairvoyant_bcast` (named `clairvoyant` until 2026-11-30): a Clairvoyant Reduce of the N
+//   segments to the rank predicted to arrive last (its own data needs no hop, and the early
+//   ranks pre-reduce while it is away), then a binomial broadcast of the whole vector from it.
+//   It lost to the reduce-scatter form in every measurement, and in papshim-sim wins only
+//   two 8-byte cells by 3-7% (docs/algorithms/clairvoyant.md §6).
 // Both run through execute_reduction; commutative ops only.
 
 #include <algorithm>
@@ -108,7 +111,7 @@ std::vector<schedule::Schedule> build_reduce_scatter_form(const schedule::BuildI
 
 }  // namespace
 
-schedule::Schedule build_clairvoyant(const schedule::BuildInput& input) {
+schedule::Schedule build_clairvoyant_bcast(const schedule::BuildInput& input) {
     const int p = input.ranks, segments = clairvoyant::segments_for(p);
     schedule::BuildInput to_last = input;
     to_last.root = clairvoyant::last_arrival(input);
@@ -124,7 +127,7 @@ schedule::Schedule build_clairvoyant(const schedule::BuildInput& input) {
     return plan;
 }
 
-schedule::Schedule build_clairvoyant_rs(const schedule::BuildInput& input) {
+schedule::Schedule build_clairvoyant_scatter(const schedule::BuildInput& input) {
     thread_local Memo memo;
     const bool same = memo.ranks == input.ranks && memo.step_ns == input.step_ns &&
                       std::ranges::equal(memo.arrival_ns, input.arrival_ns);
@@ -139,13 +142,13 @@ schedule::Schedule build_clairvoyant_rs(const schedule::BuildInput& input) {
 
 // Balanced: the Reduce's 2L-1 rounds of 1/N of the vector (L = ceil(log2 p)), then L
 // whole-vector broadcast steps.
-double clairvoyant_cost(int ranks, double bytes, const LinkModel& link) {
+double clairvoyant_bcast_cost(int ranks, double bytes, const LinkModel& link) {
     return reduce::clairvoyant_cost(ranks, bytes, link) + tree_steps(ranks) * (link.alpha + bytes * link.beta);
 }
 
 // Balanced: L steps of reduce-scatter in which every rank sends and reduces about one vector
 // of pieces, then L broadcast steps moving about one vector per rank.
-double clairvoyant_rs_cost(int ranks, double bytes, const LinkModel& link) {
+double clairvoyant_scatter_cost(int ranks, double bytes, const LinkModel& link) {
     if (ranks <= 1) return 0.0;
     return 2 * tree_steps(ranks) * link.alpha + bytes * (2 * link.beta + link.gamma);
 }

@@ -18,8 +18,8 @@ constexpr std::array<ReductionAlgorithm, 10> kAlgorithms{{
     {"dynamic_leader", nullptr, run_dynamic_leader, false, true, true, nullptr},
     {"arrival_chain", nullptr, run_arrival_chain, false, true, false, nullptr},
     {"hierarchical", nullptr, run_hierarchical, false, true, false, nullptr},
-    {"clairvoyant", build_clairvoyant, nullptr, false, true, false, clairvoyant_cost, true},
-    {"clairvoyant_rs", build_clairvoyant_rs, nullptr, false, true, false, clairvoyant_rs_cost, true},
+    {"clairvoyant", build_clairvoyant_scatter, nullptr, false, true, false, clairvoyant_scatter_cost, true},
+    {"clairvoyant_bcast", build_clairvoyant_bcast, nullptr, false, true, false, clairvoyant_bcast_cost, true},
     {"predicted_chain", build_predicted_chain, nullptr, false, true, false, predicted_chain_cost, true},
     {"predicted_scatter", build_predicted_scatter, nullptr, false, true, false, predicted_scatter_cost, true},
 }};

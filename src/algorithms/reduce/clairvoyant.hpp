@@ -56,7 +56,7 @@ int segments_for(int ranks);
 // input.step_ns > 0, else the balanced form (every rank arriving at once).
 Plan plan_for(const schedule::BuildInput& input, int root, int segments);
 
-// The pieces of the Allreduce's reduce-scatter form (`clairvoyant_rs`): min(p, 64).
+// The pieces of the Allreduce's reduce-scatter form (`clairvoyant` for Allreduce): min(p, 64).
 int reduce_scatter_pieces(int ranks);
 
 // The rank predicted to arrive last (ties: the lowest rank), by the rule of plan_for: rank 0

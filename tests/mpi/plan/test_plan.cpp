@@ -795,12 +795,12 @@ void run_matrix(bool auto_only) {
     // MPIR_CVAR_DEVICE_COLLECTIVES=none, and `auto` forwards the calls it has no plan for.
     auto_reduce_clairvoyant(Roots::rotating_in_place);
 #endif
-    for (const char* algorithm : {"clairvoyant", "clairvoyant_rs", "predicted_chain", "predicted_scatter", "auto"})
+    for (const char* algorithm : {"clairvoyant", "clairvoyant_bcast", "predicted_chain", "predicted_scatter", "auto"})
         for (char pattern : {'l', 's', 'x'})
             if (!auto_only || std::string(algorithm) == "auto") reductions(algorithm, pattern);
     if (!auto_only) {
-        for (const char* algorithm : {"clairvoyant", "clairvoyant_rs", "predicted_scatter"}) reductions(algorithm, 'h');
-        for (const char* algorithm : {"clairvoyant", "clairvoyant_rs", "predicted_chain", "predicted_scatter"})
+        for (const char* algorithm : {"clairvoyant", "clairvoyant_bcast", "predicted_scatter"}) reductions(algorithm, 'h');
+        for (const char* algorithm : {"clairvoyant", "clairvoyant_bcast", "predicted_chain", "predicted_scatter"})
             typed_reductions(algorithm);
     }
     free_while_armed();

@@ -391,7 +391,7 @@ std::vector<std::string> algorithms_of(const char* collective) {
     // The names papshim-info lists; kept here so the test fails if one disappears.
     if (std::string(collective) == "reduce") return {"binomial", "rabenseifner", "arrival_chain", "clairvoyant", "predicted_chain", "auto"};
     return {"recursive_doubling", "rabenseifner", "ring", "dynamic_leader", "arrival_chain", "hierarchical", "clairvoyant",
-            "clairvoyant_rs", "predicted_chain", "predicted_scatter", "auto"};
+            "clairvoyant_bcast", "predicted_chain", "predicted_scatter", "auto"};
 }
 
 Comm make(std::string name, MPI_Comm comm);
@@ -609,7 +609,7 @@ void reproducible(Tally& t) {
     };
     const std::vector<std::string> arrival_ordered_reduce = {"arrival_chain", "clairvoyant", "predicted_chain"};
     const std::vector<std::string> arrival_ordered_allreduce = {"dynamic_leader", "arrival_chain", "hierarchical",
-                                                                "clairvoyant", "clairvoyant_rs", "predicted_chain",
+                                                                "clairvoyant", "clairvoyant_bcast", "predicted_chain",
                                                                 "predicted_scatter"};
     for (const char* collective : {"reduce", "allreduce"}) {
         const bool reduce = std::string(collective) == "reduce";
