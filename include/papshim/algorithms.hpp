@@ -210,8 +210,9 @@ struct ReductionAlgorithm {
     bool keeps_rank_order;  // partials are combined in rank order: non-commutative ops may use it
     bool arrival_ordered;   // the reduction order follows arrivals: results vary in the last bits
     bool slot_sized;        // takes only predefined types whose vector fits a shared-memory slot (PAPSHIM_SHM_SLOT)
-    // Predicted time of one call on a balanced arrival pattern (bytes: the whole vector);
-    // null: `auto` does not pick it on cost alone.
+    // Predicted time of one call on a balanced arrival pattern (bytes: the whole vector), the
+    // schedule's α-β model (null: none). Nothing reads this field today: `auto` chooses by
+    // auto_reduction_candidate, and the leaders' phase calls two of these functions directly.
     double (*cost)(int ranks, double bytes, const LinkModel& link);
     // Builds its schedule from the exchanged predicted arrivals (a plan; its balanced form without one).
     bool plans = false;
