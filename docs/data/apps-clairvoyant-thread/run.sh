@@ -1,6 +1,8 @@
 #!/bin/bash
 # LAMMPS over the emulated network under PAPSHIM_ALLREDUCE/REDUCE=clairvoyant: before (ed45cac:
 # MPI_Init raised to MPI_THREAD_MULTIPLE, helper thread) and after (no upgrade, no thread).
+# Archived as run (names of the time): since 2026-11-30 ALLREDUCE=clairvoyant_rs is refused; its form is now
+# ALLREDUCE=clairvoyant, and the old ALLREDUCE=clairvoyant is clairvoyant_bcast.
 # /tmp/wt-before: a worktree of ed45cac, cmake -DCMAKE_BUILD_TYPE=RelWithDebInfo, targets papshim papshim-bench.
 cd /work/main
 for r in 1 2 3 4; do  # rounds 1-2 ran with --reps 3 and without the rcb configurations

@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -44,9 +45,13 @@ int count_of(int call) { return 1 + (call * 37) % kMaxInts; }
 
 int contribution(int thread, int call, int i) { return thread * 1000 + call * 7 + i; }
 
+struct FreeMemory {
+    void operator()(std::byte* memory) const { std::free(memory); }
+};
+
 struct Shared {
     int threads = 0;
-    std::unique_ptr<std::byte, decltype(&std::free)> memory{nullptr, &std::free};
+    std::unique_ptr<std::byte, FreeMemory> memory;
     papshim::node::Segment segment;
 };
 
@@ -75,8 +80,10 @@ void rank_thread(Shared& shared, int thread, int calls) {
         buffers.op = MPI_SUM;
         buffers.same_type_everywhere = true;
         if (const int error = papshim::allreduce::run_dynamic_leader(view, buffers, MPI_COMM_NULL); error != MPI_SUCCESS) {
-            fail(fmt::format("{} threads, thread {}, call {}: error {}", shared.threads, thread, call, error));
-            return;
+            // The other threads would wait for this one's deposit forever: end the test here.
+            fmt::print(stderr, "FAIL {} threads, thread {}, call {}: error {}\n", shared.threads, thread, call, error);
+            std::fflush(stderr);
+            std::_Exit(1);
         }
         for (int i = 0; i < count; ++i) {
             long expected = 0;
@@ -95,6 +102,10 @@ void run(int threads, int calls) {
     shared.threads = threads;
     const std::size_t bytes = (papshim::node::Segment::bytes_for(threads, kSlotBytes) + 4095) / 4096 * 4096;
     shared.memory.reset(static_cast<std::byte*>(std::aligned_alloc(4096, bytes)));
+    if (!shared.memory) {
+        fail(fmt::format("{} threads: no memory for a {}-byte segment", threads, bytes));
+        return;
+    }
     shared.segment = papshim::node::Segment(shared.memory.get(), threads, kSlotBytes);
     shared.segment.initialise();
     std::vector<std::thread> ranks;

@@ -415,6 +415,12 @@ void auto_inter_communicator_allgather() {
     bool all_reduced = true;
     for (int v : sum) all_reduced = all_reduced && v == other_sum;
     expect(all_reduced, "allreduce on an inter-communicator");
+    for (const char* collective : {"allgather", "reduce", "allreduce"}) {
+        char ran[64] = {};
+        papshim_get_last_algorithm(inter, collective, ran, sizeof ran);
+        expect(std::string(ran) == "native", std::string(collective) + " on an inter-communicator ran " +
+                                                 (ran[0] ? ran : "nothing papshim saw") + ", not MPI's");
+    }
     // Selecting an algorithm there is refused at once (it broadcast from the other group's
     // rank 0, which waited for the same: a hang).
     expect(papshim_set_algorithm(inter, "allreduce", "ring") == MPI_ERR_COMM,
