@@ -399,7 +399,8 @@ bool auto_runs_bdr(const CommContext& ctx, std::uint64_t bytes, std::uint64_t la
 // far-from-equal blocks are weighed by the simulator's model, once per layout: the choice is
 // cached on the communicator, keyed by the layout's hash, and depends only on the layout and
 // the link model (identical on every rank), so a rank that missed a call here agrees too.
-// `recvcounts`: null for an Allgather.
+// `recvcounts`: null for an Allgather. Calls whose blocks are not weighed leave before the
+// block bytes are made.
 const AllgatherAlgorithm& classic_allgather(CommContext& ctx, std::uint64_t bytes, std::uint64_t largest,
                                             const int* recvcounts, std::uint64_t element_bytes) {
     if (!recvcounts || !auto_allgather_weighs_blocks(ctx.size, bytes, largest))
@@ -410,7 +411,7 @@ const AllgatherAlgorithm& classic_allgather(CommContext& ctx, std::uint64_t byte
     const std::uint64_t layout = predict::block_hash(blocks);
     for (const auto& [known, algorithm] : ctx.classic_by_layout)
         if (known == layout) return *algorithm;
-    const AllgatherAlgorithm& algorithm = fastest_classic_allgatherv(blocks, runtime::link_of(ctx));
+    const AllgatherAlgorithm& algorithm = auto_allgather_classic(ctx.size, bytes, largest, blocks, runtime::link_of(ctx));
     if (ctx.classic_by_layout.size() == CommContext::kClassicLayouts) ctx.classic_by_layout.erase(ctx.classic_by_layout.begin());
     ctx.classic_by_layout.emplace_back(layout, &algorithm);
     return algorithm;
