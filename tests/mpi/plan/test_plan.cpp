@@ -74,18 +74,6 @@ void compute(double seconds) {
 [[gnu::noinline]] int allgatherv_site(const int* in, int n, int* out, const int* counts, const int* displs, MPI_Comm comm) {
     return MPI_Allgatherv(in, n, MPI_INT, out, counts, displs, MPI_INT, comm);
 }
-[[gnu::noinline]] int reduce_site(const int* in, int* out, int n, int root, MPI_Comm comm) {
-    return MPI_Reduce(in, out, n, MPI_INT, MPI_SUM, root, comm);
-}
-// The root's side of `if (rank == root) MPI_Reduce(MPI_IN_PLACE, ...) else MPI_Reduce(...)`:
-// a call site of its own.
-[[gnu::noinline]] int reduce_in_place_site(int* inout, int n, int root, MPI_Comm comm) {
-    return MPI_Reduce(MPI_IN_PLACE, inout, n, MPI_INT, MPI_SUM, root, comm);
-}
-[[gnu::noinline]] int allreduce_site(const int* in, int* out, int n, MPI_Comm comm) {
-    return MPI_Allreduce(in, out, n, MPI_INT, MPI_SUM, comm);
-}
-
 std::vector<int> contribution(int n, int rank, int call) {
     std::vector<int> v(std::size_t(std::max(n, 1)));
     for (int i = 0; i < n; ++i) v[std::size_t(i)] = rank * 100003 + call * 7 + i;
@@ -165,21 +153,134 @@ void gatherv_call(const Comm& c, const std::vector<int>& counts, int call, const
                          gapped ? " (reversed, gapped)" : ""));
 }
 
-// `in_place`: the root reduces in place from its own call site.
-void reduce_call(const Comm& c, bool all, int n, int root, int call, const std::string& label, bool in_place = false) {
-    const auto in = contribution(n, c.rank, call);
-    std::vector<int> expected(std::size_t(std::max(n, 1))), actual(expected.size(), -1);
-    if (in_place && c.rank == root) actual = in;
-    const int error = all                           ? allreduce_site(in.data(), actual.data(), n, c.comm)
-                      : in_place && c.rank == root ? reduce_in_place_site(actual.data(), n, root, c.comm)
-                                                   : reduce_site(in.data(), actual.data(), n, root, c.comm);
-    if (all) {
-        PMPI_Allreduce(in.data(), expected.data(), n, MPI_INT, MPI_SUM, c.comm);
-    } else {
-        PMPI_Reduce(in.data(), expected.data(), n, MPI_INT, MPI_SUM, root, c.comm);
+// What a Reduce/Allreduce call of the tests passes: type, op, count, in place (typed_call).
+struct TypedKind {
+    const char* name;
+    MPI_Datatype type;
+    MPI_Op op;
+    int count;
+    char scalar;  // 'd' double, 'f' float, 'i' int, 'q' pair of ints, 'p' MPI_DOUBLE_INT
+    bool in_place;
+};
+
+struct DoubleInt {
+    double value;
+    int index;
+};
+
+// A commutative operation of the user's on a derived type: a pair of ints, sum and maximum.
+void pair_sum_max(void* in, void* inout, int* len, MPI_Datatype*) {
+    const int* a = static_cast<const int*>(in);
+    int* b = static_cast<int*>(inout);
+    for (int i = 0; i < 2 * *len; i += 2) {
+        b[i] += a[i];
+        b[i + 1] = std::max(a[i + 1], b[i + 1]);
     }
-    if (error != MPI_SUCCESS || ((all || c.rank == root) && expected != actual))
+}
+
+[[gnu::noinline]] int typed_reduce_site(const void* in, void* out, const TypedKind& k, int root, MPI_Comm comm) {
+    return MPI_Reduce(in, out, k.count, k.type, k.op, root, comm);
+}
+[[gnu::noinline]] int typed_reduce_in_place_site(void* inout, const TypedKind& k, int root, MPI_Comm comm) {
+    return MPI_Reduce(MPI_IN_PLACE, inout, k.count, k.type, k.op, root, comm);
+}
+[[gnu::noinline]] int typed_allreduce_site(const void* in, void* out, const TypedKind& k, MPI_Comm comm) {
+    return MPI_Allreduce(in, out, k.count, k.type, k.op, comm);
+}
+
+std::size_t element_bytes(char scalar) {
+    switch (scalar) {
+        case 'd': return sizeof(double);
+        case 'f': return sizeof(float);
+        case 'q': return 2 * sizeof(int);
+        case 'p': return sizeof(DoubleInt);
+        default: return sizeof(int);
+    }
+}
+
+// Rank `rank`'s contribution to call `call`: values that differ by rank, element and call,
+// with ties across ranks for MINLOC (its index then decides).
+std::vector<unsigned char> typed_contribution(const TypedKind& k, int rank, int call) {
+    std::vector<unsigned char> bytes(std::size_t(std::max(k.count, 1)) * element_bytes(k.scalar), 0);
+    for (int i = 0; i < k.count; ++i) {
+        const std::size_t at = std::size_t(i) * element_bytes(k.scalar);
+        const int v = (rank * 7919 + i * 31 + call * 17) % 1009 - 500;
+        if (k.scalar == 'd') {
+            const double d = v * 0.37 + rank * 1e-3;
+            std::memcpy(&bytes[at], &d, sizeof d);
+        } else if (k.scalar == 'f') {
+            const float f = float(v) * 0.25f;
+            std::memcpy(&bytes[at], &f, sizeof f);
+        } else if (k.scalar == 'q') {
+            const int pair[2] = {v, (rank * 13 + i) % 97};
+            std::memcpy(&bytes[at], pair, sizeof pair);
+        } else if (k.scalar == 'p') {
+            const DoubleInt di{double(v % 50), rank};
+            std::memcpy(&bytes[at], &di.value, sizeof di.value);
+            std::memcpy(&bytes[at + offsetof(DoubleInt, index)], &di.index, sizeof di.index);
+        } else {
+            std::memcpy(&bytes[at], &v, sizeof v);
+        }
+    }
+    return bytes;
+}
+
+// The result against native's: doubles within p·ε·Σ|x| (Σ|x| reduced natively), the rest
+// field by field (MPI_DOUBLE_INT's padding is nobody's).
+bool typed_matches(const TypedKind& k, const std::vector<unsigned char>& expected,
+                   const std::vector<unsigned char>& actual, const std::vector<double>& magnitude, int size) {
+    for (int i = 0; i < k.count; ++i) {
+        const std::size_t at = std::size_t(i) * element_bytes(k.scalar);
+        if (k.scalar == 'd') {
+            double e = 0, a = 0;
+            std::memcpy(&e, &expected[at], sizeof e);
+            std::memcpy(&a, &actual[at], sizeof a);
+            if (std::abs(e - a) > size * std::numeric_limits<double>::epsilon() * magnitude[std::size_t(i)]) return false;
+        } else if (k.scalar == 'p') {
+            if (std::memcmp(&expected[at], &actual[at], sizeof(double)) != 0 ||
+                std::memcmp(&expected[at + offsetof(DoubleInt, index)], &actual[at + offsetof(DoubleInt, index)],
+                            sizeof(int)) != 0)
+                return false;
+        } else if (std::memcmp(&expected[at], &actual[at], element_bytes(k.scalar)) != 0) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// One Reduce (root `root`) or Allreduce (`all`) of a kind through papshim against native.
+// In place: the root of a Reduce reduces in place from a call site of its own, as after
+// `if (rank == root) MPI_Reduce(MPI_IN_PLACE, ...) else MPI_Reduce(...)`; every rank of an
+// Allreduce passes MPI_IN_PLACE.
+void typed_call(const Comm& c, const TypedKind& k, bool all, int root, int call, const std::string& label) {
+    const auto in = typed_contribution(k, c.rank, call);
+    std::vector<unsigned char> expected(in.size(), 0), actual(in.size(), 0);
+    const bool in_place = k.in_place && (all || c.rank == root);
+    if (in_place) actual = in;
+    const int error = all ? typed_allreduce_site(in_place ? MPI_IN_PLACE : in.data(), actual.data(), k, c.comm)
+                      : in_place ? typed_reduce_in_place_site(actual.data(), k, root, c.comm)
+                                 : typed_reduce_site(in.data(), actual.data(), k, root, c.comm);
+    if (all)
+        PMPI_Allreduce(in.data(), expected.data(), k.count, k.type, k.op, c.comm);
+    else
+        PMPI_Reduce(in.data(), expected.data(), k.count, k.type, k.op, root, c.comm);
+    std::vector<double> magnitude(std::size_t(std::max(k.count, 1)), 0.0);
+    if (k.scalar == 'd') {
+        std::vector<double> absolute(magnitude.size(), 0.0);
+        for (int i = 0; i < k.count; ++i) {
+            double d = 0;
+            std::memcpy(&d, &in[std::size_t(i) * sizeof d], sizeof d);
+            absolute[std::size_t(i)] = std::abs(d);
+        }
+        PMPI_Allreduce(absolute.data(), magnitude.data(), k.count, MPI_DOUBLE, MPI_SUM, c.comm);
+    }
+    if (error != MPI_SUCCESS || ((all || c.rank == root) && !typed_matches(k, expected, actual, magnitude, c.size)))
         fail(fmt::format("{}: {} call {} differs from native", label, all ? "allreduce" : "reduce", call));
+}
+
+// An int sum of `n` elements (typed_call).
+void reduce_call(const Comm& c, bool all, int n, int root, int call, const std::string& label, bool in_place = false) {
+    typed_call(c, {"int sum", MPI_INT, MPI_SUM, n, 'i', in_place}, all, root, call, label);
 }
 
 bool accepted(MPI_Comm comm, const char* collective, const char* name) {
@@ -369,126 +470,6 @@ void reductions(const char* algorithm, char pattern) {
 // calls run their plan: integer and order-free operations byte for byte against native,
 // floating-point sums within p·ε·Σ|x| (a plan combines in predicted-arrival order). Where
 // every prediction was good, plans must have run.
-struct TypedKind {
-    const char* name;
-    MPI_Datatype type;
-    MPI_Op op;
-    int count;
-    char scalar;  // 'd' double, 'f' float, 'i' int, 'q' pair of ints, 'p' MPI_DOUBLE_INT
-    bool in_place;
-};
-
-struct DoubleInt {
-    double value;
-    int index;
-};
-
-// A commutative operation of the user's on a derived type: a pair of ints, sum and maximum.
-void pair_sum_max(void* in, void* inout, int* len, MPI_Datatype*) {
-    const int* a = static_cast<const int*>(in);
-    int* b = static_cast<int*>(inout);
-    for (int i = 0; i < 2 * *len; i += 2) {
-        b[i] += a[i];
-        b[i + 1] = std::max(a[i + 1], b[i + 1]);
-    }
-}
-
-[[gnu::noinline]] int typed_reduce_site(const void* in, void* out, const TypedKind& k, int root, MPI_Comm comm) {
-    return MPI_Reduce(in, out, k.count, k.type, k.op, root, comm);
-}
-[[gnu::noinline]] int typed_reduce_in_place_site(void* inout, const TypedKind& k, int root, MPI_Comm comm) {
-    return MPI_Reduce(MPI_IN_PLACE, inout, k.count, k.type, k.op, root, comm);
-}
-[[gnu::noinline]] int typed_allreduce_site(const void* in, void* out, const TypedKind& k, MPI_Comm comm) {
-    return MPI_Allreduce(in, out, k.count, k.type, k.op, comm);
-}
-
-std::size_t element_bytes(char scalar) {
-    switch (scalar) {
-        case 'd': return sizeof(double);
-        case 'f': return sizeof(float);
-        case 'q': return 2 * sizeof(int);
-        case 'p': return sizeof(DoubleInt);
-        default: return sizeof(int);
-    }
-}
-
-// Rank `rank`'s contribution to call `call`: values that differ by rank, element and call,
-// with ties across ranks for MINLOC (its index then decides).
-std::vector<unsigned char> typed_contribution(const TypedKind& k, int rank, int call) {
-    std::vector<unsigned char> bytes(std::size_t(std::max(k.count, 1)) * element_bytes(k.scalar), 0);
-    for (int i = 0; i < k.count; ++i) {
-        const std::size_t at = std::size_t(i) * element_bytes(k.scalar);
-        const int v = (rank * 7919 + i * 31 + call * 17) % 1009 - 500;
-        if (k.scalar == 'd') {
-            const double d = v * 0.37 + rank * 1e-3;
-            std::memcpy(&bytes[at], &d, sizeof d);
-        } else if (k.scalar == 'f') {
-            const float f = float(v) * 0.25f;
-            std::memcpy(&bytes[at], &f, sizeof f);
-        } else if (k.scalar == 'q') {
-            const int pair[2] = {v, (rank * 13 + i) % 97};
-            std::memcpy(&bytes[at], pair, sizeof pair);
-        } else if (k.scalar == 'p') {
-            const DoubleInt di{double(v % 50), rank};
-            std::memcpy(&bytes[at], &di.value, sizeof di.value);
-            std::memcpy(&bytes[at + offsetof(DoubleInt, index)], &di.index, sizeof di.index);
-        } else {
-            std::memcpy(&bytes[at], &v, sizeof v);
-        }
-    }
-    return bytes;
-}
-
-// The result against native's: doubles within p·ε·Σ|x| (Σ|x| reduced natively), the rest
-// field by field (MPI_DOUBLE_INT's padding is nobody's).
-bool typed_matches(const TypedKind& k, const std::vector<unsigned char>& expected,
-                   const std::vector<unsigned char>& actual, const std::vector<double>& magnitude, int size) {
-    for (int i = 0; i < k.count; ++i) {
-        const std::size_t at = std::size_t(i) * element_bytes(k.scalar);
-        if (k.scalar == 'd') {
-            double e = 0, a = 0;
-            std::memcpy(&e, &expected[at], sizeof e);
-            std::memcpy(&a, &actual[at], sizeof a);
-            if (std::abs(e - a) > size * std::numeric_limits<double>::epsilon() * magnitude[std::size_t(i)]) return false;
-        } else if (k.scalar == 'p') {
-            if (std::memcmp(&expected[at], &actual[at], sizeof(double)) != 0 ||
-                std::memcmp(&expected[at + offsetof(DoubleInt, index)], &actual[at + offsetof(DoubleInt, index)],
-                            sizeof(int)) != 0)
-                return false;
-        } else if (std::memcmp(&expected[at], &actual[at], element_bytes(k.scalar)) != 0) {
-            return false;
-        }
-    }
-    return true;
-}
-
-void typed_call(const Comm& c, const TypedKind& k, bool all, int root, int call, const std::string& label) {
-    const auto in = typed_contribution(k, c.rank, call);
-    std::vector<unsigned char> expected(in.size(), 0), actual(in.size(), 0);
-    const bool in_place = k.in_place && (all || c.rank == root);
-    if (in_place) actual = in;
-    const int error = all ? typed_allreduce_site(in_place ? MPI_IN_PLACE : in.data(), actual.data(), k, c.comm)
-                      : in_place ? typed_reduce_in_place_site(actual.data(), k, root, c.comm)
-                                 : typed_reduce_site(in.data(), actual.data(), k, root, c.comm);
-    if (all)
-        PMPI_Allreduce(in.data(), expected.data(), k.count, k.type, k.op, c.comm);
-    else
-        PMPI_Reduce(in.data(), expected.data(), k.count, k.type, k.op, root, c.comm);
-    std::vector<double> magnitude(std::size_t(std::max(k.count, 1)), 0.0);
-    if (k.scalar == 'd') {
-        std::vector<double> absolute(magnitude.size(), 0.0);
-        for (int i = 0; i < k.count; ++i) {
-            double d = 0;
-            std::memcpy(&d, &in[std::size_t(i) * sizeof d], sizeof d);
-            absolute[std::size_t(i)] = std::abs(d);
-        }
-        PMPI_Allreduce(absolute.data(), magnitude.data(), k.count, MPI_DOUBLE, MPI_SUM, c.comm);
-    }
-    if (error != MPI_SUCCESS || ((all || c.rank == root) && !typed_matches(k, expected, actual, magnitude, c.size)))
-        fail(fmt::format("{}: {} call {} differs from native", label, all ? "allreduce" : "reduce", call));
-}
-
 void typed_reductions(const char* algorithm) {
     MPI_Datatype int_pair = MPI_DATATYPE_NULL;
     MPI_Type_contiguous(2, MPI_INT, &int_pair);
