@@ -733,8 +733,21 @@ std::optional<Outcome> run_reduction(CommContext& ctx, Collective kind, Reductio
     // not trust the predictions, or the call differs from the predicted one), native.
     if (choice == "auto" && uses_plans(kind, algorithm->name) && !planning.plan) return std::nullopt;
     if (algorithm->build) {
+        // A planner in rounds (Clairvoyant) plans with its own round length: one of its
+        // pieces and its reduction, where tau_ns's segment is a rank's share of the vector.
+        Planning rounds = planning;
+        if (algorithm->round_pieces) {
+            const int pieces = algorithm->round_pieces(ctx.size);
+            rounds.tau_ns =
+                runtime::reduction_round_ns(ctx, double(std::uint64_t(b.count) * type_size(b.type)) / pieces);
+            if (choice == "auto" && planning.plan &&
+                !auto_runs_round_planner(planning.plan->arrival_ns, rounds.tau_ns, pieces)) {
+                ++ctx.declined_calls;
+                return std::nullopt;
+            }
+        }
         const schedule::Schedule& schedule = uses_plans(kind, algorithm->name)
-                                                 ? planned_schedule(ctx, algorithm->build, planning, b.root)
+                                                 ? planned_schedule(ctx, algorithm->build, rounds, b.root)
                                                  : ctx.schedule_for({algorithm->build, b.root, b.commutative});
         return Outcome{execute_reduction(schedule, b, runtime::private_comm(ctx)), algorithm->name};
     }

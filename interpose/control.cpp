@@ -89,6 +89,7 @@ PAPSHIM_EXPORT int papshim_get_plan_stats(MPI_Comm comm, papshim_plan_stats* sta
     stats->calls = long(ctx->next_seq);
     stats->planned = ctx->planned_calls;
     stats->unplanned = ctx->unplanned_calls;
+    stats->declined = ctx->declined_calls;
     stats->mispredicted = ctx->mispredicted_calls;
     stats->exchange = int(ctx->policy.exchange);
     if (const plan::Planner* planner = ctx->planner.get()) {

@@ -210,10 +210,10 @@ struct ReductionAlgorithm {
     bool keeps_rank_order;  // partials are combined in rank order: non-commutative ops may use it
     bool arrival_ordered;   // the reduction order follows arrivals: results vary in the last bits
     bool slot_sized;        // takes only predefined types whose vector fits a shared-memory slot (PAPSHIM_SHM_SLOT)
-    // Predicted time of one call on a balanced arrival pattern (bytes: the whole vector), the
-    // schedule's α-β model (null: none). Nothing reads this field today: `auto` chooses by
-    // auto_reduction_candidate, and the leaders' phase calls two of these functions directly.
-    double (*cost)(int ranks, double bytes, const LinkModel& link);
+    // Plans in rounds that each move one of this many near-equal pieces of the vector
+    // (Clairvoyant's segments N), so its round length d is one piece over one link and its
+    // reduction: α + (bytes / N)·(β + γ) (spec §4.8, reduction_round_ns). Null: no rounds.
+    int (*round_pieces)(int ranks);
     // Builds its schedule from the exchanged predicted arrivals (a plan; its balanced form without one).
     bool plans = false;
 };
@@ -227,6 +227,16 @@ const ReductionAlgorithm* find_reduction_algorithm(Collective collective, std::s
 // layout whatever the arrivals.
 std::string_view auto_reduction_candidate(Collective collective, std::uint64_t bytes, std::uint64_t shm_slot,
                                           NodeLayout layout);
+// Whether `auto` runs a planner in rounds (Clairvoyant's Reduce) on these predicted arrivals
+// (the exchanged vector, any order), with round length `round_ns` and `pieces` pieces per
+// vector: only where every arrival comes within one round of the one before it (the
+// scheduler's window) or at least `pieces` rounds after it (the earlier ranks have time to
+// send all their pieces before it comes). Between the two the plan hands pieces along the
+// arrival order, each rank holding one until the next arrives: under such staircases at
+// p = 8 the plan took up to 1.55x native's mean time in the call at 4 MiB
+// (docs/benchmarks.md, "Clairvoyant's round length, and where auto runs its Reduce"). A pure
+// function of identical inputs.
+bool auto_runs_round_planner(std::span<const std::int64_t> arrival_ns, std::int64_t round_ns, int pieces);
 
 // Runs `plan` (built for this rank of `comm`, the private duplicate) on `buffers`: the
 // executor of every Reduce/Allreduce schedule, reducing with PMPI_Reduce_local. Returns an

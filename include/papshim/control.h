@@ -59,6 +59,9 @@ typedef struct papshim_plan_stats {
     long mispredicted;   /* followed calls for which every rank agreed on a plan, made for
                           * another call (the predicted signature: collective, size, root, op
                           * or Allgatherv layout, differed from the real one) */
+    long declined;       /* calls with a trusted plan that `auto` left to MPI: a Reduce whose
+                          * predicted arrivals come between one and N of Clairvoyant's rounds
+                          * apart, where its plan loses (docs/algorithms/clairvoyant.md §7) */
 } papshim_plan_stats;
 int papshim_get_plan_stats(MPI_Comm comm, papshim_plan_stats* stats);
 

@@ -58,6 +58,7 @@ struct CommContext {
     std::optional<LinkModel> link;
     long planned_calls = 0;    // calls that ran a plan made for them
     long unplanned_calls = 0;  // calls of a plan-using algorithm without a matching plan
+    long declined_calls = 0;   // trusted plans auto left to MPI (auto_runs_round_planner)
     long mispredicted_calls = 0;  // followed calls with an agreed plan made for another signature
     // The last schedule built from a plan (a persistent pattern plans the same vector again).
     struct PlannedSchedule {
@@ -199,6 +200,10 @@ bool plans_here(Collective collective, std::string_view choice);
 // share of the vector for a reduction, a rank's block for Allgather, the largest block for
 // Allgatherv (docs/algorithms/bdr.md §6). Never communicates (the helper thread calls it).
 std::int64_t tau_ns(const CommContext& ctx, std::uint64_t segment_bytes);
+// Clairvoyant's round length d for pieces of `piece_bytes`: one piece over one link and its
+// reduction, α + piece_bytes·(β + γ) (spec §4.8; papshim-sim's d), or PAPSHIM_TAU_US.
+// Identical on every rank and never communicates, as tau_ns.
+std::int64_t reduction_round_ns(const CommContext& ctx, double piece_bytes);
 // The link model of `ctx`: its own once measure_link measured it, MPI_Init's world model
 // before; identical on every rank (rank 0's measurement, broadcast).
 const LinkModel& link_of(const CommContext& ctx);

@@ -1,6 +1,8 @@
 // Lookup over the Reduce and Allreduce tables (each in its collective's folder).
 
+#include <algorithm>
 #include <array>
+#include <vector>
 
 #include "papshim/algorithms.hpp"
 
@@ -38,9 +40,12 @@ std::string_view auto_reduction_candidate(Collective collective, std::uint64_t b
     // nodes"): Clairvoyant's plan cut native's mean time in the call to 0.51-0.58x under one
     // late rank and 0.50-0.93x under a staircase from 256 KiB to 4 MiB (root 0 or the late
     // rank). The predicted chain did a little better at 256 KiB but lost 1.5x under the
-    // staircase from 1 MiB; at 64 KiB Clairvoyant's root ended later than native's.
+    // staircase from 1 MiB; at 64 KiB Clairvoyant's root ended later than native's. From
+    // 512 KiB since 2026-12-01 ("Clairvoyant's round length, and where auto runs its
+    // Reduce"): at 256 KiB, under spreads of 2-6 tau, auto took 1.08-2.5x native's time
+    // whether it planned or not, where from 512 KiB it stays within 1.06x wherever it loses.
     constexpr std::uint64_t network_scatter_min_bytes = 512 * 1024, network_chain_min_bytes = 2 << 20;
-    constexpr std::uint64_t network_reduce_min_bytes = 256 * 1024;
+    constexpr std::uint64_t network_reduce_min_bytes = 512 * 1024;
     if (layout == NodeLayout::one_rank_per_node) {
         if (collective == Collective::reduce) return bytes >= network_reduce_min_bytes ? "clairvoyant" : "";
         if (collective != Collective::allreduce || bytes < network_scatter_min_bytes) return {};
@@ -61,6 +66,16 @@ std::string_view auto_reduction_candidate(Collective collective, std::uint64_t b
     if (collective == Collective::allreduce && bytes <= shm_slot) return "dynamic_leader";
     if (collective == Collective::reduce && bytes >= chain_min_bytes) return "arrival_chain";
     return {};
+}
+
+bool auto_runs_round_planner(std::span<const std::int64_t> arrival_ns, std::int64_t round_ns, int pieces) {
+    std::vector<std::int64_t> sorted(arrival_ns.begin(), arrival_ns.end());
+    std::ranges::sort(sorted);
+    for (std::size_t i = 1; i < sorted.size(); ++i) {
+        const std::int64_t gap = sorted[i] - sorted[i - 1];
+        if (gap >= round_ns && gap < std::int64_t(pieces) * round_ns) return false;
+    }
+    return true;
 }
 
 }  // namespace papshim

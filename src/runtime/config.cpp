@@ -256,8 +256,9 @@ std::vector<VariableInfo> describe_variables(const AlgorithmNames& names) {
     vars.push_back({"PAPSHIM_EMA_ALPHA", "0.25", "0 < alpha <= 1", "weight of the newest sample in the EMA"});
     vars.push_back({"PAPSHIM_SMA_WINDOW", "8", "1..1024", "samples in the SMA"});
     vars.push_back({"PAPSHIM_TAU_US", "measured", "measured, or a number of microseconds > 0 and at most 1e9",
-                    "τ, the time of one segment over one link, for the PAP-aware planners (BDR, Clairvoyant) and "
-                    "the imbalance factor ω/τ; measured: α + β·segment bytes from the communicator's link, measured "
+                    "τ, the time of one segment over one link, for the PAP-aware planners (BDR; Clairvoyant's round, "
+                    "a segment and its reduction) and the imbalance factor ω/τ; measured: α + β·segment bytes "
+                    "(Clairvoyant: α + (β + γ)·segment bytes) from the communicator's link, measured "
                     "between its rank 0 and last rank at its first call that exchanges predictions (MPI_Init's "
                     "world link where those are the world's)"});
     vars.push_back({"PAPSHIM_HELPER_THREAD", "1", "0, 1, always",

@@ -107,6 +107,13 @@ std::int64_t tau_ns(const CommContext& ctx, std::uint64_t segment_bytes) {
     return std::max<std::int64_t>(1, std::llround((link.alpha + link.beta * double(segment_bytes)) * 1e9));
 }
 
+std::int64_t reduction_round_ns(const CommContext& ctx, double piece_bytes) {
+    const State& s = state();
+    if (s.config.tau_us > 0) return std::int64_t(std::llround(s.config.tau_us * 1e3));
+    const LinkModel& link = link_of(ctx);
+    return std::max<std::int64_t>(1, std::llround((link.alpha + (link.beta + link.gamma) * piece_bytes) * 1e9));
+}
+
 void measure_link(CommContext& ctx) {
     const State& s = state();
     if (ctx.link || ctx.inter || ctx.size < 2 || s.config.tau_us > 0) return;

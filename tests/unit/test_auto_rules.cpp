@@ -68,11 +68,37 @@ TEST_CASE("one rank per node: the predicted scatter for an Allreduce from 512 Ki
     CHECK(auto_reduction_candidate(Collective::allreduce, 64 << 20, 128 << 20, spread) == "predicted_chain");
 }
 
-TEST_CASE("one rank per node: Clairvoyant for a Reduce from 256 KiB") {
+TEST_CASE("one rank per node: Clairvoyant for a Reduce from 512 KiB") {
     CHECK(auto_reduction_candidate(Collective::reduce, 64 * 1024, slot, spread).empty());
-    CHECK(auto_reduction_candidate(Collective::reduce, 256 * 1024 - 1, slot, spread).empty());
-    CHECK(auto_reduction_candidate(Collective::reduce, 256 * 1024, slot, spread) == "clairvoyant");
+    CHECK(auto_reduction_candidate(Collective::reduce, 256 * 1024, slot, spread).empty());
+    CHECK(auto_reduction_candidate(Collective::reduce, 512 * 1024 - 1, slot, spread).empty());
+    CHECK(auto_reduction_candidate(Collective::reduce, 512 * 1024, slot, spread) == "clairvoyant");
     CHECK(auto_reduction_candidate(Collective::reduce, 16 << 20, slot, spread) == "clairvoyant");
+}
+
+TEST_CASE("Clairvoyant's plan under auto: arrivals within a round of each other or N rounds apart") {
+    using papshim::auto_runs_round_planner;
+    constexpr std::int64_t d = 1000;  // the round; N = 3 pieces
+    auto staircase = [](std::int64_t step) {
+        std::vector<std::int64_t> a;
+        for (int r = 0; r < 8; ++r) a.push_back(r * step);
+        return a;
+    };
+    // One late rank: the early ones within a round, the late one far behind.
+    CHECK(auto_runs_round_planner(std::vector<std::int64_t>{40, 0, 999, 300, 25000, 10, 600, 5}, d, 3));
+    CHECK(auto_runs_round_planner(std::vector<std::int64_t>{0, 0, 0, 3000}, d, 3));  // exactly N rounds
+    CHECK_FALSE(auto_runs_round_planner(std::vector<std::int64_t>{0, 0, 0, 2999}, d, 3));
+    // Staircases: steps below a round, from one to N rounds (the losing case), from N.
+    CHECK(auto_runs_round_planner(staircase(999), d, 3));
+    CHECK_FALSE(auto_runs_round_planner(staircase(1000), d, 3));
+    CHECK_FALSE(auto_runs_round_planner(staircase(1700), d, 3));
+    CHECK(auto_runs_round_planner(staircase(4300), d, 3));
+    // Any order: the exchanged vector is by rank, not by arrival.
+    std::vector<std::int64_t> shuffled = staircase(1700);
+    std::ranges::reverse(shuffled);
+    CHECK_FALSE(auto_runs_round_planner(shuffled, d, 3));
+    CHECK(auto_runs_round_planner(std::vector<std::int64_t>{5}, d, 3));
+    CHECK(auto_runs_round_planner(std::vector<std::int64_t>{}, d, 3));
 }
 
 TEST_CASE("several ranks per node across nodes: native") {

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <numeric>
+#include <span>
 #include <vector>
 
 #include "sanitizer_scale.hpp"
@@ -87,6 +88,31 @@ TEST_CASE("reduction schedules at larger p") {
                 check(a, c, p, root, true);
                 if (a.keeps_rank_order) check(a, c, p, root, false);
             }
+}
+
+// The runtime plans a round-based algorithm with d of bytes / round_pieces (reduction_round_ns):
+// that must be the pieces its schedules move, or the plan misjudges how many rounds fit
+// before a late arrival.
+TEST_CASE("a planner's round pieces are the blocks its schedules move") {
+    int planners = 0;
+    for (Collective c : {Collective::reduce, Collective::allreduce})
+        for (const auto& a : papshim::reduction_algorithms(c)) {
+            if (!a.round_pieces) continue;
+            ++planners;
+            for (int p : {1, 2, 3, 4, 5, 8, 9, 16, 33, 64, 65, 100, 200}) {
+                INFO(fmt::format("{} {} p={}", papshim::collective_name(c), a.name, p));
+                BuildInput input;
+                input.ranks = p;
+                input.root = c == Collective::reduce ? 0 : -1;
+                const std::vector<std::int64_t> arrivals(std::size_t(p), 0);
+                for (bool planned : {false, true}) {
+                    input.arrival_ns = planned ? std::span<const std::int64_t>(arrivals) : std::span<const std::int64_t>();
+                    input.step_ns = planned ? 1000 : 0;
+                    CHECK(a.build(input).blocks == a.round_pieces(p));
+                }
+            }
+        }
+    CHECK(planners == 3);  // Clairvoyant's Reduce and both Allreduce forms
 }
 
 TEST_CASE("message counts: binomial p-1, recursive doubling p'log p' plus the fold, ring 2p(p-1)") {

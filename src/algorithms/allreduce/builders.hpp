@@ -1,5 +1,5 @@
-// The pure Allreduce schedule builders and their balanced-arrival cost models (bytes: the
-// whole vector). Every builder accepts any p >= 1.
+// The pure Allreduce schedule builders (every one accepts any p >= 1) and the balanced-arrival
+// cost models the node leaders' phase chooses between (bytes: the whole vector).
 #pragma once
 
 #include "papshim/algorithms.hpp"
@@ -21,12 +21,7 @@ int run_arrival_chain(node::NodeView& view, const ReductionBuffers& buffers, MPI
 int run_hierarchical(node::NodeView& view, const ReductionBuffers& buffers, MPI_Comm comm);
 
 double recursive_doubling_cost(int ranks, double bytes, const LinkModel& link);
-double ring_cost(int ranks, double bytes, const LinkModel& link);
 double rabenseifner_cost(int ranks, double bytes, const LinkModel& link);
-double clairvoyant_scatter_cost(int ranks, double bytes, const LinkModel& link);
-double clairvoyant_bcast_cost(int ranks, double bytes, const LinkModel& link);
-double predicted_chain_cost(int ranks, double bytes, const LinkModel& link);
-double predicted_scatter_cost(int ranks, double bytes, const LinkModel& link);
 
 }  // namespace papshim::allreduce
 

@@ -140,19 +140,6 @@ schedule::Schedule build_clairvoyant_scatter(const schedule::BuildInput& input) 
     return memo.schedules[std::size_t(input.rank)];
 }
 
-// Balanced: the Reduce's 2L-1 rounds of 1/N of the vector (L = ceil(log2 p)), then L
-// whole-vector broadcast steps.
-double clairvoyant_bcast_cost(int ranks, double bytes, const LinkModel& link) {
-    return reduce::clairvoyant_cost(ranks, bytes, link) + tree_steps(ranks) * (link.alpha + bytes * link.beta);
-}
-
-// Balanced: L steps of reduce-scatter in which every rank sends and reduces about one vector
-// of pieces, then L broadcast steps moving about one vector per rank.
-double clairvoyant_scatter_cost(int ranks, double bytes, const LinkModel& link) {
-    if (ranks <= 1) return 0.0;
-    return 2 * tree_steps(ranks) * link.alpha + bytes * (2 * link.beta + link.gamma);
-}
-
 }  // namespace papshim::allreduce
 
 namespace papshim::clairvoyant {

@@ -26,13 +26,4 @@ schedule::Schedule build_predicted_chain(const schedule::BuildInput& input) {
     return plan;
 }
 
-// Balanced: two pipelined chains of N blocks over p - 1 and p hops.
-double predicted_chain_cost(int ranks, double bytes, const LinkModel& link) {
-    if (ranks <= 1) return 0.0;
-    const double blocks = reduction::kChainBlocks, block = bytes / blocks;
-    const double reduce_steps = ranks > 2 ? blocks + ranks - 3 : 0.0, around_steps = blocks + ranks - 1;
-    return reduce_steps * (link.alpha + block * (link.beta + link.gamma)) +
-           around_steps * (link.alpha + block * link.beta) + block * link.gamma;
-}
-
 }  // namespace papshim::allreduce

@@ -82,16 +82,4 @@ schedule::Schedule build_predicted_scatter(const schedule::BuildInput& input) {
     return plan;
 }
 
-// Balanced: the early ranks' direct reduce-scatter, K swap steps with L, the last pass.
-double predicted_scatter_cost(int ranks, double bytes, const LinkModel& link) {
-    if (ranks <= 1) return 0.0;
-    const int early = ranks - 1;
-    const double chunks = chunks_for(early);
-    const double spread = double(early - 1) / early;  // share of a vector an early rank exchanges
-    const double reduce_scatter = early > 1 ? link.alpha + spread * bytes * (link.beta + link.gamma) : 0.0;
-    const double swaps = chunks * link.alpha + bytes * link.beta + bytes / early * link.gamma;
-    const double last_pass = early > 1 ? link.alpha + spread * bytes / chunks * link.beta : 0.0;
-    return reduce_scatter + swaps + last_pass;
-}
-
 }  // namespace papshim::allreduce

@@ -4,24 +4,25 @@
 #include <array>
 
 #include "builders.hpp"
+#include "../reduce/clairvoyant.hpp"
 
 namespace papshim::allreduce {
 
-// name, schedule builder or node state machine, keeps rank order, arrival-ordered, slot-sized, cost,
-// plans from predicted arrivals
+// name, schedule builder or node state machine, keeps rank order, arrival-ordered, slot-sized,
+// pieces per round (planners in rounds), plans from predicted arrivals
 namespace {
 
 constexpr std::array<ReductionAlgorithm, 10> kAlgorithms{{
-    {"recursive_doubling", build_recursive_doubling, nullptr, true, false, false, recursive_doubling_cost},
-    {"rabenseifner", build_rabenseifner, nullptr, false, false, false, rabenseifner_cost},
-    {"ring", build_ring, nullptr, false, false, false, ring_cost},
+    {"recursive_doubling", build_recursive_doubling, nullptr, true, false, false, nullptr},
+    {"rabenseifner", build_rabenseifner, nullptr, false, false, false, nullptr},
+    {"ring", build_ring, nullptr, false, false, false, nullptr},
     {"dynamic_leader", nullptr, run_dynamic_leader, false, true, true, nullptr},
     {"arrival_chain", nullptr, run_arrival_chain, false, true, false, nullptr},
     {"hierarchical", nullptr, run_hierarchical, false, true, false, nullptr},
-    {"clairvoyant", build_clairvoyant_scatter, nullptr, false, true, false, clairvoyant_scatter_cost, true},
-    {"clairvoyant_bcast", build_clairvoyant_bcast, nullptr, false, true, false, clairvoyant_bcast_cost, true},
-    {"predicted_chain", build_predicted_chain, nullptr, false, true, false, predicted_chain_cost, true},
-    {"predicted_scatter", build_predicted_scatter, nullptr, false, true, false, predicted_scatter_cost, true},
+    {"clairvoyant", build_clairvoyant_scatter, nullptr, false, true, false, clairvoyant::reduce_scatter_pieces, true},
+    {"clairvoyant_bcast", build_clairvoyant_bcast, nullptr, false, true, false, clairvoyant::segments_for, true},
+    {"predicted_chain", build_predicted_chain, nullptr, false, true, false, nullptr, true},
+    {"predicted_scatter", build_predicted_scatter, nullptr, false, true, false, nullptr, true},
 }};
 
 }  // namespace

@@ -32,10 +32,4 @@ schedule::Schedule build_ring(const schedule::BuildInput& input) {
     return plan;
 }
 
-double ring_cost(int ranks, double bytes, const LinkModel& link) {
-    if (ranks <= 1) return 0.0;
-    const double share = double(ranks - 1) / ranks * bytes;
-    return 2 * (ranks - 1) * link.alpha + share * (2 * link.beta + link.gamma);
-}
-
 }  // namespace papshim::allreduce

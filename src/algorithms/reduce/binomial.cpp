@@ -47,10 +47,4 @@ schedule::Schedule build_binomial(const schedule::BuildInput& input) {
     return plan;
 }
 
-double binomial_cost(int ranks, double bytes, const LinkModel& link) {
-    int steps = 0;
-    for (int mask = 1; mask < ranks; mask <<= 1) ++steps;
-    return steps * (link.alpha + bytes * (link.beta + link.gamma));
-}
-
 }  // namespace papshim::reduce

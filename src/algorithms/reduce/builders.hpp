@@ -1,5 +1,4 @@
-// The pure Reduce schedule builders and their balanced-arrival cost models (bytes: the whole
-// vector). Every builder accepts any p >= 1 and any root.
+// The pure Reduce schedule builders. Every builder accepts any p >= 1 and any root.
 #pragma once
 
 #include "papshim/algorithms.hpp"
@@ -15,9 +14,5 @@ schedule::Schedule build_predicted_chain(const schedule::BuildInput& input);
 // Node-level state machine (src/algorithms/node_steps.hpp).
 int run_arrival_chain(node::NodeView& view, const ReductionBuffers& buffers, MPI_Comm comm);
 
-double binomial_cost(int ranks, double bytes, const LinkModel& link);
-double rabenseifner_cost(int ranks, double bytes, const LinkModel& link);
-double clairvoyant_cost(int ranks, double bytes, const LinkModel& link);
-double predicted_chain_cost(int ranks, double bytes, const LinkModel& link);
 
 }  // namespace papshim::reduce

@@ -487,12 +487,4 @@ schedule::Schedule build_clairvoyant(const schedule::BuildInput& input) {
                                         segments);
 }
 
-// Balanced: ceil(log2 p) + N - 1 rounds (spec §4.5), each one segment over one link.
-double clairvoyant_cost(int ranks, double bytes, const LinkModel& link) {
-    if (ranks <= 1) return 0.0;
-    const int segments = clairvoyant::segments_for(ranks);
-    const int rounds = std::bit_width(unsigned(ranks - 1)) + segments - 1;
-    return rounds * (link.alpha + bytes / segments * (link.beta + link.gamma));
-}
-
 }  // namespace papshim::reduce

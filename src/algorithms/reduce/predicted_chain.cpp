@@ -30,13 +30,4 @@ schedule::Schedule build_predicted_chain(const schedule::BuildInput& input) {
     return plan;
 }
 
-// Balanced: a pipelined chain of N blocks over p - 2 hops, then one whole-vector hop.
-double predicted_chain_cost(int ranks, double bytes, const LinkModel& link) {
-    if (ranks <= 1) return 0.0;
-    const double blocks = reduction::kChainBlocks, block = bytes / blocks;
-    const double chain_steps = ranks > 2 ? blocks + ranks - 3 : 0.0;
-    return chain_steps * (link.alpha + block * (link.beta + link.gamma)) + link.alpha +
-           bytes * (link.beta + link.gamma);
-}
-
 }  // namespace papshim::reduce

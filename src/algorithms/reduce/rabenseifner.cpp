@@ -56,9 +56,4 @@ schedule::Schedule build_rabenseifner(const schedule::BuildInput& input) {
     return plan;
 }
 
-double rabenseifner_cost(int ranks, double bytes, const LinkModel& link) {
-    return reduction::halving_cost(ranks, bytes, link) + reduction::doubling_cost(ranks, bytes, link) +
-           reduction::fold_cost(ranks, bytes, link, false);
-}
-
 }  // namespace papshim::reduce

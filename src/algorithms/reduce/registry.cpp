@@ -4,19 +4,20 @@
 #include <array>
 
 #include "builders.hpp"
+#include "clairvoyant.hpp"
 
 namespace papshim::reduce {
 
-// name, schedule builder or node state machine, keeps rank order, arrival-ordered, slot-sized, cost,
-// plans from predicted arrivals
+// name, schedule builder or node state machine, keeps rank order, arrival-ordered, slot-sized,
+// pieces per round (planners in rounds), plans from predicted arrivals
 namespace {
 
 constexpr std::array<ReductionAlgorithm, 5> kAlgorithms{{
-    {"binomial", build_binomial, nullptr, true, false, false, binomial_cost},
-    {"rabenseifner", build_rabenseifner, nullptr, false, false, false, rabenseifner_cost},
+    {"binomial", build_binomial, nullptr, true, false, false, nullptr},
+    {"rabenseifner", build_rabenseifner, nullptr, false, false, false, nullptr},
     {"arrival_chain", nullptr, run_arrival_chain, false, true, false, nullptr},
-    {"clairvoyant", build_clairvoyant, nullptr, false, true, false, clairvoyant_cost, true},
-    {"predicted_chain", build_predicted_chain, nullptr, false, true, false, predicted_chain_cost, true},
+    {"clairvoyant", build_clairvoyant, nullptr, false, true, false, clairvoyant::segments_for, true},
+    {"predicted_chain", build_predicted_chain, nullptr, false, true, false, nullptr, true},
 }};
 
 }  // namespace
