@@ -237,6 +237,9 @@ std::string_view auto_reduction_candidate(Collective collective, std::uint64_t b
 // (docs/benchmarks.md, "Clairvoyant's round length, and where auto runs its Reduce"). A pure
 // function of identical inputs.
 bool auto_runs_round_planner(std::span<const std::int64_t> arrival_ns, std::int64_t round_ns, int pieces);
+// Clairvoyant's round length d for pieces of `piece_bytes` over `link`: one piece over one
+// link and its reduction, α + piece_bytes·(β + γ) (spec §4.8), in ns, at least 1.
+std::int64_t clairvoyant_round_ns(const LinkModel& link, double piece_bytes);
 
 // Runs `plan` (built for this rank of `comm`, the private duplicate) on `buffers`: the
 // executor of every Reduce/Allreduce schedule, reducing with PMPI_Reduce_local. Returns an

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <vector>
 
 #include "papshim/algorithms.hpp"
@@ -42,8 +43,9 @@ std::string_view auto_reduction_candidate(Collective collective, std::uint64_t b
     // rank). The predicted chain did a little better at 256 KiB but lost 1.5x under the
     // staircase from 1 MiB; at 64 KiB Clairvoyant's root ended later than native's. From
     // 512 KiB since 2026-12-01 ("Clairvoyant's round length, and where auto runs its
-    // Reduce"): at 256 KiB, under spreads of 2-6 tau, auto took 1.08-2.5x native's time
-    // whether it planned or not, where from 512 KiB it stays within 1.06x wherever it loses.
+    // Reduce"): at 256 KiB auto took 1.16-2.5x native's time under staircases of 2 and 6 tau
+    // and one late rank at 2 tau, whether it planned or not (the per-call exchange); from
+    // 512 KiB its losses stayed within 1.15x in the median (2-4 tau staircases, fresh random).
     constexpr std::uint64_t network_scatter_min_bytes = 512 * 1024, network_chain_min_bytes = 2 << 20;
     constexpr std::uint64_t network_reduce_min_bytes = 512 * 1024;
     if (layout == NodeLayout::one_rank_per_node) {
@@ -66,6 +68,10 @@ std::string_view auto_reduction_candidate(Collective collective, std::uint64_t b
     if (collective == Collective::allreduce && bytes <= shm_slot) return "dynamic_leader";
     if (collective == Collective::reduce && bytes >= chain_min_bytes) return "arrival_chain";
     return {};
+}
+
+std::int64_t clairvoyant_round_ns(const LinkModel& link, double piece_bytes) {
+    return std::max<std::int64_t>(1, std::llround((link.alpha + (link.beta + link.gamma) * piece_bytes) * 1e9));
 }
 
 bool auto_runs_round_planner(std::span<const std::int64_t> arrival_ns, std::int64_t round_ns, int pieces) {

@@ -169,7 +169,8 @@ inline int add_chain(schedule::Schedule& plan, std::span<const int> chain, int f
 
 inline int log2_floor(int ranks) { return ranks > 1 ? std::bit_width(unsigned(ranks)) - 1 : 0; }
 
-// Hockney + γ costs for `auto` (bytes: the whole vector) on the folded power of two: a
+// Hockney + γ costs (bytes: the whole vector), for the node leaders' choice between
+// Rabenseifner and recursive doubling (node_steps.cpp), on the folded power of two: a
 // reduce-scatter by halving, or an allgather by doubling (also what a binomial gather of
 // the scattered blocks costs).
 inline double halving_cost(int ranks, double bytes, const LinkModel& link) {

@@ -100,18 +100,23 @@ plan::Planner* planner(CommContext& ctx) {
 
 const LinkModel& link_of(const CommContext& ctx) { return ctx.link ? *ctx.link : state().link; }
 
+namespace {
+// PAPSHIM_TAU_US in ns (at least 1: the variable takes any value above 0), or 0 when unset.
+std::int64_t tau_override_ns() {
+    const double tau_us = state().config.tau_us;
+    return tau_us > 0 ? std::max<std::int64_t>(1, std::llround(tau_us * 1e3)) : 0;
+}
+}  // namespace
+
 std::int64_t tau_ns(const CommContext& ctx, std::uint64_t segment_bytes) {
-    const State& s = state();
-    if (s.config.tau_us > 0) return std::int64_t(std::llround(s.config.tau_us * 1e3));
+    if (const std::int64_t fixed = tau_override_ns()) return fixed;
     const LinkModel& link = link_of(ctx);
     return std::max<std::int64_t>(1, std::llround((link.alpha + link.beta * double(segment_bytes)) * 1e9));
 }
 
 std::int64_t reduction_round_ns(const CommContext& ctx, double piece_bytes) {
-    const State& s = state();
-    if (s.config.tau_us > 0) return std::int64_t(std::llround(s.config.tau_us * 1e3));
-    const LinkModel& link = link_of(ctx);
-    return std::max<std::int64_t>(1, std::llround((link.alpha + (link.beta + link.gamma) * piece_bytes) * 1e9));
+    if (const std::int64_t fixed = tau_override_ns()) return fixed;
+    return clairvoyant_round_ns(link_of(ctx), piece_bytes);
 }
 
 void measure_link(CommContext& ctx) {

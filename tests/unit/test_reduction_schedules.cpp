@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <numeric>
 #include <span>
 #include <vector>
@@ -113,6 +114,14 @@ TEST_CASE("a planner's round pieces are the blocks its schedules move") {
             }
         }
     CHECK(planners == 3);  // Clairvoyant's Reduce and both Allreduce forms
+}
+
+TEST_CASE("Clairvoyant's round: one piece over one link and its reduction, at least 1 ns") {
+    const papshim::LinkModel link{.alpha = 50e-6, .beta = 8e-9, .gamma = 2.5e-10};
+    const double piece = 1048576.0 / 3;
+    CHECK(papshim::clairvoyant_round_ns(link, piece) == std::llround((50e-6 + piece * (8e-9 + 2.5e-10)) * 1e9));
+    CHECK(papshim::clairvoyant_round_ns(link, 0) == 50000);
+    CHECK(papshim::clairvoyant_round_ns({.alpha = 0, .beta = 0, .gamma = 0}, 1e6) == 1);
 }
 
 TEST_CASE("message counts: binomial p-1, recursive doubling p'log p' plus the fold, ring 2p(p-1)") {

@@ -193,7 +193,7 @@ Json cell_json(const std::string& name, const Cell& cell, const Cell& baseline) 
             {"run_time_s", cell.run_time},
             {"imbalance_s", cell.imbalance},
             {"late_start_s", cell.late_start},
-            {"plans", {{"planned", cell.planned}, {"unplanned", cell.unplanned},
+            {"plans", {{"planned", cell.planned}, {"unplanned", cell.unplanned}, {"declined", cell.declined},
                        {"assessed", cell.assessed}, {"good", cell.good}}}};
 }
 
@@ -308,6 +308,7 @@ std::vector<Cell> measure(CollectiveCall& call, const AlgorithmSet& algorithms,
             Cell& cell = cells.back();
             cell.planned = after.planned - before[index].planned;
             cell.unplanned = after.unplanned - before[index].unplanned;
+            cell.declined = after.declined - before[index].declined;
             cell.assessed = after.assessed - before[index].assessed;
             cell.good = after.good - before[index].good;
         }

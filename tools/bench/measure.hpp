@@ -105,9 +105,10 @@ struct Cell {
     // the pattern, which a plan made from the pattern cannot absorb.
     std::vector<double> late_start;
     // What papshim's arrival prediction did over the measured calls (papshim_get_plan_stats,
-    // differences across them): calls that ran a plan made for them, calls without one, and
-    // of the plans checked, those within the guard's bound.
-    long planned = 0, unplanned = 0, assessed = 0, good = 0;
+    // differences across them): calls that ran a plan made for them, calls without one, calls
+    // whose trusted plan `auto` left to MPI (papshim_plan_stats::declined), and of the plans
+    // checked, those within the guard's bound.
+    long planned = 0, unplanned = 0, declined = 0, assessed = 0, good = 0;
     bool uses_plans() const { return planned + unplanned > 0; }
 };
 

@@ -191,6 +191,7 @@ void print_table(const Options& options, const World& world, const std::vector<S
                 if (cell.uses_plans())
                     plans += fmt::format("{}{} {}/{}", plans.empty() ? "" : ", ", algorithms[index].name,
                                          cell.planned, cell.planned + cell.unplanned);
+                if (cell.declined > 0) plans += fmt::format(" ({} declined)", cell.declined);
             }
             if (!plans.empty()) fmt::print("{:<12} {:>8} calls that ran a plan: {}\n", "", "", plans);
             // Calls whose arrivals left the pattern because a rank woke late: the pattern is

@@ -105,10 +105,10 @@ int simulate(const ReduceOptions& options, const Common& common) {
             table.push_back({name, bytes, set.max_step_count(), set.send_count(),
                              sim::simulate_timing(set, model, arrival, sizes)});
         };
-        // d: one piece over one link and its reduction, unless given.
+        // d: one piece over one link and its reduction, as the runtime computes it, unless given.
         auto round_ns = [&](int pieces) {
-            const double seconds = model.latency + 2 * model.overhead + bytes / pieces * (model.per_byte + options.gamma);
-            return options.round_ns > 0 ? options.round_ns : std::max<std::int64_t>(1, std::llround(seconds * 1e9));
+            const LinkModel link{.alpha = model.latency + 2 * model.overhead, .beta = model.per_byte, .gamma = options.gamma};
+            return options.round_ns > 0 ? options.round_ns : clairvoyant_round_ns(link, bytes / pieces);
         };
         const std::int64_t d = round_ns(segments);
         for (const std::string& name : options.algorithms) {

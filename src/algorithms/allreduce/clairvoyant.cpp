@@ -16,7 +16,6 @@
 #include <tuple>
 #include <vector>
 
-#include "../reduce/builders.hpp"
 #include "../reduce/clairvoyant.hpp"
 #include "../reduction_steps.hpp"
 #include "builders.hpp"

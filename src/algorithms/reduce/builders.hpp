@@ -14,5 +14,4 @@ schedule::Schedule build_predicted_chain(const schedule::BuildInput& input);
 // Node-level state machine (src/algorithms/node_steps.hpp).
 int run_arrival_chain(node::NodeView& view, const ReductionBuffers& buffers, MPI_Comm comm);
 
-
 }  // namespace papshim::reduce
