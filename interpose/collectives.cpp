@@ -735,13 +735,13 @@ std::optional<Outcome> run_reduction(CommContext& ctx, Collective kind, Reductio
     if (algorithm->build) {
         // A planner in rounds (Clairvoyant) plans with its own round length: one of its
         // pieces and its reduction, where tau_ns's segment is a rank's share of the vector.
+        // Without a plan the balanced form takes no round (planned_schedule).
         Planning rounds = planning;
-        if (algorithm->round_pieces) {
+        if (algorithm->round_pieces && planning.plan) {
             const int pieces = algorithm->round_pieces(ctx.size);
             rounds.tau_ns =
                 runtime::reduction_round_ns(ctx, double(std::uint64_t(b.count) * type_size(b.type)) / pieces);
-            if (choice == "auto" && planning.plan &&
-                !auto_runs_round_planner(planning.plan->arrival_ns, rounds.tau_ns, pieces)) {
+            if (choice == "auto" && !auto_runs_round_planner(planning.plan->arrival_ns, rounds.tau_ns, pieces)) {
                 ++ctx.declined_calls;
                 return std::nullopt;
             }
