@@ -133,6 +133,9 @@ struct Planning {
     std::int64_t tau_ns = 0;
     std::span<const std::uint64_t> blocks;  // Allgatherv: every rank's block bytes (BuildInput::block_bytes)
     std::uint64_t seq = 0;  // the planner's number of a followed call (Planner::seq), not the trace's
+    // The planner that follows the call, set with guard (guard == &planner->guard()) where
+    // a call is dispatched; run_reduction tells it whether auto ran a plan.
+    plan::Planner* planner = nullptr;
 };
 
 void prepare_background(CommContext& ctx, plan::Planner& planner, const plan::Plan& plan, const plan::Guard& guard);
@@ -311,6 +314,7 @@ int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, 
                 runtime::run_natively(ctx, error, "papshim's communicators for its exchange of predictions");
             planning.seq = planner->seq();
             planning.guard = &planner->guard();
+            planning.planner = planner;
             if (const plan::Plan* p = planner->plan()) {
                 // The guard (spec §1.5, §2.8): a plan from predictions that were recently wrong
                 // costs more than the balanced form, so it is used only while they were right.
@@ -676,13 +680,13 @@ bool fits_slot(const ReductionBuffers& b) {
 // scatter or chain for an Allreduce, Clairvoyant for a Reduce, each only with a trusted plan
 // for this call (else native); across nodes of several ranks each, native. Clairvoyant's Allreduce is not
 // picked: measured, it loses to the chain even under predictable imbalance
-// (docs/benchmarks.md). Null: native.
+// (docs/benchmarks.md). Null: native. The caller checks that it applies to the call's op and
+// type (applicable).
 const ReductionAlgorithm* auto_reduction(CommContext& ctx, Collective kind, const ReductionBuffers& b) {
     const std::string_view name = auto_reduction_candidate(kind, std::uint64_t(b.count) * type_size(b.type),
                                                            runtime::state().config.shm_slot, runtime::layout_of(ctx));
     if (name.empty() || (name == "dynamic_leader" && !fits_slot(b))) return nullptr;
-    const ReductionAlgorithm* algorithm = find_reduction_algorithm(kind, name);
-    return algorithm && applicable(*algorithm, b) ? algorithm : nullptr;
+    return find_reduction_algorithm(kind, name);
 }
 
 // papshim's own Reduce/Allreduce, or nullopt for calls it leaves to MPI (decided before any
@@ -707,7 +711,9 @@ std::optional<Outcome> run_reduction(CommContext& ctx, Collective kind, Reductio
         b.sendbuf = MPI_IN_PLACE;
 #endif
     // Aliased buffers and an in-place receive buffer: MPI's errors. Only the rank that passed
-    // them sees them, so the others may wait for it, as they may under the native call.
+    // them sees them, so the others may wait for it, as they may under the native call (and
+    // its planner misses this call's note_plan_use below: after such an error MPI leaves the
+    // state undefined, and papshim's exchange decisions may then differ on that rank).
     if (holds_result && (b.sendbuf == b.recvbuf || b.recvbuf == MPI_IN_PLACE)) return std::nullopt;
     if ((b.sendbuf != MPI_IN_PLACE && null_data(b.sendbuf, std::uint64_t(b.count), b.type)) ||
         (holds_result && null_data(b.recvbuf, std::uint64_t(b.count), b.type)))
@@ -721,34 +727,42 @@ std::optional<Outcome> run_reduction(CommContext& ctx, Collective kind, Reductio
     b.commutative = commutative != 0;
     b.same_type_everywhere = predefined_op(b.op);
 
-    const ReductionAlgorithm* algorithm = nullptr;
-    if (choice == "auto") {
-        algorithm = auto_reduction(ctx, kind, b);
-    } else {
-        algorithm = find_reduction_algorithm(kind, choice);
-        if (algorithm && !applicable(*algorithm, b)) algorithm = nullptr;
-    }
+    const ReductionAlgorithm* algorithm =
+        choice == "auto" ? auto_reduction(ctx, kind, b) : find_reduction_algorithm(kind, choice);
     if (!algorithm || ctx.native_only()) return std::nullopt;  // native_only: its node view could not be made
-    // auto takes a planned algorithm for what its plan is worth: without one (the guard does
-    // not trust the predictions, or the call differs from the predicted one), native.
-    if (choice == "auto" && uses_plans(kind, algorithm->name) && !planning.plan) return std::nullopt;
+    const bool planned = uses_plans(kind, algorithm->name);
+    // auto takes a planned algorithm for what its plan is worth: only with a plan for this call
+    // that the guard trusts and, for a planner in rounds, that the round rule accepts; else
+    // native. Whether it ran tells the planner whether the exchange on every call that plans
+    // need is worth its cost (ExchangeRest); so does a call whose op or type the algorithm
+    // cannot take, which never runs one. The planner is set with the guard (handle()), which
+    // auto needs to get here.
+    const bool auto_plans = choice == "auto" && planned;
+    if (!applicable(*algorithm, b)) {
+        if (auto_plans) planning.planner->note_plan_use(false);
+        return std::nullopt;
+    }
+    // A planner in rounds (Clairvoyant) plans with its own round length: one of its pieces
+    // and its reduction, where tau_ns's segment is a rank's share of the vector. Without a
+    // plan the balanced form takes no round (planned_schedule).
+    Planning rounds = planning;
+    bool declined = false;
+    if (algorithm->round_pieces && planning.plan) {
+        const int pieces = algorithm->round_pieces(ctx.size);
+        rounds.tau_ns = runtime::reduction_round_ns(ctx, double(std::uint64_t(b.count) * type_size(b.type)) / pieces);
+        declined = choice == "auto" && !auto_runs_round_planner(planning.plan->arrival_ns, rounds.tau_ns, pieces);
+    }
+    if (auto_plans) {
+        planning.planner->note_plan_use(planning.plan && !declined);
+        if (!planning.plan) return std::nullopt;
+    }
+    if (declined) {
+        ++ctx.declined_calls;
+        return std::nullopt;
+    }
     if (algorithm->build) {
-        // A planner in rounds (Clairvoyant) plans with its own round length: one of its
-        // pieces and its reduction, where tau_ns's segment is a rank's share of the vector.
-        // Without a plan the balanced form takes no round (planned_schedule).
-        Planning rounds = planning;
-        if (algorithm->round_pieces && planning.plan) {
-            const int pieces = algorithm->round_pieces(ctx.size);
-            rounds.tau_ns =
-                runtime::reduction_round_ns(ctx, double(std::uint64_t(b.count) * type_size(b.type)) / pieces);
-            if (choice == "auto" && !auto_runs_round_planner(planning.plan->arrival_ns, rounds.tau_ns, pieces)) {
-                ++ctx.declined_calls;
-                return std::nullopt;
-            }
-        }
-        const schedule::Schedule& schedule = uses_plans(kind, algorithm->name)
-                                                 ? planned_schedule(ctx, algorithm->build, rounds, b.root)
-                                                 : ctx.schedule_for({algorithm->build, b.root, b.commutative});
+        const schedule::Schedule& schedule = planned ? planned_schedule(ctx, algorithm->build, rounds, b.root)
+                                                     : ctx.schedule_for({algorithm->build, b.root, b.commutative});
         return Outcome{execute_reduction(schedule, b, runtime::private_comm(ctx)), algorithm->name};
     }
     node::NodeView* view = runtime::node_view(ctx);

@@ -78,6 +78,8 @@ PAPSHIM_EXPORT int papshim_get_last_algorithm(MPI_Comm comm, const char* collect
 // papshim_plan_stats::exchange documents these values.
 static_assert(int(papshim::plan::Exchange::off) == 0 && int(papshim::plan::Exchange::sampled) == 1 &&
               int(papshim::plan::Exchange::always) == 2);
+// papshim_plan_stats::resting, the README and docs/algorithms/clairvoyant.md §7 say 16.
+static_assert(papshim::plan::ExchangeRest::kRestAfter == 16);
 
 PAPSHIM_EXPORT int papshim_get_plan_stats(MPI_Comm comm, papshim_plan_stats* stats) {
     using namespace papshim;
@@ -100,6 +102,8 @@ PAPSHIM_EXPORT int papshim_get_plan_stats(MPI_Comm comm, papshim_plan_stats* sta
         stats->last_right = planner->guard().last_right();
         stats->trusted = planner->guard().trusted() ? 1 : 0;
         stats->armed = planner->armed() ? 1 : 0;
+        // Only where it changes anything: auto's sampled calls with a policy that arms.
+        stats->resting = planner->resting() && ctx->policy.exchange == plan::Exchange::sampled && ctx->policy.arms;
     }
     return MPI_SUCCESS;
 }

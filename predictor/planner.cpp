@@ -87,6 +87,7 @@ void Planner::enter(const void* site, const predict::Signature& signature, std::
     const auto expected = history_.enter(site, signature, arrival_ticks, settings_, signature.root == rank_);
     expected_ = expected ? std::optional<std::uint64_t>(expected->arrival) : std::nullopt;
     complete_exchange();  // the plan for this call, if the previous call exchanged
+    rest_.observe(now_.guard);
     if (signature.blocks != 0 && !block_bytes.empty() && !layout(signature.blocks)) {
         if (known_blocks_.size() == kKnownLayouts) known_blocks_.erase(known_blocks_.begin());
         known_blocks_.emplace_back(signature.blocks, std::vector<std::uint64_t>(block_bytes.begin(), block_bytes.end()));
@@ -95,17 +96,13 @@ void Planner::enter(const void* site, const predict::Signature& signature, std::
     for (Background& b : background_)
         if (b.active && b.seq < seq) discard_background(b.seq);
 
-    // Whether this call exchanges: the same on every rank (sequence number, size, and state
-    // derived from earlier vectors only).
+    // Whether this call exchanges: the same on every rank (sequence number, size, state
+    // derived from earlier vectors, and whether earlier calls ran a plan: note_plan_use).
     bool exchange = false;
     switch (follow) {
         case Follow::no: break;
         case Follow::every_call: exchange = true; break;
-        case Follow::sampled:
-            exchange = eligible_calls_ < std::uint64_t(policy.first_sampled) ||
-                       eligible_calls_ % std::uint64_t(policy.sample_every) == 0 || (now_.armed && policy.arms);
-            ++eligible_calls_;
-            break;
+        case Follow::sampled: exchange = cadence_.next(policy, now_.armed, resting()); break;
     }
     if (!exchange || failure_ != MPI_SUCCESS) return;
     if (comm_ == MPI_COMM_NULL) {

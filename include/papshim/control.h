@@ -46,8 +46,9 @@ typedef struct papshim_plan_stats {
                           * were within half of max(predicted spread, actual spread, tau)
                           * of the real arrivals */
     int armed;           /* a recent exchange showed a spread of 6 tau or more: `auto`'s sampled
-                          * Reduce/Allreduce calls then exchange on every call (its sampled
-                          * Allgather calls stay sampled: they use the spread, not a plan) */
+                          * Reduce/Allreduce calls then exchange on every call unless `resting`
+                          * (its sampled Allgather calls stay sampled: they use the spread, not
+                          * a plan) */
     long board_exchanges; /* ... of the exchanges, those read from the node's shared memory
                            * (one-node communicators: no message) */
     int exchange;        /* when the communicator exchanges predictions, from the algorithms
@@ -62,6 +63,12 @@ typedef struct papshim_plan_stats {
     long declined;       /* calls with a trusted plan that `auto` left to MPI: a Reduce whose
                           * predicted arrivals come between one and N of Clairvoyant's rounds
                           * apart, where its plan loses (docs/algorithms/clairvoyant.md §7) */
+    int resting;         /* `auto`'s per-call exchange rests: its Reduce/Allreduce could have run a
+                          * plan on the last 16 calls in a row and did not (the guard distrusted
+                          * the predictions, or the plan was declined), so only each sampled call
+                          * and the call after it exchange. It ends when a plan runs, when a
+                          * plan's prediction proves good while the guard distrusted them, or
+                          * when no recent exchange shows imbalance */
 } papshim_plan_stats;
 int papshim_get_plan_stats(MPI_Comm comm, papshim_plan_stats* stats);
 

@@ -7,6 +7,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -25,7 +26,8 @@ namespace papshim::plan {
 // When a communicator exchanges predictions (identical on every rank: from configuration).
 enum class Exchange : std::uint8_t {
     off,      // never (nothing on it can use a plan)
-    sampled,  // every kSampleEvery-th large-enough call to learn the imbalance, every such call while armed
+    sampled,  // every Policy::sample_every-th large-enough call to learn the imbalance, every such
+              // call while armed (unless resting: ExchangeRest)
     always,   // every call (an algorithm that needs a plan was chosen explicitly)
 };
 
@@ -72,6 +74,68 @@ struct Policy {
             return one_node;
         return cadence(collective, bytes, ranks, layout());
     }
+};
+
+// Which calls a sampled policy (Follow::sampled) exchanges on, in the order they come:
+// identical on every rank, as its inputs are (the policy, and the armed and resting states,
+// which come from exchanged data and from decisions every rank takes alike).
+class SampledCadence {
+public:
+    // Whether the next eligible call exchanges: one of the first `first_sampled`, or one in
+    // `sample_every`; or every call while armed (where the policy arms), unless resting.
+    // While resting, a sampled call's successor exchanges too, so that the plan made from the
+    // sampled call's vector is assessed against its arrivals (Planner::note_plan_use).
+    bool next(const Policy& policy, bool armed, bool resting) {
+        const bool sampled = eligible_ < std::uint64_t(policy.first_sampled) ||
+                             eligible_ % std::uint64_t(policy.sample_every) == 0;
+        const bool rests = policy.arms && resting;
+        const bool exchange = sampled || probe_next_ || (armed && policy.arms && !resting);
+        probe_next_ = sampled && rests;
+        ++eligible_;
+        return exchange;
+    }
+
+private:
+    // Calls found eligible so far (the same on every rank): sampling counts these, not
+    // sequence numbers, which eligible calls could all miss (a Reduce and an Allreduce
+    // alternating, only one of them eligible).
+    std::uint64_t eligible_ = 0;
+    bool probe_next_ = false;
+};
+
+// When an armed policy stops exchanging on every call (identical on every rank: its inputs
+// are). After kRestAfter calls in a row that could have run a plan and did not (the guard
+// distrusted the predictions, or `auto` declined the plan) it rests: the exchange on every
+// call cost `auto`'s Reduce/Allreduce 1-14% under fresh random delays and declined staircases
+// and brought nothing (docs/benchmarks.md, "`auto` rests its exchange where its plans go
+// unused"). While it rests only each sampled call and the call after it exchange
+// (SampledCadence), so one plan in Policy::sample_every calls is assessed. The rest ends at
+// the first plan that runs; at the first good assessment while the guard distrusted the
+// predictions (they may have become predictable, and the guard's window fills in a few calls
+// only if every call exchanges: one probe per 16 calls took ~50 calls to trust a staircase);
+// or when no recent exchange shows imbalance. On a communicator where `auto` also samples
+// Allgather calls (one rank per node, blocks below 256 KiB), they rest with it.
+// 16 calls: one sampling period, longer than a new call site's warm-up (2 samples, then the
+// guard's window of 4 assessed plans), so a pattern still being learnt does not rest.
+class ExchangeRest {
+public:
+    static constexpr int kRestAfter = 16;
+    void note_plan_use(bool ran) { unused_plans_ = ran ? 0 : std::min(unused_plans_ + 1, kRestAfter); }
+    // At each followed call's entry, with the guard as the exchanges so far left it. No recent
+    // exchange showing imbalance also ends the rest: the pattern whose plans went unused is
+    // gone, and when imbalance comes back the armed exchange must see it at once, as it did
+    // before any rest (otherwise the guard's window would fill one sample pair per 16 calls).
+    void observe(const Guard& guard) {
+        if (resting() && ((!trusted_ && guard.good() > good_) || !guard.maybe_imbalanced())) unused_plans_ = 0;
+        good_ = guard.good();
+        trusted_ = guard.trusted();
+    }
+    bool resting() const { return unused_plans_ >= kRestAfter; }
+
+private:
+    int unused_plans_ = 0;  // calls in a row whose plan could have run and did not
+    long good_ = 0;         // the guard's good assessments when last observed
+    bool trusted_ = false;  // ... and whether it trusted the predictions then
 };
 
 // Converts this rank's clock ticks to global-clock nanoseconds (identical meaning on every rank).
@@ -121,6 +185,12 @@ public:
     std::optional<std::uint64_t> expected_arrival() const { return expected_; }
     const Guard& guard() const { return now_.guard; }
     bool armed() const { return now_.armed; }
+
+    // Whether the call that could have run a plan did (ExchangeRest::note_plan_use; the
+    // caller decides from exchanged data and arguments MPI requires to match, so every rank
+    // reports alike).
+    void note_plan_use(bool ran) { rest_.note_plan_use(ran); }
+    bool resting() const { return rest_.resting(); }
     long exchanges() const { return now_.exchanges; }
     long board_exchanges() const { return now_.board_exchanges; }
     // What this rank predicted for the next call when it last contributed (valid when that
@@ -190,10 +260,8 @@ private:
     predict::CommHistory history_;
     Learned now_, next_;
     std::uint64_t seq_ = ~std::uint64_t(0);  // the followed call entered last (none yet: the first is 0)
-    // Calls the sampled policy found eligible so far (the same on every rank): sampling
-    // counts these, not sequence numbers, which eligible calls could all miss (a Reduce and
-    // an Allreduce alternating, only one of them eligible).
-    std::uint64_t eligible_calls_ = 0;
+    SampledCadence cadence_;
+    ExchangeRest rest_;
     std::int64_t tau_ns_ = 1;
     std::optional<std::uint64_t> expected_;
 

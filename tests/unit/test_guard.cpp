@@ -1,16 +1,39 @@
 // The prediction guard's imbalance window: `imbalanced` (majority of the recent exchanges,
 // what auto switches on) and `maybe_imbalanced` (any of them, what arms the per-call exchange
-// so the window fills at every call instead of every 16th).
+// so the window fills at every call instead of every 16th); and which calls a sampled policy
+// exchanges on (SampledCadence), armed, and resting where plans go unused (ExchangeRest).
 #include <catch.hpp>
 
 #include <vector>
 
 #include "papshim/plan.hpp"
+#include "papshim/planner.hpp"
 
 namespace {
 
 using papshim::plan::Contribution;
+using papshim::plan::ExchangeRest;
 using papshim::plan::Guard;
+using papshim::plan::Quality;
+using papshim::plan::Policy;
+using papshim::plan::SampledCadence;
+
+// The calls (0-based, among `calls` eligible ones) on which a cadence exchanges, with the
+// armed and resting states fixed.
+std::vector<int> exchanging_calls(const Policy& policy, bool armed, bool resting, int calls = 40) {
+    SampledCadence cadence;
+    std::vector<int> out;
+    for (int call = 0; call < calls; ++call)
+        if (cadence.next(policy, armed, resting)) out.push_back(call);
+    return out;
+}
+
+Policy sampled_policy(bool arms) {
+    Policy policy;
+    policy.exchange = papshim::plan::Exchange::sampled;
+    policy.arms = arms;
+    return policy;  // first_sampled 4, sample_every 16
+}
 
 constexpr std::int64_t tau_ns = 1000;
 constexpr std::int64_t threshold_ns = Guard::kImbalanceFactor * tau_ns;
@@ -67,4 +90,101 @@ TEST_CASE("a single noisy exchange disarms once it leaves the window") {
     guard.observe(spread(0), tau_ns);
     CHECK_FALSE(guard.maybe_imbalanced());
     CHECK_FALSE(guard.imbalanced());
+}
+
+TEST_CASE("a sampled cadence: the first calls, one in 16, every call while armed") {
+    CHECK(exchanging_calls(sampled_policy(true), false, false) == std::vector<int>{0, 1, 2, 3, 16, 32});
+    CHECK(exchanging_calls(sampled_policy(true), true, false).size() == 40);
+    // A policy that does not arm (auto's Allgather below 256 KiB per rank) stays sampled.
+    CHECK(exchanging_calls(sampled_policy(false), true, false) == std::vector<int>{0, 1, 2, 3, 16, 32});
+}
+
+TEST_CASE("a resting cadence exchanges on sampled calls and the call after each") {
+    // Armed but resting: no exchange on every call, a pair per sample so a plan is assessed.
+    CHECK(exchanging_calls(sampled_policy(true), true, true) == std::vector<int>{0, 1, 2, 3, 4, 16, 17, 32, 33});
+    // Resting applies only where the policy arms.
+    CHECK(exchanging_calls(sampled_policy(false), true, true) == std::vector<int>{0, 1, 2, 3, 16, 32});
+}
+
+TEST_CASE("a cadence leaving its rest exchanges on every call again") {
+    const Policy policy = sampled_policy(true);
+    SampledCadence cadence;
+    std::vector<int> out;
+    for (int call = 0; call < 24; ++call)
+        if (cadence.next(policy, true, call < 17)) out.push_back(call);  // a plan ran at call 16
+    CHECK(out == std::vector<int>{0, 1, 2, 3, 4, 16, 17, 18, 19, 20, 21, 22, 23});
+}
+
+namespace {
+Quality quality(bool good) {
+    Quality q;
+    q.relative_error = good ? 0.1 : 2.0;
+    return q;
+}
+}  // namespace
+
+TEST_CASE("the exchange rests after 16 calls in a row whose plan went unused") {
+    ExchangeRest rest;
+    for (int call = 0; call < ExchangeRest::kRestAfter - 1; ++call) rest.note_plan_use(false);
+    CHECK_FALSE(rest.resting());
+    rest.note_plan_use(true);  // a plan ran: count again from zero
+    for (int call = 0; call < ExchangeRest::kRestAfter - 1; ++call) rest.note_plan_use(false);
+    CHECK_FALSE(rest.resting());
+    rest.note_plan_use(false);
+    CHECK(rest.resting());
+    // However long it rests, one plan that runs ends it (the count does not grow without bound).
+    for (long call = 0; call < 100000; ++call) rest.note_plan_use(false);
+    CHECK(rest.resting());
+    rest.note_plan_use(true);
+    CHECK_FALSE(rest.resting());
+}
+
+TEST_CASE("the rest ends when no recent exchange shows imbalance") {
+    // Plans declined under a staircase, then the arrivals balance: once the guard's window
+    // holds no imbalanced exchange, the rest ends, so that imbalance coming back arms the
+    // exchange on every call at once.
+    Guard guard;
+    guard.observe(spread(threshold_ns), tau_ns);
+    ExchangeRest rest;
+    for (int call = 0; call < ExchangeRest::kRestAfter; ++call) rest.note_plan_use(false);
+    rest.observe(guard);
+    REQUIRE(rest.resting());
+    for (int i = 0; i < Guard::kWindow - 1; ++i) {
+        guard.observe(spread(0), tau_ns);
+        rest.observe(guard);
+        CHECK(rest.resting());  // the imbalanced exchange is still in the window
+    }
+    guard.observe(spread(0), tau_ns);
+    rest.observe(guard);
+    CHECK_FALSE(rest.resting());
+}
+
+TEST_CASE("a good assessment ends the rest only while the guard distrusted the predictions") {
+    // Distrusted (fresh random delays): a probe that came right may mean the arrivals became
+    // predictable, so every call exchanges again until the guard's window decides.
+    Guard distrusted;
+    distrusted.observe(spread(threshold_ns), tau_ns);
+    for (int i = 0; i < Guard::kWindow; ++i) distrusted.record(quality(false));
+    ExchangeRest rest;
+    rest.observe(distrusted);
+    for (int call = 0; call < ExchangeRest::kRestAfter; ++call) rest.note_plan_use(false);
+    REQUIRE(rest.resting());
+    distrusted.record(quality(false));
+    rest.observe(distrusted);
+    CHECK(rest.resting());
+    distrusted.record(quality(true));
+    rest.observe(distrusted);
+    CHECK_FALSE(rest.resting());
+
+    // Trusted (plans declined by auto's rule): good probes are the normal case; the rest
+    // holds until a plan runs.
+    Guard trusted;
+    trusted.observe(spread(threshold_ns), tau_ns);
+    for (int i = 0; i < Guard::kWindow; ++i) trusted.record(quality(true));
+    ExchangeRest declined;
+    declined.observe(trusted);
+    for (int call = 0; call < ExchangeRest::kRestAfter; ++call) declined.note_plan_use(false);
+    trusted.record(quality(true));
+    declined.observe(trusted);
+    CHECK(declined.resting());
 }

@@ -194,7 +194,7 @@ Json cell_json(const std::string& name, const Cell& cell, const Cell& baseline) 
             {"imbalance_s", cell.imbalance},
             {"late_start_s", cell.late_start},
             {"plans", {{"planned", cell.planned}, {"unplanned", cell.unplanned}, {"declined", cell.declined},
-                       {"assessed", cell.assessed}, {"good", cell.good}}}};
+                       {"assessed", cell.assessed}, {"good", cell.good}, {"exchanges", cell.exchanges}}}};
 }
 
 namespace {
@@ -311,6 +311,7 @@ std::vector<Cell> measure(CollectiveCall& call, const AlgorithmSet& algorithms,
             cell.declined = after.declined - before[index].declined;
             cell.assessed = after.assessed - before[index].assessed;
             cell.good = after.good - before[index].good;
+            cell.exchanges = after.exchanges - before[index].exchanges;
         }
     }
     return cells;

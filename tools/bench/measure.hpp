@@ -107,8 +107,9 @@ struct Cell {
     // What papshim's arrival prediction did over the measured calls (papshim_get_plan_stats,
     // differences across them): calls that ran a plan made for them, calls without one, calls
     // whose trusted plan `auto` left to MPI (papshim_plan_stats::declined), and of the plans
-    // checked, those within the guard's bound.
-    long planned = 0, unplanned = 0, declined = 0, assessed = 0, good = 0;
+    // checked, those within the guard's bound; and the exchanges of predictions completed (each at
+    // the next followed call's entry).
+    long planned = 0, unplanned = 0, declined = 0, assessed = 0, good = 0, exchanges = 0;
     bool uses_plans() const { return planned + unplanned > 0; }
 };
 

@@ -695,6 +695,44 @@ void auto_reduce_clairvoyant(Roots roots) {
     MPI_Comm_free(&c.comm);
 }
 
+// `auto`'s Reduce of 512 KiB under fresh random delays (its plans go unused: the exchange on
+// every call rests, plan::ExchangeRest), then one rank persistently late (a plan runs, the rest
+// ends): results against native on every call, and the planner's state the same on every rank
+// (which calls exchange must be decided alike, or the exchange's collectives mismatch).
+void auto_reduce_rest() {
+    Comm c = duplicate_world();
+    if (!accepted(c.comm, "reduce", "auto")) {
+        MPI_Comm_free(&c.comm);
+        return;
+    }
+    constexpr int kInts = (512 << 10) / int(sizeof(int)) + 1;
+    const std::string label = "auto reduce 512 KiB, fresh random then one late rank";
+    const auto same_everywhere = [&](const char* when) {
+        const papshim_plan_stats s = stats_of(c.comm);
+        long mine[4] = {s.exchanges, s.planned, s.declined, long(s.resting)}, low[4], high[4];
+        PMPI_Allreduce(mine, low, 4, MPI_LONG, MPI_MIN, c.comm);
+        PMPI_Allreduce(mine, high, 4, MPI_LONG, MPI_MAX, c.comm);
+        if (!std::equal(low, low + 4, high))
+            fail(fmt::format("{}, {}: the ranks' exchanges/planned/declined/resting differ: {}..{}, {}..{}, {}..{}, "
+                             "{}..{}", label, when, low[0], high[0], low[1], high[1], low[2], high[2], low[3], high[3]));
+        if (std::getenv("TEST_PLAN_VERBOSE") && c.rank == 0)
+            fmt::print("{}, {}: exchanges {} planned {} declined {} resting {} assessed {} good {}\n", label, when,
+                       s.exchanges, s.planned, s.declined, s.resting, s.assessed, s.good);
+    };
+    int call = 0;
+    for (; call < 36; ++call) {
+        compute(10 * delay_for('u', call, c.rank, c.size));
+        reduce_call(c, false, kInts, 0, call, label);
+    }
+    same_everywhere("after the random delays");
+    for (; call < 60; ++call) {
+        compute(10 * delay_for('l', call, c.rank, c.size));
+        reduce_call(c, false, kInts, 0, call, label);
+    }
+    same_everywhere("after the late rank");
+    MPI_Comm_free(&c.comm);
+}
+
 [[gnu::noinline]] int allgather_typed_site(const void* in, int sendcount, MPI_Datatype sendtype, int* out,
                                           int recvcount, MPI_Comm comm) {
     return MPI_Allgather(in, sendcount, sendtype, out, recvcount, MPI_INT, comm);
@@ -777,6 +815,7 @@ void run_matrix(bool auto_only) {
     mixed_sites("auto");
     for (int block_bytes : {64 << 10, 256 << 10, 1 << 20}) auto_gather_bdr(block_bytes);
     for (Roots roots : {Roots::fixed, Roots::fixed_interleaved, Roots::rotating}) auto_reduce_clairvoyant(roots);
+    auto_reduce_rest();
 #ifndef MPICH_VERSION
     // Debian's MPICH 4.0.2 crashes natively in MPI_Reduce with MPI_IN_PLACE at the root unless
     // MPIR_CVAR_DEVICE_COLLECTIVES=none, and `auto` forwards the calls it has no plan for.
