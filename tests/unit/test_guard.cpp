@@ -121,6 +121,22 @@ Quality quality(bool good) {
     q.relative_error = good ? 0.1 : 2.0;
     return q;
 }
+
+// A guard that saw one imbalanced exchange and a full window of plans, all good or all bad.
+Guard imbalanced_guard(bool good_plans) {
+    Guard guard;
+    guard.observe(spread(threshold_ns), tau_ns);
+    for (int i = 0; i < Guard::kWindow; ++i) guard.record(quality(good_plans));
+    return guard;
+}
+
+// A rest begun under `guard`: observed once, then kRestAfter calls whose plan went unused.
+ExchangeRest rest_under(const Guard& guard) {
+    ExchangeRest rest;
+    rest.observe(guard);
+    for (int call = 0; call < ExchangeRest::kRestAfter; ++call) rest.note_plan_use(false);
+    return rest;
+}
 }  // namespace
 
 TEST_CASE("the exchange rests after 16 calls in a row whose plan went unused") {
@@ -145,8 +161,7 @@ TEST_CASE("the rest ends when no recent exchange shows imbalance") {
     // exchange on every call at once.
     Guard guard;
     guard.observe(spread(threshold_ns), tau_ns);
-    ExchangeRest rest;
-    for (int call = 0; call < ExchangeRest::kRestAfter; ++call) rest.note_plan_use(false);
+    ExchangeRest rest = rest_under(guard);
     rest.observe(guard);
     REQUIRE(rest.resting());
     for (int i = 0; i < Guard::kWindow - 1; ++i) {
@@ -162,12 +177,8 @@ TEST_CASE("the rest ends when no recent exchange shows imbalance") {
 TEST_CASE("a good assessment ends the rest only while the guard distrusted the predictions") {
     // Distrusted (fresh random delays): a probe that came right may mean the arrivals became
     // predictable, so every call exchanges again until the guard's window decides.
-    Guard distrusted;
-    distrusted.observe(spread(threshold_ns), tau_ns);
-    for (int i = 0; i < Guard::kWindow; ++i) distrusted.record(quality(false));
-    ExchangeRest rest;
-    rest.observe(distrusted);
-    for (int call = 0; call < ExchangeRest::kRestAfter; ++call) rest.note_plan_use(false);
+    Guard distrusted = imbalanced_guard(false);
+    ExchangeRest rest = rest_under(distrusted);
     REQUIRE(rest.resting());
     distrusted.record(quality(false));
     rest.observe(distrusted);
@@ -178,12 +189,8 @@ TEST_CASE("a good assessment ends the rest only while the guard distrusted the p
 
     // Trusted (plans declined by auto's rule): good probes are the normal case; the rest
     // holds until a plan runs.
-    Guard trusted;
-    trusted.observe(spread(threshold_ns), tau_ns);
-    for (int i = 0; i < Guard::kWindow; ++i) trusted.record(quality(true));
-    ExchangeRest declined;
-    declined.observe(trusted);
-    for (int call = 0; call < ExchangeRest::kRestAfter; ++call) declined.note_plan_use(false);
+    Guard trusted = imbalanced_guard(true);
+    ExchangeRest declined = rest_under(trusted);
     trusted.record(quality(true));
     declined.observe(trusted);
     CHECK(declined.resting());
