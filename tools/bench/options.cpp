@@ -318,9 +318,9 @@ hits all of them alike; results are reported as ratios to native measured in the
 
 Suites:
   --suite overhead      (default) cost of the shim on calls it does not change: an 8-byte
-                        MPI_Allreduce (1 MPI_DOUBLE, MPI_SUM) loop and a 64 KiB-per-rank
-                        MPI_Allgather loop, each under the variants native (PMPI_*), off,
-                        profile, dispatch+native (dispatch mode, algorithm "native") and
+                        MPI_Allreduce (1 MPI_DOUBLE, MPI_SUM) loop and MPI_Allgather loops of
+                        1 KiB and 64 KiB per rank, each under the variants native (PMPI_*),
+                        off, profile, dispatch+native (dispatch mode, algorithm "native") and
                         dispatch+auto. Two phases. Fresh process, first: the process's first
                         20000 calls of the 8-byte Allreduce per variant, as a short program
                         makes them (profile's trace buffers fresh), in 20 slices of 1000 with

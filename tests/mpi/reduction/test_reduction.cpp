@@ -313,78 +313,107 @@ bool expect_own(const Case& k, const Comm& c) {
     return true;
 }
 
-void run_case(const Comm& c, const Case& k, Tally& t) {
-    ++t.cases;
-    const Kind& kind = *k.kind;
-    const bool reduce = k.collective == "reduce";
-    const bool holds_result = !reduce || c.rank == k.root;
-    MPI_Aint lb = 0, extent = 0;
-    MPI_Type_get_extent(kind.type, &lb, &extent);
+// One case's inputs and its native reference, computed before papshim's call, so that a
+// batch of papshim's calls can run back to back (soak) with no collective between them.
+struct Prepared {
+    Buffer send, expected, magnitude;  // magnitude: sum over ranks of |x|, floating point only
+    Prepared(const Kind& kind, int count) : send(kind, count), expected(kind, count), magnitude(kind, count) {}
+};
 
-    Buffer send(kind, k.count);
-    fill(send, kind, k.count, k.seed, c.rank);
+// What papshim's call did, read straight after it (a later call overwrites the last algorithm).
+struct Outcome {
+    Buffer actual;
+    int error = MPI_SUCCESS;
+    std::string ran;
+    Outcome(const Kind& kind, int count) : actual(kind, count) {}
+};
+
+bool holds_result(const Comm& c, const Case& k) { return k.collective != "reduce" || c.rank == k.root; }
+
+// Collective over c (native calls only): the send buffer, native's result on it, and the
+// magnitudes for the floating-point tolerance.
+void prepare(const Comm& c, const Case& k, Prepared& p, Tally& t) {
+    const Kind& kind = *k.kind;
+    fill(p.send, kind, k.count, k.seed, c.rank);
     // Native reference, never in place (Debian's MPICH 4.0.2 crashes in MPI_Reduce with
     // MPI_IN_PLACE at the root; the in-place result must equal the out-of-place one anyway).
-    Buffer expected(kind, k.count);
-    int native_error = reduce ? PMPI_Reduce(send.data(), expected.data(), k.count, kind.type, kind.op, k.root, c.comm)
-                              : PMPI_Allreduce(send.data(), expected.data(), k.count, kind.type, kind.op, c.comm);
+    const int native_error = k.collective == "reduce"
+        ? PMPI_Reduce(p.send.data(), p.expected.data(), k.count, kind.type, kind.op, k.root, c.comm)
+        : PMPI_Allreduce(p.send.data(), p.expected.data(), k.count, kind.type, kind.op, c.comm);
     if (native_error != MPI_SUCCESS) fail(t, c, k, fmt::format("native error {}", native_error));
+    if (kind.compare != Compare::tolerance || k.count == 0) return;
+    std::vector<unsigned char> absolute = p.send.bytes;
+    for (int i = 0; i < k.count; ++i) {
+        if (kind.type == MPI_DOUBLE) {
+            auto* x = reinterpret_cast<double*>(absolute.data()) + i;
+            *x = std::fabs(*x);
+        } else {
+            auto* x = reinterpret_cast<float*>(absolute.data()) + i;
+            *x = std::fabs(*x);
+        }
+    }
+    PMPI_Allreduce(absolute.data(), p.magnitude.data(), k.count, kind.type, MPI_SUM, c.comm);
+}
 
-    Buffer actual(kind, k.count);
-    const void* sendbuf = send.data();
-    if (k.in_place && holds_result) {
-        actual.bytes = send.bytes;
+// papshim's call on the prepared input, after the case's arrival delay.
+void call(const Comm& c, const Case& k, const Prepared& p, Outcome& o) {
+    const Kind& kind = *k.kind;
+    const void* sendbuf = p.send.bytes.data();
+    if (k.in_place && holds_result(c, k)) {
+        o.actual.bytes = p.send.bytes;
         sendbuf = MPI_IN_PLACE;
     }
     arrive(k.arrival, c, k.seed);
-    const int error = reduce ? MPI_Reduce(sendbuf, actual.data(), k.count, kind.type, kind.op, k.root, c.comm)
-                             : MPI_Allreduce(sendbuf, actual.data(), k.count, kind.type, kind.op, c.comm);
-    if (error != MPI_SUCCESS) fail(t, c, k, fmt::format("papshim error {}", error));
-
+    o.error = k.collective == "reduce" ? MPI_Reduce(sendbuf, o.actual.data(), k.count, kind.type, kind.op, k.root, c.comm)
+                                       : MPI_Allreduce(sendbuf, o.actual.data(), k.count, kind.type, kind.op, c.comm);
     char ran[64] = {};
     papshim_get_last_algorithm(c.comm, k.collective.c_str(), ran, sizeof ran);
-    const bool own = std::string(ran) != "native";
+    o.ran = ran;
+}
+
+// Local: the call's error, which algorithm ran, and the result against native's.
+void check(const Comm& c, const Case& k, const Prepared& p, const Outcome& o, Tally& t) {
+    const Kind& kind = *k.kind;
+    if (o.error != MPI_SUCCESS) fail(t, c, k, fmt::format("papshim error {}", o.error));
+    const bool own = o.ran != "native";
     t.own += own ? 1 : 0;
     if (expect_own(k, c) && !own) fail(t, c, k, "papshim forwarded the call to native MPI");
     // dynamic_leader hands vectors beyond its shared-memory slots (or of derived types) to
     // hierarchical, the same family's algorithm for them.
-    const bool handed_on = k.algorithm == "dynamic_leader" && std::string(ran) == "hierarchical";
-    if (k.algorithm != "auto" && own && std::string(ran) != k.algorithm && !handed_on)
-        fail(t, c, k, fmt::format("ran '{}' instead", ran));
+    const bool handed_on = k.algorithm == "dynamic_leader" && o.ran == "hierarchical";
+    if (k.algorithm != "auto" && own && o.ran != k.algorithm && !handed_on)
+        fail(t, c, k, fmt::format("ran '{}' instead", o.ran));
 
-    // Magnitudes for the floating-point tolerance: the sum of |x_i| over ranks (collective,
-    // so every rank takes part before anyone returns).
-    Buffer magnitude(kind, k.count);
-    if (kind.compare == Compare::tolerance && k.count > 0) {
-        std::vector<unsigned char> absolute = send.bytes;
-        for (int i = 0; i < k.count; ++i) {
-            if (kind.type == MPI_DOUBLE) {
-                auto* x = reinterpret_cast<double*>(absolute.data()) + i;
-                *x = std::fabs(*x);
-            } else {
-                auto* x = reinterpret_cast<float*>(absolute.data()) + i;
-                *x = std::fabs(*x);
-            }
-        }
-        PMPI_Allreduce(absolute.data(), magnitude.data(), k.count, kind.type, MPI_SUM, c.comm);
-    }
-
-    if (!holds_result || k.count == 0) return;
+    if (!holds_result(c, k) || k.count == 0) return;
+    MPI_Aint lb = 0, extent = 0;
+    MPI_Type_get_extent(kind.type, &lb, &extent);
     const std::size_t bytes = std::size_t(k.count) * std::size_t(extent);
     std::string why;
     if (kind.compare == Compare::bytes) {
-        const auto m = std::mismatch(actual.bytes.begin(), actual.bytes.begin() + std::ptrdiff_t(bytes), expected.bytes.begin());
-        if (m.first != actual.bytes.begin() + std::ptrdiff_t(bytes))
-            fail(t, c, k, fmt::format("byte {} differs: got {:#04x}, native {:#04x}", m.first - actual.bytes.begin(),
+        const auto m = std::mismatch(o.actual.bytes.begin(), o.actual.bytes.begin() + std::ptrdiff_t(bytes),
+                                     p.expected.bytes.begin());
+        if (m.first != o.actual.bytes.begin() + std::ptrdiff_t(bytes))
+            fail(t, c, k, fmt::format("byte {} differs: got {:#04x}, native {:#04x}", m.first - o.actual.bytes.begin(),
                                       *m.first, *m.second));
         return;
     }
     const bool ok = kind.type == MPI_DOUBLE
-        ? close(reinterpret_cast<const double*>(actual.data()), reinterpret_cast<const double*>(expected.data()),
-                reinterpret_cast<const double*>(magnitude.data()), k.count, c.size, why)
-        : close(reinterpret_cast<const float*>(actual.data()), reinterpret_cast<const float*>(expected.data()),
-                reinterpret_cast<const float*>(magnitude.data()), k.count, c.size, why);
+        ? close(reinterpret_cast<const double*>(o.actual.bytes.data()),
+                reinterpret_cast<const double*>(p.expected.bytes.data()),
+                reinterpret_cast<const double*>(p.magnitude.bytes.data()), k.count, c.size, why)
+        : close(reinterpret_cast<const float*>(o.actual.bytes.data()),
+                reinterpret_cast<const float*>(p.expected.bytes.data()),
+                reinterpret_cast<const float*>(p.magnitude.bytes.data()), k.count, c.size, why);
     if (!ok) fail(t, c, k, why);
+}
+
+void run_case(const Comm& c, const Case& k, Tally& t) {
+    ++t.cases;
+    Prepared p(*k.kind, k.count);
+    prepare(c, k, p, t);
+    Outcome o(*k.kind, k.count);
+    call(c, k, p, o);
+    check(c, k, p, o, t);
 }
 
 std::vector<std::string> algorithms_of(const char* collective) {
@@ -476,10 +505,12 @@ void run_comm(const Comm& c, const Kinds& kinds, bool world, int world_size, Tal
 }
 
 // Back-to-back calls for `seconds`: a random sequence (the same on every rank, from one seed)
-// of Reduce and Allreduce calls on two communicators, mostly without delays, so consecutive
-// calls overlap as far as MPI lets them (early leavers of a Reduce enter the next call while
-// others are still in the last one): epochs of the shared-memory algorithms must never mix
-// two calls. Every result against native.
+// of Reduce and Allreduce calls on two communicators, mostly without delays, in batches: the
+// batch's native references first, then its papshim calls with nothing between them, so
+// consecutive calls overlap as far as MPI lets them (early leavers of a Reduce, and ranks
+// that leave an Allreduce first, enter the next call while others are still in the last
+// one): epochs of the shared-memory algorithms must never mix two calls. Every result
+// against native.
 void soak(const Kinds& kinds, double seconds, Tally& t) {
     MPI_Comm a = MPI_COMM_NULL, b = MPI_COMM_NULL;
     MPI_Comm_dup(MPI_COMM_WORLD, &a);
@@ -493,28 +524,51 @@ void soak(const Kinds& kinds, double seconds, Tally& t) {
     const double end = MPI_Wtime() + seconds;
     const int counts[] = {1, 2, 17, 1000, 8192, 70000};
     const char* kinds_used[] = {"int:sum", "uint32:bxor", "double:sum", "int:user_mod_sum"};
+    constexpr int batch_size = 8;
     long calls = 0;
-    for (int done = 0; !done; ++calls) {
-        const Comm& c = comms[rng() % 2];
-        const bool reduce = rng() % 2 == 0;
-        const auto& names = reduce ? reduce_names : allreduce_names;
-        const std::string algorithm = names[rng() % names.size()];
-        const Kind& kind = kinds.get(kinds_used[rng() % 4]);
-        const int count = counts[rng() % 6];
-        const int root = int(rng() % unsigned(c.size));
-        const bool in_place = rng() % 3 == 0 && !native_in_place_crashes(reduce ? "reduce" : "allreduce", algorithm);
-        const char arrival = "----lu"[rng() % 6];
-        papshim_set_algorithm(c.comm, reduce ? "reduce" : "allreduce", algorithm.c_str());
-        run_case(c, {reduce ? "reduce" : "allreduce", algorithm, &kind, count, in_place, reduce ? root : -1, arrival,
-                     unsigned(rng())},
-                 t);
+    for (int done = 0; !done;) {
+        struct Planned {
+            const Comm* comm;
+            Case k;
+            Prepared p;
+            Outcome o;
+        };
+        std::vector<Planned> batch;
+        batch.reserve(batch_size);
+        for (int i = 0; i < batch_size; ++i) {
+            const Comm& c = comms[rng() % 2];
+            const bool reduce = rng() % 2 == 0;
+            const auto& names = reduce ? reduce_names : allreduce_names;
+            const std::string algorithm = names[rng() % names.size()];
+            const Kind& kind = kinds.get(kinds_used[rng() % 4]);
+            const int count = counts[rng() % 6];
+            const int root = int(rng() % unsigned(c.size));
+            const bool in_place =
+                rng() % 3 == 0 && !native_in_place_crashes(reduce ? "reduce" : "allreduce", algorithm);
+            const char arrival = "----lu"[rng() % 6];
+            batch.push_back({&c,
+                             {reduce ? "reduce" : "allreduce", algorithm, &kind, count, in_place, reduce ? root : -1,
+                              arrival, unsigned(rng())},
+                             Prepared(kind, count),
+                             Outcome(kind, count)});
+        }
+        for (Planned& one : batch) prepare(*one.comm, one.k, one.p, t);
+        for (Planned& one : batch) {
+            papshim_set_algorithm(one.comm->comm, one.k.collective.c_str(), one.k.algorithm.c_str());
+            call(*one.comm, one.k, one.p, one.o);
+        }
+        for (const Planned& one : batch) {
+            ++t.cases;
+            check(*one.comm, one.k, one.p, one.o, t);
+        }
+        calls += batch_size;
         // Stop together: rank 0's clock decides, every 64 calls.
-        if (calls % 64 == 63) {
+        if (calls % 64 == 0) {
             done = MPI_Wtime() > end ? 1 : 0;
             MPI_Bcast(&done, 1, MPI_INT, 0, MPI_COMM_WORLD);
         }
     }
-    if (comms[0].rank == 0) fmt::print("soak: {} calls in {:.0f} s\n", calls, seconds);
+    if (comms[0].rank == 0) fmt::print("soak: {} calls in {:.0f} s, back to back in batches of {}\n", calls, seconds, batch_size);
     MPI_Comm_free(&a);
     MPI_Comm_free(&b);
 }
