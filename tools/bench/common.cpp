@@ -3,11 +3,21 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <random>
 #include <thread>
 
 #include <papshim/control.h>
 
 namespace papshim::bench {
+
+std::vector<std::size_t> run_order(std::size_t count, int iteration) {
+    std::vector<std::size_t> order(count);
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    // Fisher-Yates with the engine's raw output (std::shuffle's use of it is the library's own).
+    std::mt19937 engine(0x9e3779b9u ^ static_cast<std::uint32_t>(iteration));
+    for (std::size_t i = count; i > 1; --i) std::swap(order[i - 1], order[engine() % i]);
+    return order;
+}
 
 double median(std::vector<double> values) {
     if (values.empty()) return NAN;

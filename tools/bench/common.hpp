@@ -34,6 +34,14 @@ struct World {
     int ranks = 1;
 };
 
+// The order in which iteration (round, slice) `iteration` runs `count` variants: a permutation
+// drawn from the iteration number alone, so identical on every rank. Not a rotation: rotating
+// keeps every variant behind the same neighbour, whose after-effects (the helper thread
+// digesting BDR's exchange, a previous call's messages still draining) then land on that one
+// variant every time; shuffled, they spread over all. Every position and every predecessor
+// comes up alike over many iterations.
+std::vector<std::size_t> run_order(std::size_t count, int iteration);
+
 double median(std::vector<double> values);
 double mean(const std::vector<double>& values);
 double minimum(const std::vector<double>& values);

@@ -258,14 +258,12 @@ std::vector<Cell> measure(CollectiveCall& call, const AlgorithmSet& algorithms,
     const std::size_t count = algorithms.size();
     const int calls = timing.iterations;
     for (int iteration = 0; iteration < timing.warmup; ++iteration) {
-        for (std::size_t slot = 0; slot < count; ++slot) {
+        for (const std::size_t index : run_order(count, iteration)) {
             if (timing.warmup_delay)
                 align_and_wait(timing.warmup_delay(iteration));
             else
                 PMPI_Barrier(MPI_COMM_WORLD);
-            const Algorithm& algorithm =
-                algorithms[(slot + static_cast<std::size_t>(iteration)) % count];
-            call.run(algorithm.comm, algorithm.native);
+            call.run(algorithms[index].comm, algorithms[index].native);
         }
     }
 
@@ -278,8 +276,7 @@ std::vector<Cell> measure(CollectiveCall& call, const AlgorithmSet& algorithms,
     for (int iteration = 0; iteration < calls; ++iteration) {
         const double delay = timing.delay ? timing.delay(iteration) : 0.0;
         const auto at = static_cast<std::size_t>(iteration);
-        for (std::size_t slot = 0; slot < count; ++slot) {
-            const std::size_t index = (slot + at) % count;
+        for (const std::size_t index : run_order(count, timing.warmup + iteration)) {
             lates[index][at] = align_and_wait(delay);
             arrivals[index][at] = papshim_wtime();
             call.run(algorithms[index].comm, algorithms[index].native);

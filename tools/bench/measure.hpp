@@ -1,8 +1,9 @@
 // How papshim-bench runs and times one collective, shared by the allgather and sweep suites
 // (after the mini-benchmarks of [AG] and [CLV], spec/allgather-bdr-bslb-and-clairvoyant.md
 // §5): each algorithm on its own communicator, its result checked against the native call,
-// then iterations that run every algorithm once in rotated order, each call started after a
-// double barrier and a per-rank delay and timed on the job-global clock.
+// then iterations that run every algorithm once in an order shuffled per iteration
+// (run_order), each call started after a double barrier and a per-rank delay and timed on
+// the job-global clock.
 #pragma once
 
 #include <mpi.h>
@@ -131,7 +132,8 @@ struct Timing {
 };
 
 // The warm-up calls, then the measured iterations, each running every algorithm once in an
-// order rotated by one per iteration. Returns one Cell per algorithm on rank 0, none elsewhere.
+// order shuffled per iteration (run_order). Returns one Cell per algorithm on rank 0, none
+// elsewhere.
 std::vector<Cell> measure(CollectiveCall& call, const AlgorithmSet& algorithms,
                           const Timing& timing, const World& world);
 

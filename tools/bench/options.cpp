@@ -324,16 +324,16 @@ Suites:
                         dispatch+auto. Two phases. Fresh process, first: the process's first
                         20000 calls of the 8-byte Allreduce per variant, as a short program
                         makes them (profile's trace buffers fresh), in 20 slices of 1000 with
-                        the variant order rotated per slice; fixed counts, not changed by
+                        the variant order shuffled per slice; fixed counts, not changed by
                         --iterations, --rounds or --warmup. Reported per variant: time per
                         call and ratio to native over all calls, and the median (max) over
                         slices of the slice's ratio to native. Steady state, then: each round
-                        runs every variant (order rotated per round) for --iterations
+                        runs every variant (order shuffled per round) for --iterations
                         back-to-back calls after a barrier. Reported per variant: median over
                         rounds of the mean time per call, and the median (min-max) over rounds
                         of the ratio to native's time in the same round.
   --suite allgather     compares Allgather algorithms under a process arrival pattern. Every
-                        iteration runs each algorithm once (order rotated per iteration):
+                        iteration runs each algorithm once (order shuffled per iteration):
                         double barrier, each rank waits its --pattern delay (the same delays for
                         every algorithm of that iteration), then times the call on the
                         job-global clock: a_i on entry, f_i on exit. Per call:

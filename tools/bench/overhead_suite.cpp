@@ -141,7 +141,7 @@ private:
 };
 
 // The short run: the first `fresh_calls` 8-byte Allreduce calls of each variant in this
-// process, in slices with the variant order rotated per slice. Profile's records are the
+// process, in slices with the variant order shuffled per slice. Profile's records are the
 // process's first, so its trace buffers are fresh.
 constexpr int fresh_calls = 20000;
 constexpr int fresh_slice = 1000;
@@ -157,8 +157,7 @@ FreshResult run_fresh(Loops& loops, const World& world) {
     FreshResult result{std::vector<double>(variant_count), std::vector<std::vector<double>>(variant_count)};
     for (int slice = 0; slice < fresh_calls / fresh_slice; ++slice) {
         std::vector<double> seconds(variant_count);
-        for (std::size_t slot = 0; slot < variant_count; ++slot) {
-            const std::size_t index = (slot + static_cast<std::size_t>(slice)) % variant_count;
+        for (const std::size_t index : run_order(variant_count, slice)) {
             switch_to(variants[index]);
             PMPI_Barrier(MPI_COMM_WORLD);
             seconds[index] = loops.time(0, variants[index], fresh_slice) * fresh_slice;
@@ -178,7 +177,7 @@ FreshResult run_fresh(Loops& loops, const World& world) {
 Json report_fresh(const FreshResult& fresh) {
     fmt::print(
         "\nfresh process: the first {} calls of MPI_Allreduce 8 B per variant, {} slices of {} (variant order "
-        "rotated per slice; profile's trace buffers fresh)\n"
+        "shuffled per slice; profile's trace buffers fresh)\n"
         "time/call and ratio: over all {} calls; slice ratio: median (max) over slices of time / native's\n\n",
         fresh_calls, fresh_calls / fresh_slice, fresh_slice, fresh_calls);
     fmt::print("{:<22} {:<16} {:>11} {:>8} {:>17} {:>9} {:>11}\n", "benchmark", "variant", "time/call", "ratio",
@@ -231,8 +230,7 @@ Json run_overhead_suite(const Options& options, const World& world) {
     for (int round = 0; round < options.rounds; ++round) {
         for (std::size_t which = 0; which < benchmark_count; ++which) {
             std::vector<double> seconds(variant_count);
-            for (std::size_t slot = 0; slot < variant_count; ++slot) {
-                const std::size_t index = (slot + static_cast<std::size_t>(round)) % variant_count;
+            for (const std::size_t index : run_order(variant_count, round)) {
                 switch_to(variants[index]);
                 PMPI_Barrier(MPI_COMM_WORLD);
                 seconds[index] = loops.time(which, variants[index], options.iterations);
@@ -254,7 +252,7 @@ Json run_overhead_suite(const Options& options, const World& world) {
     fmt::print("\npapshim-bench overhead suite: p = {}\n", world.ranks);
     Json fresh_json = report_fresh(fresh);
     fmt::print(
-        "\nsteady state: {} rounds x {} calls per variant after {} warm-up calls (variant order rotated per "
+        "\nsteady state: {} rounds x {} calls per variant after {} warm-up calls (variant order shuffled per "
         "round)\n",
         options.rounds, options.iterations, options.warmup);
     fmt::print(
