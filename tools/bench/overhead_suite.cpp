@@ -53,6 +53,7 @@ struct Benchmark {
     const char* collective;
     std::size_t bytes;  // per rank
     const char* label;
+    bool allreduce() const { return std::string_view(collective) == "allreduce"; }
 };
 constexpr Benchmark benchmarks[] = {
     {"allreduce", sizeof(double), "MPI_Allreduce 8 B"},
@@ -60,7 +61,8 @@ constexpr Benchmark benchmarks[] = {
     {"allgather", 64 * 1024, "MPI_Allgather 64 KiB"},
 };
 constexpr std::size_t benchmark_count = std::size(benchmarks);
-constexpr std::size_t largest_allgather = 64 * 1024;
+// The Allgather buffers' size: the largest benchmark's.
+constexpr std::size_t largest_allgather = std::ranges::max(benchmarks, {}, &Benchmark::bytes).bytes;
 
 class Loops {
 public:
@@ -70,7 +72,7 @@ public:
           gather_recv_(largest_allgather * static_cast<std::size_t>(world.ranks)) {
         for (const Benchmark& benchmark : benchmarks) {
             std::vector<unsigned char> expected;
-            if (std::string_view(benchmark.collective) == "allgather") {
+            if (!benchmark.allreduce()) {
                 expected.resize(benchmark.bytes * static_cast<std::size_t>(world.ranks));
                 PMPI_Allgather(gather_send_.data(), static_cast<int>(benchmark.bytes), MPI_BYTE, expected.data(),
                                static_cast<int>(benchmark.bytes), MPI_BYTE, MPI_COMM_WORLD);
@@ -82,13 +84,13 @@ public:
     // Mean seconds per call on this rank for `calls` calls of benchmarks[which].
     double time(std::size_t which, const Variant& variant, int calls) {
         const int bytes = static_cast<int>(benchmarks[which].bytes);
-        if (std::string_view(benchmarks[which].collective) == "allreduce")
+        if (benchmarks[which].allreduce())
             return variant.through_shim ? time_allreduce<true>(calls) : time_allreduce<false>(calls);
         return variant.through_shim ? time_allgather<true>(bytes, calls) : time_allgather<false>(bytes, calls);
     }
 
     void check(std::size_t which, const Variant& variant) {
-        if (std::string_view(benchmarks[which].collective) == "allreduce") {
+        if (benchmarks[which].allreduce()) {
             const double expected = world_.ranks * (world_.ranks + 1) / 2.0;
             abort_unless_everywhere(
                 reduce_result_ == expected,
