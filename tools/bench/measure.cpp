@@ -194,7 +194,8 @@ Json cell_json(const std::string& name, const Cell& cell, const Cell& baseline) 
             {"imbalance_s", cell.imbalance},
             {"late_start_s", cell.late_start},
             {"plans", {{"planned", cell.planned}, {"unplanned", cell.unplanned}, {"declined", cell.declined},
-                       {"assessed", cell.assessed}, {"good", cell.good}, {"exchanges", cell.exchanges}}}};
+                       {"assessed", cell.assessed}, {"good", cell.good}, {"exchanges", cell.exchanges}}},
+            {"ran", cell.ran}};
 }
 
 namespace {
@@ -214,6 +215,15 @@ double align_and_wait(double delay) {
 void plan_stats(const Algorithm& algorithm, papshim_plan_stats& stats) {
     stats = papshim_plan_stats{};
     if (!algorithm.native) papshim_get_plan_stats(algorithm.comm, &stats);
+}
+
+// On rank 0, what papshim ran for the call just made on `algorithm`'s communicator; "" for
+// native. Outside the timed region (after the exit time is taken).
+std::string last_algorithm(const Algorithm& algorithm, Collective collective, const World& world) {
+    if (algorithm.native || world.rank != 0) return {};
+    char name[64] = "";
+    papshim_get_last_algorithm(algorithm.comm, collective_name(collective), name, sizeof name);
+    return name;
 }
 
 // arrivals, exits and late starts: [rank * calls + call], on the global clock.
@@ -273,6 +283,7 @@ std::vector<Cell> measure(CollectiveCall& call, const AlgorithmSet& algorithms,
                                               std::vector<double>(static_cast<std::size_t>(calls)));
     std::vector<std::vector<double>> exits = arrivals;
     std::vector<std::vector<double>> lates = arrivals;
+    std::vector<std::map<std::string, long>> ran(count);
     for (int iteration = 0; iteration < calls; ++iteration) {
         const double delay = timing.delay ? timing.delay(iteration) : 0.0;
         const auto at = static_cast<std::size_t>(iteration);
@@ -281,6 +292,8 @@ std::vector<Cell> measure(CollectiveCall& call, const AlgorithmSet& algorithms,
             arrivals[index][at] = papshim_wtime();
             call.run(algorithms[index].comm, algorithms[index].native);
             exits[index][at] = papshim_wtime();
+            if (std::string name = last_algorithm(algorithms[index], call.collective(), world); !name.empty())
+                ++ran[index][name];
         }
         if (timing.after_iteration) timing.after_iteration(iteration);
     }
@@ -309,6 +322,7 @@ std::vector<Cell> measure(CollectiveCall& call, const AlgorithmSet& algorithms,
             cell.assessed = after.assessed - before[index].assessed;
             cell.good = after.good - before[index].good;
             cell.exchanges = after.exchanges - before[index].exchanges;
+            cell.ran = std::move(ran[index]);
         }
     }
     return cells;

@@ -74,6 +74,7 @@ public:
     // kRotatingRoot at every root in turn); a difference or an error aborts the job with
     // status 3 (abort_unless_everywhere).
     void check(const AlgorithmSet& algorithms);
+    Collective collective() const { return collective_; }
     // Allgather(v): bytes of each rank's block; empty for Reduce and Allreduce.
     const std::vector<int>& counts() const { return counts_; }
 
@@ -111,7 +112,13 @@ struct Cell {
     // checked, those within the guard's bound; and the exchanges of predictions completed (each at
     // the next followed call's entry).
     long planned = 0, unplanned = 0, declined = 0, assessed = 0, good = 0, exchanges = 0;
+    // What papshim ran on each measured call, counted by name (papshim_get_last_algorithm on
+    // rank 0; every rank runs the same): `auto`'s choices, which its times alone do not show.
+    // Empty for native, which papshim never sees.
+    std::map<std::string, long> ran;
     bool uses_plans() const { return planned + unplanned > 0; }
+    // Whether something other than the algorithm named ran some of the calls.
+    bool ran_other_than(std::string_view name) const { return !ran.empty() && !(ran.size() == 1 && ran.begin()->first == name); }
 };
 
 // What both suites report of a cell: name, means, medians and the raw per-call series, and

@@ -194,6 +194,16 @@ void print_table(const Options& options, const World& world, const std::vector<S
                 if (cell.declined > 0) plans += fmt::format(" ({} declined)", cell.declined);
             }
             if (!plans.empty()) fmt::print("{:<12} {:>8} calls that ran a plan: {}\n", "", "", plans);
+            // What `auto` (or a named algorithm papshim forwarded) ran, where that was not the
+            // algorithm named.
+            std::string ran;
+            for (std::size_t index = 0; index < point.cells.size(); ++index) {
+                const Cell& cell = point.cells[index];
+                if (!cell.ran_other_than(algorithms[index].name)) continue;
+                ran += fmt::format("{}{}:", ran.empty() ? "" : "; ", algorithms[index].name);
+                for (const auto& [name, calls] : cell.ran) ran += fmt::format(" {} {}", name, calls);
+            }
+            if (!ran.empty()) fmt::print("{:<12} {:>8} what ran: {}\n", "", "", ran);
             // Calls whose arrivals left the pattern because a rank woke late: the pattern is
             // what a plan was made from, so these say more about the machine than the algorithm.
             std::string late;
