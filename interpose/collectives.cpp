@@ -422,12 +422,13 @@ const AllgatherAlgorithm& classic_allgather(CommContext& ctx, std::uint64_t byte
 }
 
 // The algorithm for an Allgather(v) of `bytes` (largest block `largest`) under `choice`, or
-// null for native. `auto` (algorithms.hpp, kAutoOwnMinBlockBytes): native below
-// kAutoOwnMinBlockBytes per rank and on one node, but auto_allgather_classic from
-// kAutoRingWhenImbalancedMinBlockBytes while the sampled spread is imbalanced; BDR where auto_allgather_runs_bdr says it
-// wins, this call has a trusted plan and the helper thread runs to post BDR's background
-// receives (a plan can exist without it when another collective's named algorithm makes
-// every call exchange); else auto_allgather_classic. BSLB loses everywhere measured
+// null for native. `auto` (algorithms.hpp, kAutoOwnMinBlockBytes): below kAutoOwnMinBlockBytes
+// per rank native, but auto_allgather_classic (Sparbit, or the model's pick for far-from-equal
+// Allgatherv blocks) where auto_allgather_runs_sparbit says so, whatever the arrivals; from
+// there BDR where auto_allgather_runs_bdr says it wins, this call has a trusted plan and the
+// helper thread runs to post BDR's background receives (a plan can exist without it when
+// another collective's named algorithm makes every call exchange); else native on one node
+// and auto_allgather_classic across nodes. BSLB loses everywhere measured
 // (docs/benchmarks.md): it runs when named. Collective (the node split) on first use under
 // `auto`: call on the calling thread.
 const AllgatherAlgorithm* choose_allgather(std::string_view choice, CommContext& ctx, std::uint64_t bytes,
@@ -435,10 +436,7 @@ const AllgatherAlgorithm* choose_allgather(std::string_view choice, CommContext&
                                           const Planning& planning) {
     if (choice != "auto") return find_allgather_algorithm(choice);
     if (bytes / std::uint64_t(ctx.size) < kAutoOwnMinBlockBytes) {
-        // The guard is there only where the planner samples such calls
-        // (auto_allgather_ring_when_imbalanced), and says the same on every rank.
-        if (planning.guard && planning.guard->imbalanced() &&
-            auto_allgather_ring_when_imbalanced(ctx.size, bytes, runtime::layout_of(ctx)))
+        if (auto_allgather_runs_sparbit(ctx.size, bytes, runtime::layout_of(ctx)))
             return &classic_allgather(ctx, bytes, largest, recvcounts, element_bytes);
         return nullptr;
     }

@@ -51,12 +51,16 @@ const AllgatherAlgorithm* find_allgather_algorithm(std::string_view name);
 // `auto`'s Allgather(v), measured on the emulated 1 Gbit/s network at p = 4 and 8, one and
 // two ranks per node (docs/benchmarks.md, "`auto`'s Allgather across nodes: the ring, and
 // BDR from 256 KiB per rank"):
-// - on one node, and below kAutoRingWhenImbalancedMinBlockBytes per rank, native;
+// - on one node, and below kAutoSparbitMinBlockBytes per rank, native;
 // - between that and kAutoOwnMinBlockBytes across nodes with one rank per node, from
-//   kAutoRingWhenImbalancedMinRanks ranks, native on balanced arrivals (the ring took
-//   1.01-1.09 of native's time at 64 KiB, p = 8) and the ring while the sampled exchanges
-//   show imbalance: under fresh random delays of up to 10 tau, auto took 0.95-1.00 of native's
-//   time at 64 KiB and 0.79-0.87 at 128 KiB (p = 8), but 1.02-1.04 at 64 KiB with p = 4;
+//   kAutoSparbitMinRanks ranks, Sparbit whatever the arrivals (auto_allgather_runs_sparbit;
+//   for an Allgatherv with far-from-equal blocks the model's pick below): at p = 8 it took
+//   0.80-1.01 of native's time at 64 and 128 KiB in every pattern, balanced and imbalanced,
+//   of two runs on 2026-12-01 (Allgather and Allgatherv), where the ring took 0.76-1.65
+//   (the Allgather's 1.05-1.65 at 64 KiB) and the ring-while-imbalanced rule this replaces
+//   left auto at 0.89-1.19 (its sampled exchanges
+//   learnt the spread late and kept the ring up to ~48 calls after it ended); at p = 4
+//   Sparbit took up to 1.32 of native's time balanced, so auto stays native there;
 // - from there across nodes, the ring where the blocks are near-equal: 0.75-0.92 of native's
 //   time where Sparbit took 0.84-1.05 (p = 8 and 4), 0.49-0.66 where Sparbit took 0.57-0.80
 //   (two ranks per node); for an Allgatherv whose largest block is above 1.25 times the mean
@@ -71,14 +75,15 @@ const AllgatherAlgorithm* find_allgather_algorithm(std::string_view name);
 //   cost 5-8% of native's time under fresh random delays, more than BDR gained; with two
 //   ranks per node BDR took 1.09 of native's time under a late rank at 1 MiB, the ring 0.58.
 inline constexpr std::uint64_t kAutoOwnMinBlockBytes = 256 << 10;
-inline constexpr std::uint64_t kAutoRingWhenImbalancedMinBlockBytes = 64 << 10;
-inline constexpr int kAutoRingWhenImbalancedMinRanks = 8;
-// Whether `auto` runs the ring (auto_allgather_classic) instead of native for an Allgather(v)
-// of `bytes` in all over `ranks` laid out as `layout` once the arrivals are imbalanced
-// (Guard::imbalanced), so the planner samples such calls to learn their spread.
-bool auto_allgather_ring_when_imbalanced(int ranks, std::uint64_t bytes, NodeLayout layout);
-// What `auto` runs across nodes from kAutoOwnMinBlockBytes per rank where it does not run
-// BDR: the ring for near-equal blocks, else Sparbit. `largest`: the largest block in bytes.
+inline constexpr std::uint64_t kAutoSparbitMinBlockBytes = 64 << 10;
+inline constexpr int kAutoSparbitMinRanks = 8;
+// Whether `auto` runs Sparbit (auto_allgather_classic) instead of native for an Allgather(v)
+// of `bytes` in all over `ranks` laid out as `layout` below kAutoOwnMinBlockBytes per rank,
+// whatever the arrivals: nothing follows these calls.
+bool auto_allgather_runs_sparbit(int ranks, std::uint64_t bytes, NodeLayout layout);
+// The classic algorithm `auto` runs across nodes where it does not run native or BDR: the
+// ring for near-equal blocks from kAutoOwnMinBlockBytes per rank, else Sparbit. `largest`:
+// the largest block in bytes.
 const AllgatherAlgorithm& auto_allgather_classic(int ranks, std::uint64_t bytes, std::uint64_t largest);
 // Whether an Allgatherv of these blocks gets fastest_classic_allgatherv instead: its blocks
 // far from equal, on up to kClassicModelMaxRanks ranks.

@@ -19,10 +19,9 @@ constexpr std::uint64_t kSampledMinBytes = 16 * 1024;
 // exchange: Reduce/Allreduce of the sizes auto_reduction_candidate names for the
 // communicator's node layout, sampled; Allgather(v) with one rank per node of the sizes where
 // auto may run BDR, on every call, if the helper thread runs to post BDR's background
-// receives (without them BDR loses); below those sizes, the blocks where auto runs the ring
-// while the arrivals are imbalanced (auto_allgather_ring_when_imbalanced), sampled. On one
-// node auto's Allgather is native whatever the arrivals: following it there cost a balanced
-// 1 MiB Allgather 5-19% of native's time (p = 4, docs/benchmarks.md).
+// receives (without them BDR loses). Below those sizes auto's Allgather is Sparbit or native
+// whatever the arrivals (auto_allgather_runs_sparbit), and on one node native: following it
+// there cost a balanced 1 MiB Allgather 5-19% of native's time (p = 4, docs/benchmarks.md).
 plan::Follow auto_cadence(std::uint8_t collective, std::uint64_t bytes, int ranks, NodeLayout layout) {
     const Collective kind = Collective(collective);
     if (gathers(kind)) {
@@ -31,7 +30,7 @@ plan::Follow auto_cadence(std::uint8_t collective, std::uint64_t bytes, int rank
         // "`auto` runs BDR").
         if (plan::Progress::instance().running() && auto_allgather_may_plan(ranks, bytes, layout))
             return plan::Follow::every_call;
-        return auto_allgather_ring_when_imbalanced(ranks, bytes, layout) ? plan::Follow::sampled : plan::Follow::no;
+        return plan::Follow::no;
     }
     return bytes >= kSampledMinBytes && !auto_reduction_candidate(kind, bytes, state().config.shm_slot, layout).empty()
                ? plan::Follow::sampled
@@ -50,7 +49,7 @@ std::uint64_t native_below(Collective collective, std::string_view choice, const
     // auto's Allgather(v) with a mean block below this is native whatever the arrivals and
     // the layout (choose_allgather); its quick bytes are the mean block.
     if (choice == "auto" && gathers(collective) && policy.exchange != plan::Exchange::always)
-        return kAutoRingWhenImbalancedMinBlockBytes;
+        return kAutoSparbitMinBlockBytes;
     return 0;
 }
 

@@ -155,18 +155,23 @@ TEST_CASE("the sampled policy follows only auto's collectives at sizes with a ca
     CHECK(policy.follow(std::uint8_t(Collective::reduce), 8, on_nodes) == papshim::plan::Follow::every_call);
 }
 
-TEST_CASE("auto's Allgather below 256 KiB per rank: the ring under imbalance, one rank per node, p >= 8, from 64 KiB") {
-    using papshim::auto_allgather_ring_when_imbalanced;
+TEST_CASE("auto's Allgather below 256 KiB per rank: Sparbit whatever the arrivals, one rank per node, p >= 8, from 64 KiB") {
+    using papshim::auto_allgather_runs_sparbit;
+    using papshim::auto_allgather_classic;
     constexpr std::uint64_t kib = 1 << 10;
-    CHECK(auto_allgather_ring_when_imbalanced(8, 8 * 64 * kib, spread));
-    CHECK(auto_allgather_ring_when_imbalanced(8, 8 * 256 * kib - 8, spread));
-    CHECK_FALSE(auto_allgather_ring_when_imbalanced(8, 8 * 64 * kib - 8, spread));  // not measured below
-    CHECK_FALSE(auto_allgather_ring_when_imbalanced(8, 8 * 256 * kib, spread));     // the ring or BDR anyway
-    CHECK_FALSE(auto_allgather_ring_when_imbalanced(8, 8 * 64 * kib, one_node));    // shared memory: native
-    CHECK_FALSE(auto_allgather_ring_when_imbalanced(8, 8 * 64 * kib, mixed));       // not measured there
-    CHECK_FALSE(auto_allgather_ring_when_imbalanced(1, 64 * kib, spread));
-    CHECK_FALSE(auto_allgather_ring_when_imbalanced(4, 4 * 64 * kib, spread));  // lost 2-4% at p = 4
-    CHECK(auto_allgather_ring_when_imbalanced(9, 9 * 64 * kib, spread));
+    CHECK(auto_allgather_runs_sparbit(8, 8 * 64 * kib, spread));
+    CHECK(auto_allgather_runs_sparbit(8, 8 * 256 * kib - 8, spread));
+    CHECK_FALSE(auto_allgather_runs_sparbit(8, 8 * 64 * kib - 8, spread));  // not measured below
+    CHECK_FALSE(auto_allgather_runs_sparbit(8, 8 * 256 * kib, spread));     // the ring or BDR there
+    CHECK_FALSE(auto_allgather_runs_sparbit(8, 8 * 64 * kib, one_node));    // shared memory: native
+    CHECK_FALSE(auto_allgather_runs_sparbit(8, 8 * 64 * kib, mixed));       // not measured there
+    CHECK_FALSE(auto_allgather_runs_sparbit(1, 64 * kib, spread));
+    CHECK_FALSE(auto_allgather_runs_sparbit(4, 4 * 64 * kib, spread));  // Sparbit up to 1.32x native at p = 4
+    CHECK(auto_allgather_runs_sparbit(9, 9 * 64 * kib, spread));
+    // The classic algorithm there is Sparbit even for equal blocks; the ring from 256 KiB.
+    CHECK(auto_allgather_classic(8, 8 * 64 * kib, 64 * kib).name == "sparbit");
+    CHECK(auto_allgather_classic(8, 8 * 256 * kib - 8, 256 * kib - 1).name == "sparbit");
+    CHECK(auto_allgather_classic(8, 8 * 256 * kib, 256 * kib).name == "ring");
 }
 
 TEST_CASE("the fast path: native always, auto's reductions below the sampled sizes, its gathers below 64 KiB a rank") {
@@ -190,7 +195,7 @@ TEST_CASE("the fast path: native always, auto's reductions below the sampled siz
     // reckons without a context) whatever the arrivals and the layout; every call takes the
     // full path where every call exchanges.
     for (Collective c : {Collective::allgather, Collective::allgatherv}) {
-        CHECK(native_below(c, "auto", sampled) == papshim::kAutoRingWhenImbalancedMinBlockBytes);
+        CHECK(native_below(c, "auto", sampled) == papshim::kAutoSparbitMinBlockBytes);
         CHECK(native_below(c, "auto", always) == 0);
     }
 }

@@ -78,7 +78,8 @@ const AllgatherAlgorithm& fastest_classic_allgatherv(std::span<const std::uint64
 const AllgatherAlgorithm& auto_allgather_classic(int ranks, std::uint64_t bytes, std::uint64_t largest) {
     static const AllgatherAlgorithm& ring = *find_allgather_algorithm("ring");
     static const AllgatherAlgorithm& sparbit = *find_allgather_algorithm("sparbit");
-    return ranks > 0 && near_equal_blocks(ranks, bytes, largest) ? ring : sparbit;
+    if (ranks <= 0 || bytes / std::uint64_t(ranks) < kAutoOwnMinBlockBytes) return sparbit;
+    return near_equal_blocks(ranks, bytes, largest) ? ring : sparbit;
 }
 
 bool auto_allgather_weighs_blocks(int ranks, std::uint64_t bytes, std::uint64_t largest) {
@@ -97,10 +98,10 @@ bool auto_allgather_may_plan(int ranks, std::uint64_t bytes, NodeLayout layout) 
            bytes / std::uint64_t(ranks) >= kAutoOwnMinBlockBytes;
 }
 
-bool auto_allgather_ring_when_imbalanced(int ranks, std::uint64_t bytes, NodeLayout layout) {
-    if (ranks < kAutoRingWhenImbalancedMinRanks || layout != NodeLayout::one_rank_per_node) return false;
+bool auto_allgather_runs_sparbit(int ranks, std::uint64_t bytes, NodeLayout layout) {
+    if (ranks < kAutoSparbitMinRanks || layout != NodeLayout::one_rank_per_node) return false;
     const std::uint64_t block = bytes / std::uint64_t(ranks);
-    return block >= kAutoRingWhenImbalancedMinBlockBytes && block < kAutoOwnMinBlockBytes;
+    return block >= kAutoSparbitMinBlockBytes && block < kAutoOwnMinBlockBytes;
 }
 
 bool auto_allgather_runs_bdr(const AutoBdrCall& call) {

@@ -515,9 +515,9 @@ void typed_reductions(const char* algorithm) {
 // guard trusts the predictions and sees the imbalance, it runs BDR where BDR can win (one
 // rank per node, from 256 KiB per rank, with the helper thread for its background receives:
 // here virtual nodes of one rank), the ring or native before. Below 256 KiB per rank, with
-// one rank per node and 8 ranks or more, it samples the first 4 calls and one in 16 after,
-// and runs the ring once the samples show the spread. Results against native; where every prediction was good and the spread was seen,
-// BDR must have run; where a sample saw it, the ring.
+// one rank per node and 8 ranks or more, it runs Sparbit on every call whatever the arrivals
+// and exchanges nothing. Results against native; where every prediction was good and the
+// spread was seen, BDR must have run.
 void auto_gather_bdr(int block_bytes) {
     Comm c = duplicate_world();
     if (!accepted(c.comm, "allgather", "auto")) {
@@ -526,7 +526,7 @@ void auto_gather_bdr(int block_bytes) {
     }
     const int ints = block_bytes / int(sizeof(int));
     const std::string label = fmt::format("auto {} KiB pattern l", block_bytes >> 10);
-    int bdr_calls = 0, ring_calls = 0;
+    int bdr_calls = 0, ring_calls = 0, sparbit_calls = 0;
     for (int call = 0; call < 24; ++call) {
         // Ten times the other patterns' delay: far above 6τ for a 1 MiB block on a node.
         compute(10 * delay_for('l', call, c.rank, c.size));
@@ -535,6 +535,7 @@ void auto_gather_bdr(int block_bytes) {
         papshim_get_last_algorithm(c.comm, "allgather", ran, sizeof ran);
         bdr_calls += std::string(ran) == "bdr" ? 1 : 0;
         ring_calls += std::string(ran) == "ring" ? 1 : 0;
+        sparbit_calls += std::string(ran) == "sparbit" ? 1 : 0;
     }
     const papshim_plan_stats s = stats_of(c.comm);
     int level = -1;
@@ -543,29 +544,26 @@ void auto_gather_bdr(int block_bytes) {
     // One rank per node only: with several BDR lost to the ring (algorithms.hpp).
     const bool follows = widest == 1 && c.size > 1 && block_bytes >= 256 << 10;
     const bool can_run_bdr = follows && level == MPI_THREAD_MULTIPLE;
-    const bool samples = widest == 1 && c.size >= 8 && block_bytes >= 64 << 10 && block_bytes < 256 << 10;
+    const bool sparbit_range = widest == 1 && c.size >= 8 && block_bytes >= 64 << 10 && block_bytes < 256 << 10;
     if (std::getenv("TEST_PLAN_VERBOSE") && c.rank == 0)
-        fmt::print("{}: {} of 24 calls ran bdr, {} the ring (exchanges {} assessed {} good {} armed {}, can run bdr "
-                   "{})\n", label, bdr_calls, ring_calls, s.exchanges, s.assessed, s.good, s.armed, can_run_bdr);
+        fmt::print("{}: {} of 24 calls ran bdr, {} the ring, {} sparbit (exchanges {} assessed {} good {} armed {}, "
+                   "can run bdr {})\n", label, bdr_calls, ring_calls, sparbit_calls, s.exchanges, s.assessed, s.good,
+                   s.armed, can_run_bdr);
     if (can_run_bdr && s.armed && s.assessed >= 8 && s.good == s.assessed && bdr_calls == 0)
         fail(fmt::format("{}: never ran bdr across virtual nodes ({} exchanges, all {} predictions good)", label,
                          s.exchanges, s.assessed));
     if (!can_run_bdr && bdr_calls > 0) fail(fmt::format("{}: ran bdr {} times where it cannot win", label, bdr_calls));
     // Where auto's Allgather cannot switch to BDR it must not pay for an exchange: on one
     // node or several ranks per node whatever the size, and below BDR's smallest block.
-    if (!follows && !samples && s.exchange == kSampled && s.exchanges != 0)
+    if (!follows && s.exchange == kSampled && s.exchanges != 0)
         fail(fmt::format("{}: {} exchanges where auto's Allgather cannot switch", label, s.exchanges));
-    if (block_bytes < 256 << 10 && !samples && ring_calls > 0)
-        fail(fmt::format("{}: ran the ring {} times where auto's Allgather is native", label, ring_calls));
-    // Sampling only: the spread alone decides, so the guard's suspicion must not make every
-    // call exchange (calls 0-3, which fill the guard's window, and 16 of 24). The samples come
-    // with the late rank's 20 ms, far above 6 tau for these blocks on a node or the emulated
-    // network (where busy-polling ranks on few cores inflate the measured tau, the test fixes
-    // it with PAPSHIM_TAU_US): the calls after the first run the ring.
-    if (samples && s.exchange == kSampled && s.exchanges != 5)
-        fail(fmt::format("{}: {} exchanges in 24 sampled calls (5 expected)", label, s.exchanges));
-    if (samples && s.exchange == kSampled && ring_calls == 0)
-        fail(fmt::format("{}: the samples showed a 20 ms spread, yet no call ran the ring", label));
+    if (block_bytes < 256 << 10 && ring_calls > 0)
+        fail(fmt::format("{}: ran the ring {} times below 256 KiB a rank", label, ring_calls));
+    // Sparbit there whatever the arrivals, on every call; native elsewhere below 256 KiB.
+    if (sparbit_range && sparbit_calls != 24)
+        fail(fmt::format("{}: ran Sparbit on {} of 24 calls where auto's Allgather is Sparbit", label, sparbit_calls));
+    if (block_bytes < 256 << 10 && !sparbit_range && sparbit_calls > 0)
+        fail(fmt::format("{}: ran Sparbit {} times where auto's Allgather is native", label, sparbit_calls));
     MPI_Comm_free(&c.comm);
 }
 
