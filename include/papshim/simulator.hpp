@@ -150,6 +150,18 @@ struct TimingResult {
 TimingResult simulate_timing(const ScheduleSet& set, const TimingModel& model,
                              std::span<const double> arrival, std::span<const double> block_bytes);
 
+// The shared-memory dynamic-leader Allreduce (spec pap-aware-allreduce-and-reduce.md §5.5,
+// src/algorithms/allreduce/dynamic_leader.cpp) on one node of `arrival.size()` ranks, for a
+// vector of `bytes`. It sends no messages, so it has its own model, in the terms of a
+// message through shared memory (latency + bytes * per_byte, two copies): a copy of the
+// vector costs `overhead + bytes * per_byte / 2`, reducing one deposit into the partial
+// `bytes * (per_byte / 2 + reduce_per_byte)`, and a flag stored on one core is seen on
+// another `latency` later. The first arriver leads: it copies its vector, reduces every
+// other rank's deposit once its flag is seen (arrival order), and copies the result into the
+// shared slot; every other rank deposits its vector, waits for the result's flag and copies
+// it out. Throws std::invalid_argument for several nodes (ranks_per_node below the size).
+TimingResult simulate_dynamic_leader(std::span<const double> arrival, double bytes, const TimingModel& model);
+
 // Per-rank arrival times for the simulator and benchmarks, reproducible from a seed: rank i's
 // random draw depends only on (seed, i).
 struct ArrivalPattern {

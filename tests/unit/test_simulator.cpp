@@ -383,3 +383,45 @@ TEST_CASE("to_string shows a schedule step by step", "[simulator]") {
                   "  step 1: send [0] -> 2; recv [3] <- 3;\n"
                   "  step 2: send [0,3] -> 1; recv [4,2] <- 4;\n");
 }
+
+TEST_CASE("the dynamic leader's model: the first arriver reduces as deposits appear", "[simulator][timing][shm]") {
+    TimingModel model;
+    model.latency = 1e-7;     // a flag seen across cores
+    model.per_byte = 2e-10;   // a message's: two copies
+    model.overhead = 0;
+    const double bytes = 1000, unit = 1e-7;  // one copy, one reduction, one flag: 1e-7 s each
+    SECTION("balanced: the leader reduces three deposits one after another") {
+        const auto timing = papshim::sim::simulate_dynamic_leader(same(4, 0.0), bytes, model);
+        // Leader (rank 0): own copy, three deposits seen at 2 units and reduced, the result copied out.
+        CHECK(timing.exit[0] == Approx(6 * unit));
+        for (int r = 1; r < 4; ++r) CHECK(timing.exit[std::size_t(r)] == Approx(8 * unit));
+        CHECK(timing.run_time == Approx(8 * unit));
+        CHECK(timing.mean_elapsed == Approx((6 + 3 * 8) * unit / 4));
+    }
+    SECTION("one late rank: only its own deposit's reduction is left when it arrives") {
+        auto arrival = same(4, 0.0);
+        arrival[3] = 1e-5;
+        const auto timing = papshim::sim::simulate_dynamic_leader(arrival, bytes, model);
+        // Its copy, the flag, the reduction, the result's copy, the flag, its copy out.
+        CHECK(timing.exit[3] - arrival[3] == Approx(6 * unit));
+        CHECK(timing.exit[0] == Approx(1e-5 + 4 * unit));
+        // The leader is the first arriver, not rank 0.
+        arrival = {2e-6, 1e-6, 3e-6, 4e-6};
+        const auto shifted = papshim::sim::simulate_dynamic_leader(arrival, bytes, model);
+        CHECK(shifted.exit[1] < shifted.exit[0]);
+        CHECK(shifted.exit[0] == Approx(shifted.exit[2]));
+    }
+    SECTION("a late rank: the others wait for one reduction, not for the tree's last steps") {
+        auto arrival = same(8, 0.0);
+        arrival[7] = 1e-4;
+        const auto leader = papshim::sim::simulate_dynamic_leader(arrival, bytes, model);
+        const auto set = ScheduleSet::build(
+            papshim::find_reduction_algorithm(papshim::Collective::allreduce, "recursive_doubling")->build, 8);
+        const auto tree = papshim::sim::simulate_timing(set, model, arrival, same(set.blocks(), bytes / set.blocks()));
+        CHECK(leader.mean_elapsed < tree.mean_elapsed);
+    }
+    SECTION("one node only") {
+        model.ranks_per_node = 2;
+        CHECK_THROWS_AS(papshim::sim::simulate_dynamic_leader(same(4, 0.0), bytes, model), std::invalid_argument);
+    }
+}

@@ -97,9 +97,11 @@ void define_reduce_options(CLI::App& app, ReduceOptions& options) {
                "arrival order to the root, in N pieces), predicted_chain, binomial,\n"
                "rabenseifner",
                "A[,A...]");
-    add_parsed(app, "--allreduce", options.algorithms, names_of(Collective::allreduce, {}),
+    add_parsed(app, "--allreduce", options.algorithms, names_of(Collective::allreduce, {"dynamic_leader"}),
                "the same for Allreduce: clairvoyant, clairvoyant_bcast, predicted_chain,\n"
-               "predicted_scatter, recursive_doubling, rabenseifner, ring",
+               "predicted_scatter, recursive_doubling, rabenseifner, ring; and\n"
+               "dynamic_leader, the shared-memory Allreduce on one node (--alpha and\n"
+               "--beta: a shared-memory message's; docs/simulator.md)",
                "A[,A...]");
     add_parsed(
         app, "--root", options.root,

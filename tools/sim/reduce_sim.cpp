@@ -83,6 +83,9 @@ struct Row {
 int simulate(const ReduceOptions& options, const Common& common) {
     const int p = common.ranks, root = options.allreduce ? -1 : options.root;
     if (root >= p) throw std::invalid_argument(fmt::format("--root {} needs more than {} ranks", root, p));
+    if (std::ranges::find(options.algorithms, "dynamic_leader") != options.algorithms.end() &&
+        common.model.ranks_per_node > 0 && common.model.ranks_per_node < p)
+        throw std::invalid_argument("dynamic_leader is modelled on one node only (--ranks-per-node 0 or at least --ranks)");
     const Collective collective = options.allreduce ? Collective::allreduce : Collective::reduce;
     sim::TimingModel model = common.model;
     model.reduce_per_byte = options.gamma;
@@ -121,6 +124,8 @@ int simulate(const ReduceOptions& options, const Common& common) {
                 run(name, sim::ScheduleSet::from(schedules), segments);
                 fmt::print("clairvoyant at {} B: N={} d={} ns, {} rounds ({} with messages), scheduler {:.1f} µs per call\n",
                            bytes, segments, d, plan.rounds, table.back().steps, cost * 1e6);
+            } else if (name == "dynamic_leader") {  // shared memory: no schedule, no messages
+                table.push_back({name, bytes, 0, 0, sim::simulate_dynamic_leader(arrival, bytes, model)});
             } else if (name == "chain") {
                 run(name, sim::ScheduleSet::from(chain_schedules(arrival, root, segments)), segments);
             } else {  // papshim's builders, with the arrivals as an exact prediction
