@@ -47,8 +47,8 @@ typedef struct papshim_plan_stats {
                           * of the real arrivals */
     int armed;           /* a recent exchange showed a spread of 6 tau or more: `auto`'s sampled
                           * Reduce/Allreduce calls then exchange on every call unless `resting`
-                          * (its sampled Allgather calls stay sampled: they use the spread, not
-                          * a plan) */
+                          * (its Allgather/Allgatherv calls exchange on every call where it may
+                          * run BDR and never elsewhere, armed or not) */
     long board_exchanges; /* ... of the exchanges, those read from the node's shared memory
                            * (one-node communicators: no message) */
     int exchange;        /* when the communicator exchanges predictions, from the algorithms
