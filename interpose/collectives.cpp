@@ -436,7 +436,9 @@ const AllgatherAlgorithm* choose_allgather(std::string_view choice, CommContext&
                                           const Planning& planning) {
     if (choice != "auto") return find_allgather_algorithm(choice);
     if (bytes / std::uint64_t(ctx.size) < kAutoOwnMinBlockBytes) {
-        if (auto_allgather_runs_sparbit(ctx.size, bytes, runtime::layout_of(ctx)))
+        // The layout only where it decides: a first ask splits the communicator by node.
+        const auto sparbit_on = [&](NodeLayout layout) { return auto_allgather_runs_sparbit(ctx.size, bytes, layout); };
+        if (sparbit_on(NodeLayout::one_rank_per_node) && sparbit_on(runtime::layout_of(ctx)))
             return &classic_allgather(ctx, bytes, largest, recvcounts, element_bytes);
         return nullptr;
     }

@@ -54,8 +54,8 @@ struct Policy {
     int sample_every = 16;
     // sampled: whether a sampled call exchanges on every call while the guard suspects
     // imbalance (Guard::maybe_imbalanced), so that its plans come (auto's reductions). Not
-    // where only the imbalance is used (auto's Allgather below 256 KiB per rank): there that
-    // exchange would cost the call 5-8% under fresh random delays and bring nothing.
+    // for auto's Allgather(v), which exchanges on every call where it may run BDR and nowhere
+    // else (an exchange per call cost a 64 KiB call 5-8% under fresh random delays).
     bool arms = false;
 
     // How calls of this collective and size go through the planner (calls not followed cost
