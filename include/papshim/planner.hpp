@@ -113,8 +113,7 @@ private:
 // the first plan that runs; at the first good assessment while the guard distrusted the
 // predictions (they may have become predictable, and the guard's window fills in a few calls
 // only if every call exchanges: one probe per 16 calls took ~50 calls to trust a staircase);
-// or when no recent exchange shows imbalance. On a communicator where `auto` also samples
-// Allgather calls (one rank per node, blocks below 256 KiB), they rest with it.
+// or when no recent exchange shows imbalance.
 // 16 calls: one sampling period, longer than a new call site's warm-up (2 samples, then the
 // guard's window of 4 assessed plans), so a pattern still being learnt does not rest.
 class ExchangeRest {
