@@ -102,8 +102,8 @@ PAPSHIM_EXPORT int papshim_get_plan_stats(MPI_Comm comm, papshim_plan_stats* sta
         stats->last_right = planner->guard().last_right();
         stats->trusted = planner->guard().trusted() ? 1 : 0;
         stats->armed = planner->armed() ? 1 : 0;
-        // Only where it changes anything: auto's sampled calls with a policy that arms.
-        stats->resting = planner->resting() && ctx->policy.exchange == plan::Exchange::sampled && ctx->policy.arms;
+        // Only where it changes anything: auto's sampled calls.
+        stats->resting = planner->resting() && ctx->policy.exchange == plan::Exchange::sampled;
     }
     return MPI_SUCCESS;
 }

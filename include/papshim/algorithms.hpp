@@ -77,9 +77,10 @@ const AllgatherAlgorithm* find_allgather_algorithm(std::string_view name);
 inline constexpr std::uint64_t kAutoOwnMinBlockBytes = 256 << 10;
 inline constexpr std::uint64_t kAutoSparbitMinBlockBytes = 64 << 10;
 inline constexpr int kAutoSparbitMinRanks = 8;
-// Whether `auto` runs Sparbit (auto_allgather_classic) instead of native for an Allgather(v)
-// of `bytes` in all over `ranks` laid out as `layout` below kAutoOwnMinBlockBytes per rank,
-// whatever the arrivals: nothing follows these calls.
+// Whether `auto` runs auto_allgather_classic (Sparbit, or the model's pick for an Allgatherv
+// of far-from-equal blocks) instead of native for an Allgather(v) of `bytes` in all over
+// `ranks` laid out as `layout` below kAutoOwnMinBlockBytes per rank, whatever the arrivals:
+// no exchange follows these calls (unless a named planned algorithm makes every call exchange).
 bool auto_allgather_runs_sparbit(int ranks, std::uint64_t bytes, NodeLayout layout);
 // The classic algorithm `auto` runs across nodes where it does not run native or BDR: the
 // ring for near-equal blocks from kAutoOwnMinBlockBytes per rank, else Sparbit. `largest`:

@@ -52,11 +52,10 @@ struct Policy {
     // (Guard::kWindow) is full at once, then one in `sample_every`.
     int first_sampled = Guard::kWindow;
     int sample_every = 16;
-    // sampled: whether a sampled call exchanges on every call while the guard suspects
-    // imbalance (Guard::maybe_imbalanced), so that its plans come (auto's reductions). Not
-    // for auto's Allgather(v), which exchanges on every call where it may run BDR and nowhere
-    // else (an exchange per call cost a 64 KiB call 5-8% under fresh random delays).
-    bool arms = false;
+    // Only auto's reductions are sampled (auto's Allgather(v) exchanges on every call where it
+    // may run BDR and nowhere else): a sampled call exchanges on every call while the guard
+    // suspects imbalance (Guard::maybe_imbalanced, "armed"), so that its plans come, unless
+    // the exchange rests (ExchangeRest).
 
     // How calls of this collective and size go through the planner (calls not followed cost
     // nothing beyond the native call: nothing on them can use a plan or the guard).
@@ -82,15 +81,14 @@ struct Policy {
 class SampledCadence {
 public:
     // Whether the next eligible call exchanges: one of the first `first_sampled`, or one in
-    // `sample_every`; or every call while armed (where the policy arms), unless resting.
+    // `sample_every`; or every call while armed, unless resting.
     // While resting, a sampled call's successor exchanges too, so that the plan made from the
     // sampled call's vector is assessed against its arrivals (Planner::note_plan_use).
     bool next(const Policy& policy, bool armed, bool resting) {
         const bool sampled = eligible_ < std::uint64_t(policy.first_sampled) ||
                              eligible_ % std::uint64_t(policy.sample_every) == 0;
-        const bool rests = policy.arms && resting;
-        const bool exchange = sampled || probe_next_ || (armed && policy.arms && !resting);
-        probe_next_ = sampled && rests;
+        const bool exchange = sampled || probe_next_ || (armed && !resting);
+        probe_next_ = sampled && resting;
         ++eligible_;
         return exchange;
     }

@@ -155,8 +155,9 @@ TimingResult simulate_timing(const ScheduleSet& set, const TimingModel& model,
 // vector of `bytes`. It sends no messages, so it has its own model, in the terms of a
 // message through shared memory (latency + bytes * per_byte, two copies): a copy of the
 // vector costs `overhead + bytes * per_byte / 2`, reducing one deposit into the partial
-// `bytes * (per_byte / 2 + reduce_per_byte)`, and a flag stored on one core is seen on
-// another `latency` later. The first arriver leads: it copies its vector, reduces every
+// `overhead + bytes * (per_byte / 2 + reduce_per_byte)`, and a flag stored on one core is
+// seen on another `latency` later. Not in place (the leader copies its own vector first), and
+// any size, where papshim runs it only up to PAPSHIM_SHM_SLOT bytes. The first arriver leads: it copies its vector, reduces every
 // other rank's deposit once its flag is seen (arrival order), and copies the result into the
 // shared slot; every other rank deposits its vector, waits for the result's flag and copies
 // it out. Throws std::invalid_argument for several nodes (ranks_per_node below the size).

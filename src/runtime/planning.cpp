@@ -67,10 +67,6 @@ void update_policy(CommContext& ctx) {
                 policy.exchange = plan::Exchange::always;
             } else if (choice == "auto") {
                 policy.sampled_collectives |= std::uint8_t(1u << c);
-                // auto's reductions plan from the exchanged predictions and arm on a
-                // spread; its Allgather(v) exchanges on every call where it may run BDR and
-                // nowhere else (auto_cadence), so arming changes nothing there.
-                if (!gathers(Collective(c))) policy.arms = true;
             }
         }
         if (policy.exchange == plan::Exchange::off && policy.sampled_collectives != 0)

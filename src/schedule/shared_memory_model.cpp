@@ -19,7 +19,8 @@ TimingResult simulate_dynamic_leader(std::span<const double> arrival, double byt
     // A message through shared memory copies its bytes twice (into the shared buffer and out),
     // so one copy of the vector costs half a message's time per byte.
     const double copy = model.overhead + bytes * model.per_byte / 2;
-    const double reduce = bytes * (model.per_byte / 2 + model.reduce_per_byte);  // a slot into the partial
+    // One PMPI_Reduce_local of a slot into the partial.
+    const double reduce = model.overhead + bytes * (model.per_byte / 2 + model.reduce_per_byte);
     const double seen = model.latency;  // a flag stored on one core, seen on another
 
     // Arrival order, ties to the lower rank: the first one claims the call and leads.
@@ -30,7 +31,8 @@ TimingResult simulate_dynamic_leader(std::span<const double> arrival, double byt
 
     TimingResult result;
     result.exit.assign(std::size_t(p), 0.0);
-    // The leader copies its own vector into its partial, then reduces each deposit once its
+    // The leader copies its own vector into its partial (not in place: with MPI_IN_PLACE
+    // leader_reduce skips that copy), then reduces each deposit once its
     // flag is seen, in the order the deposits appear (every copy costs the same, so arrival
     // order), then publishes the partial.
     double leader_time = arrival[std::size_t(leader)] + copy;

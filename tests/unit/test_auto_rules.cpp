@@ -172,6 +172,15 @@ TEST_CASE("auto's Allgather below 256 KiB per rank: Sparbit whatever the arrival
     CHECK(auto_allgather_classic(8, 8 * 64 * kib, 64 * kib).name == "sparbit");
     CHECK(auto_allgather_classic(8, 8 * 256 * kib - 8, 256 * kib - 1).name == "sparbit");
     CHECK(auto_allgather_classic(8, 8 * 256 * kib, 256 * kib).name == "ring");
+    // An Allgatherv there: near-equal blocks Sparbit too; far-from-equal ones the model's pick.
+    const papshim::LinkModel gigabit{50e-6, 8e-9};
+    const std::vector<std::uint64_t> equal(8, 128 * kib);
+    CHECK(auto_allgather_classic(8, 8 * 128 * kib, 128 * kib, equal, gigabit).name == "sparbit");
+    std::vector<std::uint64_t> half_full(8, 0);
+    for (std::size_t i = 0; i < half_full.size(); i += 2) half_full[i] = 256 * kib;
+    const auto& picked = auto_allgather_classic(8, 8 * 128 * kib, 256 * kib, half_full, gigabit);
+    CHECK(picked.name == papshim::fastest_classic_allgatherv(half_full, gigabit).name);
+    CHECK(picked.name != "ring");
 }
 
 TEST_CASE("the fast path: native always, auto's reductions below the sampled sizes, its gathers below 64 KiB a rank") {

@@ -28,10 +28,9 @@ std::vector<int> exchanging_calls(const Policy& policy, bool armed, bool resting
     return out;
 }
 
-Policy sampled_policy(bool arms) {
+Policy sampled_policy() {
     Policy policy;
     policy.exchange = papshim::plan::Exchange::sampled;
-    policy.arms = arms;
     return policy;  // first_sampled 4, sample_every 16
 }
 
@@ -93,21 +92,17 @@ TEST_CASE("a single noisy exchange disarms once it leaves the window") {
 }
 
 TEST_CASE("a sampled cadence: the first calls, one in 16, every call while armed") {
-    CHECK(exchanging_calls(sampled_policy(true), false, false) == std::vector<int>{0, 1, 2, 3, 16, 32});
-    CHECK(exchanging_calls(sampled_policy(true), true, false).size() == 40);
-    // A policy that does not arm (auto's Allgather below 256 KiB per rank) stays sampled.
-    CHECK(exchanging_calls(sampled_policy(false), true, false) == std::vector<int>{0, 1, 2, 3, 16, 32});
+    CHECK(exchanging_calls(sampled_policy(), false, false) == std::vector<int>{0, 1, 2, 3, 16, 32});
+    CHECK(exchanging_calls(sampled_policy(), true, false).size() == 40);
 }
 
 TEST_CASE("a resting cadence exchanges on sampled calls and the call after each") {
     // Armed but resting: no exchange on every call, a pair per sample so a plan is assessed.
-    CHECK(exchanging_calls(sampled_policy(true), true, true) == std::vector<int>{0, 1, 2, 3, 4, 16, 17, 32, 33});
-    // Resting applies only where the policy arms.
-    CHECK(exchanging_calls(sampled_policy(false), true, true) == std::vector<int>{0, 1, 2, 3, 16, 32});
+    CHECK(exchanging_calls(sampled_policy(), true, true) == std::vector<int>{0, 1, 2, 3, 4, 16, 17, 32, 33});
 }
 
 TEST_CASE("a cadence leaving its rest exchanges on every call again") {
-    const Policy policy = sampled_policy(true);
+    const Policy policy = sampled_policy();
     SampledCadence cadence;
     std::vector<int> out;
     for (int call = 0; call < 24; ++call)

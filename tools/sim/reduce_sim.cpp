@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "papshim/algorithms.hpp"
+#include "papshim/config.hpp"
 #include "src/algorithms/reduce/clairvoyant.hpp"
 
 namespace papshim::sim_tool {
@@ -125,6 +126,9 @@ int simulate(const ReduceOptions& options, const Common& common) {
                 fmt::print("clairvoyant at {} B: N={} d={} ns, {} rounds ({} with messages), scheduler {:.1f} µs per call\n",
                            bytes, segments, d, plan.rounds, table.back().steps, cost * 1e6);
             } else if (name == "dynamic_leader") {  // shared memory: no schedule, no messages
+                if (bytes > double(papshim::Config{}.shm_slot))
+                    fmt::print("note: papshim runs dynamic_leader only up to PAPSHIM_SHM_SLOT bytes (default {}); "
+                               "this row models a larger slot\n", papshim::Config{}.shm_slot);
                 table.push_back({name, bytes, 0, 0, sim::simulate_dynamic_leader(arrival, bytes, model)});
             } else if (name == "chain") {
                 run(name, sim::ScheduleSet::from(chain_schedules(arrival, root, segments)), segments);
