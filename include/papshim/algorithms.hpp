@@ -58,9 +58,9 @@ const AllgatherAlgorithm* find_allgather_algorithm(std::string_view name);
 //   0.80-1.01 of native's time at 64 and 128 KiB in every pattern, balanced and imbalanced,
 //   of two runs on 2026-12-01 (Allgather and Allgatherv), where the ring took 0.76-1.65
 //   (the Allgather's 1.05-1.65 at 64 KiB) and the ring-while-imbalanced rule this replaces
-//   left auto at 0.89-1.19 (its sampled exchanges
-//   learnt the spread late and kept the ring up to ~48 calls after it ended); at p = 4
-//   Sparbit took up to 1.32 of native's time balanced, so auto stays native there;
+//   left auto at 0.89-1.19 (its sampled exchanges learnt the spread late and kept the ring
+//   up to ~48 calls after it ended); at p = 4 Sparbit took up to 1.32 of native's time
+//   balanced, so auto stays native there;
 // - from there across nodes, the ring where the blocks are near-equal: 0.75-0.92 of native's
 //   time where Sparbit took 0.84-1.05 (p = 8 and 4), 0.49-0.66 where Sparbit took 0.57-0.80
 //   (two ranks per node); for an Allgatherv whose largest block is above 1.25 times the mean

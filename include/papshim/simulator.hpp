@@ -157,11 +157,15 @@ TimingResult simulate_timing(const ScheduleSet& set, const TimingModel& model,
 // vector costs `overhead + bytes * per_byte / 2`, reducing one deposit into the partial
 // `overhead + bytes * (per_byte / 2 + reduce_per_byte)`, and a flag stored on one core is
 // seen on another `latency` later. Not in place (the leader copies its own vector first), and
-// any size, where papshim runs it only up to PAPSHIM_SHM_SLOT bytes. The first arriver leads: it copies its vector, reduces every
-// other rank's deposit once its flag is seen (arrival order), and copies the result into the
-// shared slot; every other rank deposits its vector, waits for the result's flag and copies
-// it out. Throws std::invalid_argument for several nodes (ranks_per_node below the size).
+// at any size, where papshim runs it only up to PAPSHIM_SHM_SLOT bytes. The first arriver
+// leads: it copies its vector, reduces every other rank's deposit once its flag is seen
+// (arrival order), and copies the result into the shared slot; every other rank deposits its
+// vector, waits for the result's flag and copies it out. Throws what
+// check_dynamic_leader_model throws.
 TimingResult simulate_dynamic_leader(std::span<const double> arrival, double bytes, const TimingModel& model);
+// Throws std::invalid_argument unless the model fits `ranks` ranks: at least one, on one node
+// (ranks_per_node 0 or at least `ranks`).
+void check_dynamic_leader_model(int ranks, const TimingModel& model);
 
 // Per-rank arrival times for the simulator and benchmarks, reproducible from a seed: rank i's
 // random draw depends only on (seed, i).

@@ -11,11 +11,15 @@
 
 namespace papshim::sim {
 
+void check_dynamic_leader_model(int ranks, const TimingModel& model) {
+    if (ranks <= 0) throw std::invalid_argument("dynamic_leader: no ranks");
+    if (model.ranks_per_node > 0 && model.ranks_per_node < ranks)
+        throw std::invalid_argument("dynamic_leader is modelled on one node only (--ranks-per-node 0 or at least --ranks)");
+}
+
 TimingResult simulate_dynamic_leader(std::span<const double> arrival, double bytes, const TimingModel& model) {
     const int p = int(arrival.size());
-    if (p == 0) throw std::invalid_argument("dynamic_leader: no ranks");
-    if (model.ranks_per_node > 0 && model.ranks_per_node < p)
-        throw std::invalid_argument("dynamic_leader is modelled on one node only (--ranks-per-node 0 or at least --ranks)");
+    check_dynamic_leader_model(p, model);
     // A message through shared memory copies its bytes twice (into the shared buffer and out),
     // so one copy of the vector costs half a message's time per byte.
     const double copy = model.overhead + bytes * model.per_byte / 2;

@@ -84,9 +84,9 @@ struct Row {
 int simulate(const ReduceOptions& options, const Common& common) {
     const int p = common.ranks, root = options.allreduce ? -1 : options.root;
     if (root >= p) throw std::invalid_argument(fmt::format("--root {} needs more than {} ranks", root, p));
-    if (std::ranges::find(options.algorithms, "dynamic_leader") != options.algorithms.end() &&
-        common.model.ranks_per_node > 0 && common.model.ranks_per_node < p)
-        throw std::invalid_argument("dynamic_leader is modelled on one node only (--ranks-per-node 0 or at least --ranks)");
+    // Before the header, as a bad option is reported.
+    if (std::ranges::find(options.algorithms, "dynamic_leader") != options.algorithms.end())
+        sim::check_dynamic_leader_model(p, common.model);
     const Collective collective = options.allreduce ? Collective::allreduce : Collective::reduce;
     sim::TimingModel model = common.model;
     model.reduce_per_byte = options.gamma;
@@ -99,6 +99,7 @@ int simulate(const ReduceOptions& options, const Common& common) {
                options.allreduce ? "allreduce" : "reduce", p, root, common.pattern_text, common.seed, model.latency, model.per_byte, model.reduce_per_byte,
                model.overhead, model.contention ? "on" : "off");
     std::vector<Row> rows;
+    const std::size_t default_shm_slot = papshim::Config{}.shm_slot;  // PAPSHIM_SHM_SLOT unset
     for (double bytes : common.bytes) {
         std::vector<Row> table;
         auto run = [&](const std::string& name, const sim::ScheduleSet& set, int blocks) {
@@ -126,9 +127,9 @@ int simulate(const ReduceOptions& options, const Common& common) {
                 fmt::print("clairvoyant at {} B: N={} d={} ns, {} rounds ({} with messages), scheduler {:.1f} µs per call\n",
                            bytes, segments, d, plan.rounds, table.back().steps, cost * 1e6);
             } else if (name == "dynamic_leader") {  // shared memory: no schedule, no messages
-                if (bytes > double(papshim::Config{}.shm_slot))
+                if (bytes > double(default_shm_slot))
                     fmt::print("note: papshim runs dynamic_leader only up to PAPSHIM_SHM_SLOT bytes (default {}); "
-                               "this row models a larger slot\n", papshim::Config{}.shm_slot);
+                               "this row models a larger slot\n", default_shm_slot);
                 table.push_back({name, bytes, 0, 0, sim::simulate_dynamic_leader(arrival, bytes, model)});
             } else if (name == "chain") {
                 run(name, sim::ScheduleSet::from(chain_schedules(arrival, root, segments)), segments);
