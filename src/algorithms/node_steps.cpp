@@ -24,12 +24,6 @@ constexpr int kChainResultTag = 0x5000;
 constexpr int kHandoverTag = 0x3fff;
 constexpr int kTagSpan = 0x1000;
 
-// Chain messages are cut into pieces of about this many bytes so that a rank can pass on the
-// start of the partial while the rest still arrives (spec §6.6): measured on Open MPI shared
-// memory, 1 MiB Reduce at p = 4 (docs/benchmarks.md). Fixed: every rank must cut alike (an
-// experiment's PAPSHIM_CHAIN_PIECE, which the configuration check refuses, is gone).
-constexpr std::int64_t kChainPieceBytes = std::int64_t{256} * 1024;
-
 std::uint64_t order_cell(std::uint64_t epoch, int local_rank) { return (epoch << 24) | std::uint64_t(local_rank + 1); }
 
 // The local rank in chain order cell k of this epoch, once written.

@@ -5,6 +5,8 @@
 // the leaders) in the same order, which is what keeps their epoch counters in step.
 #pragma once
 
+#include <cstdint>
+
 #include "../schedule/type_shape.hpp"
 #include "papshim/algorithms.hpp"
 #include "papshim/node_shared.hpp"
@@ -35,6 +37,13 @@ bool fits_slots(const NodeView& view, const Call& call);
 int leader_reduce(NodeView& view, const Call& call, bool& led);
 // Waits for the node partial of the last leader_reduce and copies it to `to`.
 void copy_partial(NodeView& view, const Call& call, void* to);
+
+// Chain messages are cut into pieces of about this many bytes so that a rank can pass on the
+// start of the partial while the rest still arrives (spec §6.6): measured on Open MPI shared
+// memory, 1 MiB Reduce at p = 4 (docs/benchmarks.md). Fixed: every rank must cut alike (an
+// experiment's PAPSHIM_CHAIN_PIECE, which the configuration check refuses, is gone).
+// papshim-sim's model of the chain cuts alike.
+constexpr std::int64_t kChainPieceBytes = std::int64_t{256} * 1024;
 
 // Arrival chain (spec §6.5, chunked §6.6): the node's ranks reduce in the order they arrive,
 // over point-to-point on view.node; each passes the running partial to the next arriver and

@@ -425,3 +425,80 @@ TEST_CASE("the dynamic leader's model: the first arriver reduces as deposits app
         CHECK_THROWS_AS(papshim::sim::simulate_dynamic_leader(same(4, 0.0), bytes, model), std::invalid_argument);
     }
 }
+
+TEST_CASE("the node algorithms' model: phases inside nodes, among leaders, inside nodes again", "[simulator][timing][shm]") {
+    using papshim::sim::NodeReduction;
+    using papshim::sim::simulate_node_reduction;
+    TimingModel model;
+    model.latency = 1e-6;
+    model.per_byte = 1e-9;
+    model.inter_latency = 5e-5;
+    model.inter_per_byte = 8e-9;
+    model.overhead = 0;
+    const double slot = 65536;
+    SECTION("one rank: nothing to wait for") {
+        for (auto algorithm : {NodeReduction::reduce_arrival_chain, NodeReduction::allreduce_arrival_chain,
+                               NodeReduction::allreduce_hierarchical})
+            CHECK(simulate_node_reduction(algorithm, same(1, 2e-6), 1e6, 0, slot, model).exit[0] == Approx(2e-6));
+    }
+    SECTION("a Reduce of two ranks to the first arriver: up the chain and back") {
+        // Rank 0 arrives first, so once it sees rank 1's ticket it passes its vector to rank 1,
+        // which reduces it and, being the last arriver, relays the result to the root: a flag
+        // and two messages of one piece.
+        const double bytes = 1000, message = model.latency + bytes * model.per_byte;
+        const auto timing = simulate_node_reduction(NodeReduction::reduce_arrival_chain, same(2, 0.0), bytes, 0, slot, model);
+        CHECK(timing.exit[0] == Approx(model.latency + 2 * message));
+    }
+    SECTION("the chain is cut in pieces of kChainPieceBytes, so a long vector streams through it") {
+        // Balanced, one node of 4, each sender's pieces one after another on its link: the
+        // root's wait is the chain's fill plus the vector once, far below three whole-vector hops.
+        model.contention = true;
+        const double bytes = 4.0 * 1024 * 1024, hop = model.latency + bytes * model.per_byte;
+        const auto timing = simulate_node_reduction(NodeReduction::reduce_arrival_chain, same(4, 0.0), bytes, 3, slot, model);
+        CHECK(timing.exit[3] < 2 * hop);
+        CHECK(timing.exit[3] > hop);
+    }
+    SECTION("hierarchical on one node below the slot is the dynamic leader") {
+        auto arrival = same(4, 0.0);
+        arrival[2] = 3e-5;
+        const auto node = simulate_node_reduction(NodeReduction::allreduce_hierarchical, arrival, 8, -1, slot, model);
+        const auto leader = papshim::sim::simulate_dynamic_leader(arrival, 8, model);
+        for (std::size_t r = 0; r < 4; ++r) CHECK(node.exit[r] == Approx(leader.exit[r]));
+    }
+    SECTION("above the slot, across nodes, hierarchical and arrival_chain run the same phases") {
+        model.ranks_per_node = 3;  // nodes {0,1,2}, {3,4,5}, {6}
+        const auto arrival = papshim::sim::make_arrivals(papshim::sim::ArrivalPattern(papshim::sim::ArrivalPattern::Kind::uniform, 1e-3), 7, 5);
+        const auto chain = simulate_node_reduction(NodeReduction::allreduce_arrival_chain, arrival, 1e6, -1, slot, model);
+        const auto hierarchical = simulate_node_reduction(NodeReduction::allreduce_hierarchical, arrival, 1e6, -1, slot, model);
+        for (std::size_t r = 0; r < 7; ++r) {
+            CHECK(chain.exit[r] == Approx(hierarchical.exit[r]));
+            CHECK(chain.exit[r] > arrival[r]);
+        }
+    }
+    SECTION("across nodes, the late rank finds the other node's partial already sent") {
+        model.ranks_per_node = 2;
+        auto arrival = same(4, 0.0);
+        arrival[3] = 1e-3;  // node 1's second rank
+        const auto timing = simulate_node_reduction(NodeReduction::allreduce_hierarchical, arrival, 8, -1, slot, model);
+        // Node 0 waits for node 1's partial to cross the network; the late rank's node had
+        // node 0's partial before it arrived, so it waits for no network latency.
+        for (std::size_t r : {0, 1}) CHECK(timing.exit[r] > 1e-3 + model.inter_latency);
+        CHECK(timing.exit[3] - arrival[3] < model.inter_latency);
+    }
+    SECTION("a root off its node's leader gets the result by a hand-over") {
+        model.ranks_per_node = 2;
+        const auto timing = simulate_node_reduction(NodeReduction::reduce_arrival_chain, same(4, 0.0), 1000, 3, slot, model);
+        CHECK(timing.exit[3] > timing.exit[2]);
+        CHECK(timing.exit[3] > timing.exit[0]);
+    }
+    SECTION("bad input") {
+        CHECK_THROWS_AS(simulate_node_reduction(NodeReduction::reduce_arrival_chain, same(4, 0.0), 8, 4, slot, model),
+                        std::invalid_argument);
+        CHECK_THROWS_AS(simulate_node_reduction(NodeReduction::allreduce_hierarchical, {}, 8, -1, slot, model),
+                        std::invalid_argument);
+        model.ranks_per_node = 2;
+        model.cyclic_mapping = true;
+        CHECK_THROWS_AS(simulate_node_reduction(NodeReduction::allreduce_arrival_chain, same(4, 0.0), 8, -1, slot, model),
+                        std::invalid_argument);
+    }
+}

@@ -91,17 +91,21 @@ void define_reduce_options(CLI::App& app, ReduceOptions& options) {
             return names;
         };
     };
-    add_parsed(app, "--reduce", options.algorithms, names_of(Collective::reduce, {"clairvoyant", "chain"}),
+    add_parsed(app, "--reduce", options.algorithms, names_of(Collective::reduce, {"clairvoyant", "chain", "arrival_chain"}),
                "simulate these Reduce algorithms instead of the Allgather ones:\n"
                "clairvoyant (planned from the pattern's arrivals), chain (in\n"
                "arrival order to the root, in N pieces), predicted_chain, binomial,\n"
-               "rabenseifner",
+               "rabenseifner; arrival_chain, papshim's node algorithm (a chain\n"
+               "inside each node, the node leaders' binomial tree; docs/simulator.md)",
                "A[,A...]");
-    add_parsed(app, "--allreduce", options.algorithms, names_of(Collective::allreduce, {"dynamic_leader"}),
+    add_parsed(app, "--allreduce", options.algorithms,
+               names_of(Collective::allreduce, {"dynamic_leader", "arrival_chain", "hierarchical"}),
                "the same for Allreduce: clairvoyant, clairvoyant_bcast, predicted_chain,\n"
                "predicted_scatter, recursive_doubling, rabenseifner, ring; and\n"
                "dynamic_leader, the shared-memory Allreduce on one node (--alpha and\n"
-               "--beta: a shared-memory message's; docs/simulator.md)",
+               "--beta: a shared-memory message's), arrival_chain and hierarchical,\n"
+               "papshim's node algorithms (inside nodes at --alpha/--beta, between\n"
+               "them at --inter-alpha/--inter-beta; docs/simulator.md)",
                "A[,A...]");
     add_parsed(
         app, "--root", options.root,

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <stdexcept>
 
@@ -17,6 +18,7 @@
 
 #include "papshim/algorithms.hpp"
 #include "papshim/config.hpp"
+#include "src/algorithms/node_steps.hpp"
 #include "src/algorithms/reduce/clairvoyant.hpp"
 
 namespace papshim::sim_tool {
@@ -76,10 +78,18 @@ double seconds_per_call(Work&& work, double budget) {
 struct Row {
     std::string algorithm;
     double bytes = 0;
-    int steps = 0;
+    int steps = 0;              // -1 with messages: not one schedule (a node algorithm's phases)
     std::size_t messages = 0;
     sim::TimingResult timing;
 };
+
+// papshim's node algorithms, which the simulator runs phase by phase (simulate_node_reduction).
+std::optional<sim::NodeReduction> node_reduction(const std::string& name, bool allreduce) {
+    if (name == "arrival_chain")
+        return allreduce ? sim::NodeReduction::allreduce_arrival_chain : sim::NodeReduction::reduce_arrival_chain;
+    if (name == "hierarchical" && allreduce) return sim::NodeReduction::allreduce_hierarchical;
+    return std::nullopt;
+}
 
 int simulate(const ReduceOptions& options, const Common& common) {
     const int p = common.ranks, root = options.allreduce ? -1 : options.root;
@@ -87,6 +97,9 @@ int simulate(const ReduceOptions& options, const Common& common) {
     // Before the header, as a bad option is reported.
     if (std::ranges::find(options.algorithms, "dynamic_leader") != options.algorithms.end())
         sim::check_dynamic_leader_model(p, common.model);
+    const bool node_algorithms = std::ranges::any_of(
+        options.algorithms, [&](const std::string& name) { return node_reduction(name, options.allreduce).has_value(); });
+    if (node_algorithms) sim::check_node_reduction_model(common.model);
     const Collective collective = options.allreduce ? Collective::allreduce : Collective::reduce;
     sim::TimingModel model = common.model;
     model.reduce_per_byte = options.gamma;
@@ -100,6 +113,12 @@ int simulate(const ReduceOptions& options, const Common& common) {
                model.overhead, model.contention ? "on" : "off");
     std::vector<Row> rows;
     const std::size_t default_shm_slot = papshim::Config{}.shm_slot;  // PAPSHIM_SHM_SLOT unset
+    if (node_algorithms)
+        fmt::print("node algorithms: {}, shared-memory slot {} B (PAPSHIM_SHM_SLOT's default), chain pieces of {} B\n",
+                   model.ranks_per_node > 0 && model.ranks_per_node < p
+                       ? fmt::format("nodes of {} consecutive ranks", model.ranks_per_node)
+                       : std::string("one node"),
+                   default_shm_slot, node::kChainPieceBytes);
     for (double bytes : common.bytes) {
         std::vector<Row> table;
         auto run = [&](const std::string& name, const sim::ScheduleSet& set, int blocks) {
@@ -131,6 +150,10 @@ int simulate(const ReduceOptions& options, const Common& common) {
                     fmt::print("note: papshim runs dynamic_leader only up to PAPSHIM_SHM_SLOT bytes (default {}); "
                                "this row models a larger slot\n", default_shm_slot);
                 table.push_back({name, bytes, 0, 0, sim::simulate_dynamic_leader(arrival, bytes, model)});
+            } else if (const auto node_algorithm = node_reduction(name, options.allreduce)) {
+                table.push_back({name, bytes, -1, 0,
+                                 sim::simulate_node_reduction(*node_algorithm, arrival, bytes, root,
+                                                              double(default_shm_slot), model)});
             } else if (name == "chain") {
                 run(name, sim::ScheduleSet::from(chain_schedules(arrival, root, segments)), segments);
             } else {  // papshim's builders, with the arrivals as an exact prediction
@@ -152,8 +175,10 @@ int simulate(const ReduceOptions& options, const Common& common) {
         fmt::print("\nvector bytes {}\n{:<14} {:>6} {:>10} {:>12} {:>12} {:>8} {:>8}\n", bytes, "algorithm", "steps",
                    "messages", "ē (µs)", "r (µs)", "ē/best", "r/best");
         for (const auto& row : table)
-            fmt::print("{:<14} {:>6} {:>10} {:>12.3f} {:>12.3f} {:>8.3f} {:>8.3f}\n", row.algorithm, row.steps,
-                       row.messages, row.timing.mean_elapsed * 1e6, row.timing.run_time * 1e6,
+            fmt::print("{:<14} {:>6} {:>10} {:>12.3f} {:>12.3f} {:>8.3f} {:>8.3f}\n", row.algorithm,
+                       row.steps < 0 ? "-" : std::to_string(row.steps),
+                       row.steps < 0 ? "-" : std::to_string(row.messages), row.timing.mean_elapsed * 1e6,
+                       row.timing.run_time * 1e6,
                        ratio(row.timing.mean_elapsed, best_elapsed), ratio(row.timing.run_time, best_run));
         rows.insert(rows.end(), table.begin(), table.end());
     }
@@ -163,8 +188,8 @@ int simulate(const ReduceOptions& options, const Common& common) {
         for (const auto& row : rows)
             results.push_back({{"algorithm", row.algorithm},
                                {"bytes", row.bytes},
-                               {"steps", row.steps},
-                               {"messages", row.messages},
+                               {"steps", row.steps < 0 ? Json(nullptr) : Json(row.steps)},
+                               {"messages", row.steps < 0 ? Json(nullptr) : Json(row.messages)},
                                {"mean_elapsed", row.timing.mean_elapsed},
                                {"run_time", row.timing.run_time}});
         std::ofstream file(common.json);

@@ -1,0 +1,296 @@
+// Timing models of papshim's node-level reductions (simulator.hpp): the shared-memory dynamic
+// leader (simulate_dynamic_leader, after src/algorithms/node_steps.cpp's leader_reduce and
+// copy_partial), and the arrival chain and hierarchical algorithms (simulate_node_reduction,
+// after src/algorithms/{reduce,allreduce}/arrival_chain.cpp and allreduce/hierarchical.cpp).
+// They are not one schedule: a rank runs phases one after the other (inside its node, among
+// the node leaders, inside its node again), so each phase is simulated from the exit times of
+// the one before. Messages inside a node take the model's latency and per_byte, between node
+// leaders its inter_latency and inter_per_byte; shared-memory steps cost copies and flags.
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+#include <vector>
+
+#include "../algorithms/allreduce/builders.hpp"
+#include "../algorithms/node_steps.hpp"
+#include "../algorithms/reduce/builders.hpp"
+#include "../algorithms/reduction_steps.hpp"
+#include "papshim/simulator.hpp"
+
+namespace papshim::sim {
+namespace {
+
+// The costs of the shared-memory steps. A message through shared memory copies its bytes
+// twice (into the shared buffer and out), so one copy of the vector costs half a message's
+// time per byte.
+struct SharedMemoryCosts {
+    double copy, reduce, seen;
+    SharedMemoryCosts(double bytes, const TimingModel& model)
+        : copy(model.overhead + bytes * model.per_byte / 2),
+          // One PMPI_Reduce_local of a slot into the partial.
+          reduce(model.overhead + bytes * (model.per_byte / 2 + model.reduce_per_byte)),
+          seen(model.latency) {}  // a flag stored on one core, seen on another
+};
+
+// Ranks by arrival, ties to the lower rank: the order of the chain's tickets and of the
+// dynamic leader's claim.
+std::vector<int> arrival_order(std::span<const double> arrival) {
+    std::vector<int> order(arrival.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::ranges::stable_sort(order, [&](int x, int y) { return arrival[std::size_t(x)] < arrival[std::size_t(y)]; });
+    return order;
+}
+
+// leader_reduce on one node: the first arriver copies its vector, reduces every other
+// deposit once its flag is seen, in the order they appear, and publishes the partial in the
+// result slot at `published`; the others' deposits are done at `deposited`.
+struct LeaderPhase {
+    int leader = 0;
+    double published = 0;
+    std::vector<double> deposited;
+};
+LeaderPhase leader_phase(std::span<const double> arrival, const SharedMemoryCosts& cost) {
+    const auto order = arrival_order(arrival);
+    LeaderPhase phase{.leader = order.front(), .published = 0, .deposited = {}};
+    for (double a : arrival) phase.deposited.push_back(a + cost.copy);
+    // Not in place: with MPI_IN_PLACE leader_reduce skips the leader's first copy.
+    double time = arrival[std::size_t(phase.leader)] + cost.copy;
+    for (std::size_t k = 1; k < order.size(); ++k)
+        time = std::max(time, phase.deposited[std::size_t(order[k])] + cost.seen) + cost.reduce;
+    phase.published = time + cost.copy;  // into the result slot
+    phase.deposited[std::size_t(phase.leader)] = phase.published;
+    return phase;
+}
+
+// A model with every pair of ranks alike: inside one node, or among node leaders.
+TimingModel inside_node(const TimingModel& model) {
+    TimingModel one = model;
+    one.ranks_per_node = 0;
+    one.cyclic_mapping = false;
+    return one;
+}
+TimingModel among_leaders(const TimingModel& model) {
+    TimingModel leaders = inside_node(model);
+    leaders.latency = model.inter_latency;
+    leaders.per_byte = model.inter_per_byte;
+    return leaders;
+}
+
+// Runs `set` on the ranks `members` (set rank i is members[i]), each starting at its time in
+// `now`, and moves their times to their exits. The vector is split evenly over the blocks.
+void run_phase(const ScheduleSet& set, std::span<const int> members, double bytes, const TimingModel& model,
+               std::vector<double>& now) {
+    std::vector<double> start;
+    for (int rank : members) start.push_back(now[std::size_t(rank)]);
+    const std::vector<double> sizes(std::size_t(set.blocks()), bytes / set.blocks());
+    const TimingResult result = simulate_timing(set, model, start, sizes);
+    for (std::size_t i = 0; i < members.size(); ++i) now[std::size_t(members[i])] = result.exit[i];
+}
+
+ScheduleSet build_set(schedule::Builder build, int ranks, int root) {
+    schedule::BuildInput input;
+    input.root = root;
+    return ScheduleSet::build(build, ranks, input);
+}
+
+// chain_reduce on one node (local ranks 0..n-1 are members[0..n-1]), after node_steps.cpp:
+// ranks take tickets in arrival order; the first sends its vector, in pieces of
+// node::kChainPieceBytes, once the second has taken its ticket (its flag seen); every other
+// rank reduces each piece as it arrives and passes it on once the next rank is known; the
+// last arriver relays the result to local rank `target` the same way, or keeps it (target
+// -1), and the target receives it after its own part. Messages as in simulate_timing:
+// overhead o on each side, injected at once (or one after another on the sender's link
+// with contention), latency + bytes * per_byte to arrive, γ per byte to reduce in. Returns
+// the last arriver's local rank.
+int chain_phase(std::span<const int> members, double bytes, int target, const TimingModel& model,
+                std::vector<double>& now) {
+    const int n = int(members.size());
+    std::vector<double> local;
+    for (int rank : members) local.push_back(now[std::size_t(rank)]);
+    const auto order = arrival_order(local);
+    const int last = order.back();
+    if (n == 1) return last;
+    const int pieces = int(std::max(1.0, std::ceil(bytes / double(node::kChainPieceBytes))));
+    const double piece = bytes / pieces, wire = piece * model.per_byte, reduce = piece * model.reduce_per_byte;
+
+    // Sends `pieces` pieces, piece j no earlier than ready[j] (once received and reduced: the
+    // relay interleaves sends with receives) and `known`; returns when each arrives; `done`:
+    // when the last one left.
+    auto send = [&](std::span<const double> ready, double known, double& done) {
+        std::vector<double> arrive;
+        double busy = ready.front(), link_free = busy;
+        for (int j = 0; j < pieces; ++j) {
+            busy = std::max({busy, ready[std::size_t(j)], known}) + model.overhead;
+            const double inject = model.contention ? std::max(busy, link_free) : busy;
+            link_free = inject + wire;
+            arrive.push_back(link_free + model.latency);
+            done = std::max(done, link_free);
+        }
+        return arrive;
+    };
+    // Receives the pieces (reducing each in when `combine`); returns when each is done.
+    auto receive = [&](std::span<const double> arrive, bool combine, double& busy) {
+        std::vector<double> done;
+        double link_free = busy;
+        for (double at : arrive) {
+            double received = at;
+            if (model.contention) received = std::max(at, link_free + wire);
+            link_free = received;
+            busy = std::max(busy, received) + model.overhead + (combine ? reduce : 0.0);
+            done.push_back(busy);
+        }
+        return done;
+    };
+    const SharedMemoryCosts cost(bytes, model);
+    std::vector<double> arrive, result_arrive;
+    std::vector<double> leave(static_cast<std::size_t>(n));
+    for (int k = 0; k < n; ++k) {
+        const int me = order[std::size_t(k)];
+        double busy = local[std::size_t(me)], done = busy;
+        const bool is_last = k == n - 1;
+        // Whom to send to is known once that rank's ticket is seen; the last knows the target.
+        const double known = is_last ? busy : local[std::size_t(order[std::size_t(k) + 1])] + cost.seen;
+        const std::vector<double> reduced =
+            k == 0 ? std::vector<double>(std::size_t(pieces), busy) : receive(arrive, true, busy);
+        done = std::max(done, busy);
+        if (!is_last) {
+            arrive = send(reduced, known, done);
+        } else if (target >= 0 && target != me) {
+            result_arrive = send(reduced, known, done);
+        }
+        leave[std::size_t(me)] = done;
+    }
+    if (target >= 0 && target != last) {
+        double busy = leave[std::size_t(target)];
+        receive(result_arrive, false, busy);
+        leave[std::size_t(target)] = busy;
+    }
+    for (int r = 0; r < n; ++r) now[std::size_t(members[std::size_t(r)])] = leave[std::size_t(r)];
+    return last;
+}
+
+// node_bcast from local rank `root`: through the result slot when the vector fits it (the
+// root copies in and raises a flag, the others copy out), else a binomial tree.
+void bcast_phase(std::span<const int> members, double bytes, int root, bool fits_slot, const TimingModel& model,
+                 std::vector<double>& now) {
+    const int n = int(members.size());
+    if (n == 1) return;
+    if (!fits_slot) {
+        run_phase(build_set(reduction::build_binomial_bcast, n, root), members, bytes, model, now);
+        return;
+    }
+    const SharedMemoryCosts cost(bytes, model);
+    const double published = now[std::size_t(members[std::size_t(root)])] + cost.copy;
+    for (int r = 0; r < n; ++r) {
+        double& t = now[std::size_t(members[std::size_t(r)])];
+        t = r == root ? published : std::max(t, published + cost.seen) + cost.copy;
+    }
+}
+
+TimingResult finish(std::span<const double> arrival, std::vector<double> exit) {
+    TimingResult result;
+    double elapsed = 0;
+    for (std::size_t r = 0; r < arrival.size(); ++r) elapsed += exit[r] - arrival[r];
+    result.mean_elapsed = elapsed / double(arrival.size());
+    result.run_time = *std::ranges::max_element(exit) - *std::ranges::min_element(arrival);
+    result.exit = std::move(exit);
+    return result;
+}
+
+}  // namespace
+
+void check_dynamic_leader_model(int ranks, const TimingModel& model) {
+    if (ranks <= 0) throw std::invalid_argument("dynamic_leader: no ranks");
+    if (model.ranks_per_node > 0 && model.ranks_per_node < ranks)
+        throw std::invalid_argument("dynamic_leader is modelled on one node only (--ranks-per-node 0 or at least --ranks)");
+}
+
+TimingResult simulate_dynamic_leader(std::span<const double> arrival, double bytes, const TimingModel& model) {
+    check_dynamic_leader_model(int(arrival.size()), model);
+    const SharedMemoryCosts cost(bytes, model);
+    const LeaderPhase phase = leader_phase(arrival, cost);
+    // The others deposited; they wait for the published result and copy it out.
+    std::vector<double> exit(arrival.size());
+    for (std::size_t r = 0; r < arrival.size(); ++r)
+        exit[r] = int(r) == phase.leader ? phase.published
+                                         : std::max(phase.deposited[r], phase.published + cost.seen) + cost.copy;
+    return finish(arrival, std::move(exit));
+}
+
+void check_node_reduction_model(const TimingModel& model) {
+    if (model.cyclic_mapping)
+        throw std::invalid_argument("the node algorithms are modelled on consecutive nodes only (PAPSHIM_NODE_SIZE's)");
+}
+
+TimingResult simulate_node_reduction(NodeReduction algorithm, std::span<const double> arrival, double bytes, int root,
+                                     double slot_bytes, const TimingModel& model) {
+    const int p = int(arrival.size());
+    if (p <= 0) throw std::invalid_argument("node reduction: no ranks");
+    check_node_reduction_model(model);
+    const bool reduce = algorithm == NodeReduction::reduce_arrival_chain;
+    if (reduce && (root < 0 || root >= p)) throw std::invalid_argument("node reduction: the Reduce root is not a rank");
+    // Nodes of ranks_per_node consecutive ranks (the last one may be smaller), or one.
+    const int per_node = model.ranks_per_node > 0 ? std::min(model.ranks_per_node, p) : p;
+    std::vector<std::vector<int>> nodes;
+    std::vector<int> leaders;
+    for (int first = 0; first < p; first += per_node) {
+        nodes.emplace_back(std::size_t(std::min(per_node, p - first)));
+        std::iota(nodes.back().begin(), nodes.back().end(), first);
+        leaders.push_back(first);  // local rank 0
+    }
+    const TimingModel node_model = inside_node(model), leader_model = among_leaders(model);
+    const bool fits_slot = bytes <= slot_bytes;
+    std::vector<double> now(arrival.begin(), arrival.end());
+    const int node_count = int(nodes.size());
+
+    if (reduce) {
+        const int root_node = root / per_node, root_local = root % per_node;
+        if (node_count == 1) {
+            chain_phase(nodes.front(), bytes, root_local, node_model, now);
+            return finish(arrival, std::move(now));
+        }
+        for (const auto& node : nodes) chain_phase(node, bytes, 0, node_model, now);
+        run_phase(build_set(reduce::build_binomial, node_count, root_node), leaders, bytes, leader_model, now);
+        if (root_local != 0) {  // the root node's leader hands the result to the root
+            const std::vector<int> pair{leaders[std::size_t(root_node)], root};
+            run_phase(build_set(reduction::build_binomial_bcast, 2, 0), pair, bytes, node_model, now);
+        }
+        return finish(arrival, std::move(now));
+    }
+
+    if (algorithm == NodeReduction::allreduce_hierarchical && fits_slot) {
+        if (node_count == 1) return simulate_dynamic_leader(arrival, bytes, node_model);
+        const SharedMemoryCosts cost(bytes, node_model);
+        for (const auto& node : nodes) {
+            std::vector<double> local;
+            for (int rank : node) local.push_back(now[std::size_t(rank)]);
+            const LeaderPhase phase = leader_phase(local, cost);
+            for (std::size_t i = 0; i < node.size(); ++i) now[std::size_t(node[i])] = phase.deposited[i];
+            // Local rank 0 copies the node's partial out unless it led.
+            if (phase.leader != 0)
+                now[std::size_t(node.front())] = std::max(phase.deposited.front(), phase.published + cost.seen) + cost.copy;
+        }
+    } else if (algorithm == NodeReduction::allreduce_arrival_chain && node_count == 1) {
+        // The last arriver keeps the result and broadcasts it.
+        const int last = chain_phase(nodes.front(), bytes, -1, node_model, now);
+        bcast_phase(nodes.front(), bytes, last, fits_slot, node_model, now);
+        return finish(arrival, std::move(now));
+    } else {  // run_chain_to_leaders
+        for (const auto& node : nodes) chain_phase(node, bytes, 0, node_model, now);
+    }
+    if (node_count > 1) {
+        // leaders_allreduce: Rabenseifner or recursive doubling by their balanced cost on the
+        // default link, as the runtime chooses.
+        const LinkModel link;
+        const bool large = allreduce::rabenseifner_cost(node_count, bytes, link) <
+                           allreduce::recursive_doubling_cost(node_count, bytes, link);
+        run_phase(build_set(large ? allreduce::build_rabenseifner : allreduce::build_recursive_doubling, node_count, -1),
+                  leaders, bytes, leader_model, now);
+    }
+    for (const auto& node : nodes) bcast_phase(node, bytes, 0, fits_slot, node_model, now);
+    return finish(arrival, std::move(now));
+}
+
+}  // namespace papshim::sim
