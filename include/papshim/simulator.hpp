@@ -170,17 +170,19 @@ void check_dynamic_leader_model(int ranks, const TimingModel& model);
 // papshim's node algorithms that are not one schedule (src/algorithms/{reduce,allreduce}/
 // arrival_chain.cpp, allreduce/hierarchical.cpp), on nodes of model.ranks_per_node
 // consecutive ranks (0: one node), as PAPSHIM_NODE_SIZE makes them: inside each node the
-// arrival-ordered chain (pieces of node::kChainPieceBytes, messages at latency/per_byte) or,
-// for hierarchical below `slot_bytes`, the dynamic leader (its shared-memory costs above); the
-// node leaders (local rank 0) combine by messages at inter_latency/inter_per_byte (binomial
-// Reduce; recursive doubling or Rabenseifner as the runtime picks); a broadcast inside each
-// node (the slot below `slot_bytes`, else a binomial tree). Each phase starts from the
-// previous one's exits. `root`: the Reduce root. Throws std::invalid_argument for no ranks,
-// a root out of range or a cyclic mapping.
+// arrival-ordered chain (pieces of node::kChainPieceBytes and the remainder, eager messages
+// at latency/per_byte) or, for hierarchical below `slot_bytes`, the dynamic leader (its
+// shared-memory costs above); the node leaders (local rank 0) combine by messages at
+// inter_latency/inter_per_byte (binomial Reduce; recursive doubling or Rabenseifner as the
+// runtime picks); a broadcast inside each node (the slot below `slot_bytes`, else a binomial
+// tree). Each phase starts from the previous one's exits. `root`: the Reduce root. Throws
+// std::invalid_argument for no ranks, a root out of range, or what check_node_reduction_model
+// throws.
 enum class NodeReduction { reduce_arrival_chain, allreduce_arrival_chain, allreduce_hierarchical };
 TimingResult simulate_node_reduction(NodeReduction algorithm, std::span<const double> arrival, double bytes, int root,
                                      double slot_bytes, const TimingModel& model);
-// Throws std::invalid_argument unless the model's nodes are consecutive ranks.
+// Throws std::invalid_argument unless the model's nodes are consecutive ranks (ranks_per_node
+// >= 0, block mapping) and its messages eager (no rendezvous_bytes).
 void check_node_reduction_model(const TimingModel& model);
 
 // Per-rank arrival times for the simulator and benchmarks, reproducible from a seed: rank i's

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <stdexcept>
 #include <vector>
@@ -69,6 +70,7 @@ TimingModel inside_node(const TimingModel& model) {
     TimingModel one = model;
     one.ranks_per_node = 0;
     one.cyclic_mapping = false;
+    one.background_receives = false;  // BDR's helper thread: no reduction phase has one
     return one;
 }
 TimingModel among_leaders(const TimingModel& model) {
@@ -97,13 +99,14 @@ ScheduleSet build_set(schedule::Builder build, int ranks, int root) {
 
 // chain_reduce on one node (local ranks 0..n-1 are members[0..n-1]), after node_steps.cpp:
 // ranks take tickets in arrival order; the first sends its vector, in pieces of
-// node::kChainPieceBytes, once the second has taken its ticket (its flag seen); every other
-// rank reduces each piece as it arrives and passes it on once the next rank is known; the
-// last arriver relays the result to local rank `target` the same way, or keeps it (target
-// -1), and the target receives it after its own part. Messages as in simulate_timing:
-// overhead o on each side, injected at once (or one after another on the sender's link
-// with contention), latency + bytes * per_byte to arrive, γ per byte to reduce in. Returns
-// the last arriver's local rank.
+// node::kChainPieceBytes (the last one the remainder), once the second has taken its ticket
+// (its flag seen); every other rank reduces each piece as it arrives and passes on the pieces
+// it has reduced once the next rank is known (one thread: receives, reductions and sends on
+// one clock); the last arriver relays the result to local rank `target` the same way, or keeps
+// it (target -1); the target receives it after its own part. Messages as in simulate_timing,
+// eager: overhead o on each side, injected at once (or one after another on the sender's link
+// with contention), latency + bytes * per_byte to arrive, γ per byte to reduce in. Returns the
+// last arriver's local rank.
 int chain_phase(std::span<const int> members, double bytes, int target, const TimingModel& model,
                 std::vector<double>& now) {
     const int n = int(members.size());
@@ -112,60 +115,66 @@ int chain_phase(std::span<const int> members, double bytes, int target, const Ti
     const auto order = arrival_order(local);
     const int last = order.back();
     if (n == 1) return last;
-    const int pieces = int(std::max(1.0, std::ceil(bytes / double(node::kChainPieceBytes))));
-    const double piece = bytes / pieces, wire = piece * model.per_byte, reduce = piece * model.reduce_per_byte;
+    const double full = double(node::kChainPieceBytes);
+    const int pieces = int(std::max(1.0, std::ceil(bytes / full)));
+    auto piece_bytes = [&](int j) { return std::min(full, bytes - j * full); };
 
-    // Sends `pieces` pieces, piece j no earlier than ready[j] (once received and reduced: the
-    // relay interleaves sends with receives) and `known`; returns when each arrives; `done`:
-    // when the last one left.
-    auto send = [&](std::span<const double> ready, double known, double& done) {
-        std::vector<double> arrive;
-        double busy = ready.front(), link_free = busy;
-        for (int j = 0; j < pieces; ++j) {
-            busy = std::max({busy, ready[std::size_t(j)], known}) + model.overhead;
-            const double inject = model.contention ? std::max(busy, link_free) : busy;
-            link_free = inject + wire;
-            arrive.push_back(link_free + model.latency);
-            done = std::max(done, link_free);
-        }
-        return arrive;
+    // One rank's clock and links while it relays.
+    struct Relay {
+        double cpu, send_link, receive_link;
+        std::vector<double> sent;  // when each piece it sent arrives at the next rank
     };
-    // Receives the pieces (reducing each in when `combine`); returns when each is done.
-    auto receive = [&](std::span<const double> arrive, bool combine, double& busy) {
-        std::vector<double> done;
-        double link_free = busy;
-        for (double at : arrive) {
-            double received = at;
-            if (model.contention) received = std::max(at, link_free + wire);
-            link_free = received;
-            busy = std::max(busy, received) + model.overhead + (combine ? reduce : 0.0);
-            done.push_back(busy);
+    auto send_piece = [&](Relay& relay, int j) {
+        relay.cpu += model.overhead;
+        const double inject = model.contention ? std::max(relay.cpu, relay.send_link) : relay.cpu;
+        relay.send_link = inject + piece_bytes(j) * model.per_byte;
+        relay.sent.push_back(relay.send_link + model.latency);
+    };
+    // Receives `arrive` (reducing each piece in when `combine`) and, once `known` (infinite:
+    // never), sends the pieces reduced so far, as relay_pieces' loop does. Returns the time
+    // its last send left or its last piece was reduced, whichever is later.
+    auto relay = [&](Relay& r, std::span<const double> arrive, bool combine, double known) {
+        int reduced = 0, sent = 0;
+        auto send_pending = [&](double until) {
+            if (known > until) return;
+            r.cpu = std::max(r.cpu, known);
+            while (sent < reduced) send_piece(r, sent++);
+        };
+        for (int j = 0; j < pieces; ++j) {
+            double received = arrive.empty() ? r.cpu : arrive[std::size_t(j)];
+            if (!arrive.empty() && model.contention)
+                received = std::max(received, r.receive_link + piece_bytes(j) * model.per_byte);
+            r.receive_link = received;
+            send_pending(received);  // the next rank became known while this piece came
+            r.cpu = std::max(r.cpu, received) + (arrive.empty() ? 0.0 : model.overhead) +
+                    (combine ? piece_bytes(j) * model.reduce_per_byte : 0.0);
+            ++reduced;
+            send_pending(r.cpu);
         }
-        return done;
+        if (sent < reduced && std::isfinite(known)) send_pending(known);
+        return std::max(r.cpu, r.send_link);
     };
     const SharedMemoryCosts cost(bytes, model);
+    const double never = std::numeric_limits<double>::infinity();
     std::vector<double> arrive, result_arrive;
     std::vector<double> leave(static_cast<std::size_t>(n));
     for (int k = 0; k < n; ++k) {
         const int me = order[std::size_t(k)];
-        double busy = local[std::size_t(me)], done = busy;
+        const double start = local[std::size_t(me)];
+        Relay r{.cpu = start, .send_link = start, .receive_link = start, .sent = {}};
         const bool is_last = k == n - 1;
+        const bool relays_result = is_last && target >= 0 && target != me;
         // Whom to send to is known once that rank's ticket is seen; the last knows the target.
-        const double known = is_last ? busy : local[std::size_t(order[std::size_t(k) + 1])] + cost.seen;
-        const std::vector<double> reduced =
-            k == 0 ? std::vector<double>(std::size_t(pieces), busy) : receive(arrive, true, busy);
-        done = std::max(done, busy);
-        if (!is_last) {
-            arrive = send(reduced, known, done);
-        } else if (target >= 0 && target != me) {
-            result_arrive = send(reduced, known, done);
-        }
-        leave[std::size_t(me)] = done;
+        const double known = !is_last ? local[std::size_t(order[std::size_t(k) + 1])] + cost.seen
+                             : relays_result ? start
+                                             : never;
+        // The first arriver's pieces are its own vector: ready at once.
+        leave[std::size_t(me)] = relay(r, k == 0 ? std::span<const double>{} : std::span<const double>(arrive), k > 0, known);
+        (is_last ? result_arrive : arrive) = std::move(r.sent);
     }
     if (target >= 0 && target != last) {
-        double busy = leave[std::size_t(target)];
-        receive(result_arrive, false, busy);
-        leave[std::size_t(target)] = busy;
+        Relay r{.cpu = leave[std::size_t(target)], .send_link = 0, .receive_link = leave[std::size_t(target)], .sent = {}};
+        leave[std::size_t(target)] = relay(r, result_arrive, false, never);
     }
     for (int r = 0; r < n; ++r) now[std::size_t(members[std::size_t(r)])] = leave[std::size_t(r)];
     return last;
@@ -220,8 +229,11 @@ TimingResult simulate_dynamic_leader(std::span<const double> arrival, double byt
 }
 
 void check_node_reduction_model(const TimingModel& model) {
+    if (model.ranks_per_node < 0) throw std::invalid_argument("ranks_per_node must be >= 0");
     if (model.cyclic_mapping)
         throw std::invalid_argument("the node algorithms are modelled on consecutive nodes only (PAPSHIM_NODE_SIZE's)");
+    if (std::isfinite(model.rendezvous_bytes))
+        throw std::invalid_argument("the node algorithms' chain is modelled with eager messages only (no --rendezvous)");
 }
 
 TimingResult simulate_node_reduction(NodeReduction algorithm, std::span<const double> arrival, double bytes, int root,

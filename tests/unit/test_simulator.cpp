@@ -8,6 +8,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <limits>
 #include <vector>
 
 #include "sanitizer_scale.hpp"
@@ -449,6 +450,29 @@ TEST_CASE("the node algorithms' model: phases inside nodes, among leaders, insid
         const auto timing = simulate_node_reduction(NodeReduction::reduce_arrival_chain, same(2, 0.0), bytes, 0, slot, model);
         CHECK(timing.exit[0] == Approx(model.latency + 2 * message));
     }
+    SECTION("pieces of kChainPieceBytes and the remainder, as the runtime cuts them") {
+        // 257 KiB to the last arriver: a piece of 256 KiB and one of 1 KiB leave rank 0 at once
+        // (once rank 1's ticket is seen); the root has both when the larger one arrived.
+        const double bytes = 257.0 * 1024;
+        const auto timing = simulate_node_reduction(NodeReduction::reduce_arrival_chain, same(2, 0.0), bytes, 1, slot, model);
+        CHECK(timing.exit[1] == Approx(2 * model.latency + 256.0 * 1024 * model.per_byte));
+    }
+    SECTION("overhead is paid on every piece's send and receive") {
+        const auto without = simulate_node_reduction(NodeReduction::reduce_arrival_chain, same(3, 0.0), 1e6, 2, slot, model);
+        model.overhead = 1e-6;
+        const auto with = simulate_node_reduction(NodeReduction::reduce_arrival_chain, same(3, 0.0), 1e6, 2, slot, model);
+        // Four pieces, two hops: at least one send and one receive per piece on the root's path.
+        CHECK(with.exit[2] - without.exit[2] >= 2 * model.overhead);
+    }
+    SECTION("a Reduce root in the middle of the chain passes its part on, then gets the result") {
+        const std::vector<double> arrival{0, 1e-5, 2e-5};  // the root, rank 1, arrives second
+        const auto timing = simulate_node_reduction(NodeReduction::reduce_arrival_chain, arrival, 1000, 1, slot, model);
+        const double message = model.latency + 1000 * model.per_byte;
+        // Rank 1 passes its partial on only once rank 2's ticket is seen; rank 2 reduces it
+        // and sends the result back.
+        CHECK(timing.exit[1] == Approx(2e-5 + model.latency + 2 * message));
+        CHECK(timing.exit[0] < timing.exit[1]);
+    }
     SECTION("the chain is cut in pieces of kChainPieceBytes, so a long vector streams through it") {
         // Balanced, one node of 4, each sender's pieces one after another on its link: the
         // root's wait is the chain's fill plus the vector once, far below three whole-vector hops.
@@ -475,6 +499,16 @@ TEST_CASE("the node algorithms' model: phases inside nodes, among leaders, insid
             CHECK(chain.exit[r] > arrival[r]);
         }
     }
+    SECTION("across nodes below the slot, a node whose first arriver is not local rank 0") {
+        model.ranks_per_node = 2;
+        const std::vector<double> arrival{1e-5, 0, 0, 0};  // node 0's rank 1 leads
+        const auto timing = simulate_node_reduction(NodeReduction::allreduce_hierarchical, arrival, 8, -1, slot, model);
+        // Local rank 0 deposits and copies the partial rank 1 led out before the leaders'
+        // step: node 1 has node 0's partial no earlier than rank 0's arrival and a network
+        // latency; node 0's leader gets the result from local rank 0.
+        for (std::size_t r : {2, 3}) CHECK(timing.exit[r] > arrival[0] + model.inter_latency);
+        CHECK(timing.exit[1] >= timing.exit[0]);
+    }
     SECTION("across nodes, the late rank finds the other node's partial already sent") {
         model.ranks_per_node = 2;
         auto arrival = same(4, 0.0);
@@ -496,6 +530,10 @@ TEST_CASE("the node algorithms' model: phases inside nodes, among leaders, insid
                         std::invalid_argument);
         CHECK_THROWS_AS(simulate_node_reduction(NodeReduction::allreduce_hierarchical, {}, 8, -1, slot, model),
                         std::invalid_argument);
+        model.rendezvous_bytes = 4096;  // the chain is modelled eager only
+        CHECK_THROWS_AS(simulate_node_reduction(NodeReduction::allreduce_arrival_chain, same(4, 0.0), 8, -1, slot, model),
+                        std::invalid_argument);
+        model.rendezvous_bytes = std::numeric_limits<double>::infinity();
         model.ranks_per_node = 2;
         model.cyclic_mapping = true;
         CHECK_THROWS_AS(simulate_node_reduction(NodeReduction::allreduce_arrival_chain, same(4, 0.0), 8, -1, slot, model),
