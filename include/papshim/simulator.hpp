@@ -160,12 +160,10 @@ TimingResult simulate_timing(const ScheduleSet& set, const TimingModel& model,
 // at any size, where papshim runs it only up to PAPSHIM_SHM_SLOT bytes. The first arriver
 // leads: it copies its vector, reduces every other rank's deposit once its flag is seen
 // (arrival order), and copies the result into the shared slot; every other rank deposits its
-// vector, waits for the result's flag and copies it out. Throws what
-// check_dynamic_leader_model throws.
+// vector, waits for the result's flag and copies it out. Throws std::invalid_argument for
+// no ranks or several nodes (ranks_per_node below the ranks; simulate_node_reduction models
+// it across nodes).
 TimingResult simulate_dynamic_leader(std::span<const double> arrival, double bytes, const TimingModel& model);
-// Throws std::invalid_argument unless the model fits `ranks` ranks: at least one, on one node
-// (ranks_per_node 0 or at least `ranks`).
-void check_dynamic_leader_model(int ranks, const TimingModel& model);
 
 // papshim's node algorithms that are not one schedule (src/algorithms/{reduce,allreduce}/
 // arrival_chain.cpp, allreduce/hierarchical.cpp), on nodes of model.ranks_per_node
@@ -178,7 +176,9 @@ void check_dynamic_leader_model(int ranks, const TimingModel& model);
 // tree). Each phase starts from the previous one's exits. `root`: the Reduce root. Throws
 // std::invalid_argument for no ranks, a root out of range, or what check_node_reduction_model
 // throws.
-enum class NodeReduction { reduce_arrival_chain, allreduce_arrival_chain, allreduce_hierarchical };
+// allreduce_dynamic_leader: hierarchical's slot path at any size (papshim runs it up to
+// the slot), one node or several.
+enum class NodeReduction { reduce_arrival_chain, allreduce_arrival_chain, allreduce_hierarchical, allreduce_dynamic_leader };
 TimingResult simulate_node_reduction(NodeReduction algorithm, std::span<const double> arrival, double bytes, int root,
                                      double slot_bytes, const TimingModel& model);
 // Throws std::invalid_argument unless the model's nodes are consecutive ranks (ranks_per_node

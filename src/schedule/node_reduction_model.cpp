@@ -208,13 +208,14 @@ TimingResult finish(std::span<const double> arrival, std::vector<double> exit) {
     return result;
 }
 
-}  // namespace
-
 void check_dynamic_leader_model(int ranks, const TimingModel& model) {
     if (ranks <= 0) throw std::invalid_argument("dynamic_leader: no ranks");
     if (model.ranks_per_node > 0 && model.ranks_per_node < ranks)
-        throw std::invalid_argument("dynamic_leader is modelled on one node only (--ranks-per-node 0 or at least --ranks)");
+        throw std::invalid_argument("simulate_dynamic_leader models one node (simulate_node_reduction, several)");
 }
+
+}  // namespace
+
 
 TimingResult simulate_dynamic_leader(std::span<const double> arrival, double bytes, const TimingModel& model) {
     check_dynamic_leader_model(int(arrival.size()), model);
@@ -253,7 +254,7 @@ TimingResult simulate_node_reduction(NodeReduction algorithm, std::span<const do
         leaders.push_back(first);  // local rank 0
     }
     const TimingModel node_model = inside_node(model), leader_model = among_leaders(model);
-    const bool fits_slot = bytes <= slot_bytes;
+    const bool fits_slot = algorithm == NodeReduction::allreduce_dynamic_leader || bytes <= slot_bytes;
     std::vector<double> now(arrival.begin(), arrival.end());
     const int node_count = int(nodes.size());
 
@@ -272,7 +273,8 @@ TimingResult simulate_node_reduction(NodeReduction algorithm, std::span<const do
         return finish(arrival, std::move(now));
     }
 
-    if (algorithm == NodeReduction::allreduce_hierarchical && fits_slot) {
+    const bool leads = algorithm == NodeReduction::allreduce_hierarchical || algorithm == NodeReduction::allreduce_dynamic_leader;
+    if (leads && fits_slot) {
         if (node_count == 1) return simulate_dynamic_leader(arrival, bytes, node_model);
         const SharedMemoryCosts cost(bytes, node_model);
         for (const auto& node : nodes) {

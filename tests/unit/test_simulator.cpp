@@ -489,6 +489,18 @@ TEST_CASE("the node algorithms' model: phases inside nodes, among leaders, insid
         const auto leader = papshim::sim::simulate_dynamic_leader(arrival, 8, model);
         for (std::size_t r = 0; r < 4; ++r) CHECK(node.exit[r] == Approx(leader.exit[r]));
     }
+    SECTION("dynamic_leader across nodes is hierarchical's slot path, at any size") {
+        model.ranks_per_node = 2;
+        auto arrival = same(6, 0.0);
+        arrival[4] = 2e-5;
+        const auto leader = simulate_node_reduction(NodeReduction::allreduce_dynamic_leader, arrival, 8, -1, slot, model);
+        const auto hierarchical = simulate_node_reduction(NodeReduction::allreduce_hierarchical, arrival, 8, -1, slot, model);
+        for (std::size_t r = 0; r < 6; ++r) CHECK(leader.exit[r] == Approx(hierarchical.exit[r]));
+        // Above the slot hierarchical runs the chain; dynamic_leader still leads.
+        const auto large = simulate_node_reduction(NodeReduction::allreduce_dynamic_leader, arrival, 1e6, -1, slot, model);
+        const auto chained = simulate_node_reduction(NodeReduction::allreduce_hierarchical, arrival, 1e6, -1, slot, model);
+        CHECK(large.mean_elapsed != Approx(chained.mean_elapsed));
+    }
     SECTION("above the slot, across nodes, hierarchical and arrival_chain run the same phases") {
         model.ranks_per_node = 3;  // nodes {0,1,2}, {3,4,5}, {6}
         const auto arrival = papshim::sim::make_arrivals(papshim::sim::ArrivalPattern(papshim::sim::ArrivalPattern::Kind::uniform, 1e-3), 7, 5);

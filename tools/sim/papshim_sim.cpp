@@ -102,10 +102,10 @@ void define_reduce_options(CLI::App& app, ReduceOptions& options) {
                names_of(Collective::allreduce, {"dynamic_leader", "arrival_chain", "hierarchical"}),
                "the same for Allreduce: clairvoyant, clairvoyant_bcast, predicted_chain,\n"
                "predicted_scatter, recursive_doubling, rabenseifner, ring; and\n"
-               "dynamic_leader, the shared-memory Allreduce on one node (--alpha and\n"
-               "--beta: a shared-memory message's), arrival_chain and hierarchical,\n"
-               "papshim's node algorithms (inside nodes at --alpha/--beta, between\n"
-               "them at --inter-alpha/--inter-beta; docs/simulator.md)",
+               "papshim's node algorithms dynamic_leader, arrival_chain and\n"
+               "hierarchical (inside nodes at --alpha/--beta, a shared-memory\n"
+               "message's; between nodes at --inter-alpha/--inter-beta;\n"
+               "docs/simulator.md)",
                "A[,A...]");
     add_parsed(
         app, "--root", options.root,

@@ -88,6 +88,7 @@ std::optional<sim::NodeReduction> node_reduction(const std::string& name, bool a
     if (name == "arrival_chain")
         return allreduce ? sim::NodeReduction::allreduce_arrival_chain : sim::NodeReduction::reduce_arrival_chain;
     if (name == "hierarchical" && allreduce) return sim::NodeReduction::allreduce_hierarchical;
+    if (name == "dynamic_leader" && allreduce) return sim::NodeReduction::allreduce_dynamic_leader;
     return std::nullopt;
 }
 
@@ -95,8 +96,6 @@ int simulate(const ReduceOptions& options, const Common& common) {
     const int p = common.ranks, root = options.allreduce ? -1 : options.root;
     if (root >= p) throw std::invalid_argument(fmt::format("--root {} needs more than {} ranks", root, p));
     // Before the header, as a bad option is reported.
-    if (std::ranges::find(options.algorithms, "dynamic_leader") != options.algorithms.end())
-        sim::check_dynamic_leader_model(p, common.model);
     const bool node_algorithms = std::ranges::any_of(
         options.algorithms, [&](const std::string& name) { return node_reduction(name, options.allreduce).has_value(); });
     if (node_algorithms) sim::check_node_reduction_model(common.model);
@@ -145,12 +144,10 @@ int simulate(const ReduceOptions& options, const Common& common) {
                 run(name, sim::ScheduleSet::from(schedules), segments);
                 fmt::print("clairvoyant at {} B: N={} d={} ns, {} rounds ({} with messages), scheduler {:.1f} µs per call\n",
                            bytes, segments, d, plan.rounds, table.back().steps, cost * 1e6);
-            } else if (name == "dynamic_leader") {  // shared memory: no schedule, no messages
-                if (bytes > double(default_shm_slot))
+            } else if (const auto node_algorithm = node_reduction(name, options.allreduce)) {
+                if (name == "dynamic_leader" && bytes > double(default_shm_slot))
                     fmt::print("note: papshim runs dynamic_leader only up to PAPSHIM_SHM_SLOT bytes (default {}); "
                                "this row models a larger slot\n", default_shm_slot);
-                table.push_back({name, bytes, 0, 0, sim::simulate_dynamic_leader(arrival, bytes, model)});
-            } else if (const auto node_algorithm = node_reduction(name, options.allreduce)) {
                 table.push_back({name, bytes, -1, 0,
                                  sim::simulate_node_reduction(*node_algorithm, arrival, bytes, root,
                                                               double(default_shm_slot), model)});
