@@ -128,6 +128,8 @@ public:
         trusted_ = guard.trusted();
     }
     bool resting() const { return unused_plans_ >= kRestAfter; }
+    // A new algorithm choice (papshim_set_algorithm, collective): what went unused was another's.
+    void reset() { *this = ExchangeRest{}; }
 
 private:
     int unused_plans_ = 0;  // calls in a row whose plan could have run and did not
@@ -188,6 +190,7 @@ public:
     // reports alike).
     void note_plan_use(bool ran) { rest_.note_plan_use(ran); }
     bool resting() const { return rest_.resting(); }
+    void reset_rest() { rest_.reset(); }
     long exchanges() const { return now_.exchanges; }
     long board_exchanges() const { return now_.board_exchanges; }
     // What this rank predicted for the next call when it last contributed (valid when that

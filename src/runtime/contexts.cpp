@@ -440,6 +440,9 @@ void set_algorithm(CommContext& ctx, Collective collective, std::string name) {
     // papshim_set_algorithm validated the name; an unknown one leaves the configured choice.
     ctx.algorithm[std::size_t(collective)].store(static_name(collective, name), std::memory_order_release);
     update_policy(ctx);
+    // Every rank calls this at the same point of the communicator's calls, so the rest stays
+    // alike everywhere.
+    if (ctx.planner) ctx.planner->reset_rest();
 }
 
 const schedule::Schedule& CommContext::schedule_for(const ScheduleKey& key) {

@@ -65,7 +65,10 @@ void update_policy(CommContext& ctx) {
             const std::string_view choice = algorithm_for(ctx, Collective(c));
             if (plans_here(Collective(c), choice)) {
                 policy.exchange = plan::Exchange::always;
-            } else if (choice == "auto") {
+            } else if (choice == "auto" && (!gathers(Collective(c)) || plan::Progress::instance().running())) {
+                // auto's Allgather(v) follows calls only to plan BDR, which needs the helper
+                // thread (started at MPI_Init or never, alike on every rank): without it
+                // the communicator needs no planner for it.
                 policy.sampled_collectives |= std::uint8_t(1u << c);
             }
         }

@@ -150,6 +150,17 @@ TEST_CASE("the exchange rests after 16 calls in a row whose plan went unused") {
     CHECK_FALSE(rest.resting());
 }
 
+TEST_CASE("a new algorithm choice ends the rest and forgets the unused plans") {
+    Guard guard;
+    guard.observe(spread(threshold_ns), tau_ns);
+    ExchangeRest rest = rest_under(guard);
+    REQUIRE(rest.resting());
+    rest.reset();
+    CHECK_FALSE(rest.resting());
+    for (int call = 0; call < ExchangeRest::kRestAfter - 1; ++call) rest.note_plan_use(false);
+    CHECK_FALSE(rest.resting());  // counted from zero again
+}
+
 TEST_CASE("the rest ends when no recent exchange shows imbalance") {
     // Plans declined under a staircase, then the arrivals balance: once the guard's window
     // holds no imbalanced exchange, the rest ends, so that imbalance coming back arms the
