@@ -404,27 +404,30 @@ bool auto_runs_bdr(const CommContext& ctx, std::uint64_t bytes, std::uint64_t la
 // cached on the communicator, keyed by the layout's hash, and depends only on the layout and
 // the link model (identical on every rank), so a rank that missed a call here agrees too.
 // `recvcounts`: null for an Allgather. Calls whose blocks are not weighed leave before the
-// block bytes are made.
+// block bytes are made. `layout`: the communicator's across nodes (the ring's threshold);
+// the weighed choice does not depend on it.
 const AllgatherAlgorithm& classic_allgather(CommContext& ctx, std::uint64_t bytes, std::uint64_t largest,
-                                            const int* recvcounts, std::uint64_t element_bytes) {
+                                            const int* recvcounts, std::uint64_t element_bytes, NodeLayout layout) {
     if (!recvcounts || !auto_allgather_weighs_blocks(ctx.size, bytes, largest))
-        return auto_allgather_classic(ctx.size, bytes, largest);
+        return auto_allgather_classic(ctx.size, bytes, largest, layout);
     thread_local std::vector<std::uint64_t> blocks;
     blocks.assign(recvcounts, recvcounts + ctx.size);
     for (std::uint64_t& block : blocks) block *= element_bytes;
-    const std::uint64_t layout = predict::block_hash(blocks);
+    const std::uint64_t hash = predict::block_hash(blocks);
     for (const auto& [known, algorithm] : ctx.classic_by_layout)
-        if (known == layout) return *algorithm;
-    const AllgatherAlgorithm& algorithm = auto_allgather_classic(ctx.size, bytes, largest, blocks, runtime::link_of(ctx));
+        if (known == hash) return *algorithm;
+    const AllgatherAlgorithm& algorithm =
+        auto_allgather_classic(ctx.size, bytes, largest, layout, blocks, runtime::link_of(ctx));
     if (ctx.classic_by_layout.size() == CommContext::kClassicLayouts) ctx.classic_by_layout.erase(ctx.classic_by_layout.begin());
-    ctx.classic_by_layout.emplace_back(layout, &algorithm);
+    ctx.classic_by_layout.emplace_back(hash, &algorithm);
     return algorithm;
 }
 
 // The algorithm for an Allgather(v) of `bytes` (largest block `largest`) under `choice`, or
 // null for native. `auto` (algorithms.hpp, kAutoOwnMinBlockBytes): below kAutoOwnMinBlockBytes
-// per rank native, but auto_allgather_classic (Sparbit, or the model's pick for far-from-equal
-// Allgatherv blocks) where auto_allgather_runs_sparbit says so, whatever the arrivals; from
+// per rank native, but auto_allgather_classic (Sparbit or the ring by the layout, or the model's
+// pick for far-from-equal Allgatherv blocks) where auto_allgather_runs_classic says so,
+// whatever the arrivals; from
 // there BDR where auto_allgather_runs_bdr says it wins, this call has a trusted plan and the
 // helper thread runs to post BDR's background receives (a plan can exist without it when
 // another collective's named algorithm makes every call exchange); else native on one node
@@ -437,17 +440,19 @@ const AllgatherAlgorithm* choose_allgather(std::string_view choice, CommContext&
     if (choice != "auto") return find_allgather_algorithm(choice);
     if (bytes / std::uint64_t(ctx.size) < kAutoOwnMinBlockBytes) {
         // The layout only where it decides: a first ask splits the communicator by node.
-        const auto sparbit_on = [&](NodeLayout layout) { return auto_allgather_runs_sparbit(ctx.size, bytes, layout); };
-        if (sparbit_on(NodeLayout::one_rank_per_node) && sparbit_on(runtime::layout_of(ctx)))
-            return &classic_allgather(ctx, bytes, largest, recvcounts, element_bytes);
-        return nullptr;
+        if (!auto_allgather_runs_classic(ctx.size, bytes, NodeLayout::one_rank_per_node)) return nullptr;
+        const NodeLayout layout = runtime::layout_of(ctx);
+        if (!auto_allgather_runs_classic(ctx.size, bytes, layout)) return nullptr;
+        return &classic_allgather(ctx, bytes, largest, recvcounts, element_bytes, layout);
     }
     // Progress::running() is the same on every rank, as auto_cadence assumes too.
     if (planning.plan && planning.guard && plan::Progress::instance().running() &&
         auto_runs_bdr(ctx, bytes, largest, runtime::layout_of(ctx), *planning.guard))
         return find_allgather_algorithm("bdr");
     if (!runtime::spans_nodes(ctx)) return nullptr;
-    return &classic_allgather(ctx, bytes, largest, recvcounts, element_bytes);
+    // From kAutoOwnMinBlockBytes a block the layout across nodes does not change the classic
+    // algorithm (auto_allgather_classic), so it is not asked (that would make the node view).
+    return &classic_allgather(ctx, bytes, largest, recvcounts, element_bytes, NodeLayout::mixed);
 }
 
 // On the helper thread, as soon as the plan for call plan.seq is known: if that call will

@@ -52,15 +52,20 @@ const AllgatherAlgorithm* find_allgather_algorithm(std::string_view name);
 // two ranks per node (docs/benchmarks.md, "`auto`'s Allgather across nodes: the ring, and
 // BDR from 256 KiB per rank"):
 // - on one node, and below kAutoSparbitMinBlockBytes per rank, native;
-// - between that and kAutoOwnMinBlockBytes across nodes with one rank per node, from
-//   kAutoSparbitMinRanks ranks, Sparbit whatever the arrivals (auto_allgather_runs_sparbit;
-//   for an Allgatherv with far-from-equal blocks the model's pick below): at p = 8 it took
+// - between that and kAutoOwnMinBlockBytes across nodes, from kAutoClassicMinRanks ranks,
+//   a classic algorithm whatever the arrivals (auto_allgather_runs_classic): with one rank per
+//   node Sparbit (for an Allgatherv with far-from-equal blocks the model's pick below): at p = 8 it took
 //   0.80-1.01 of native's time at 64 and 128 KiB in every pattern, balanced and imbalanced,
 //   of two runs on 2026-12-01 (Allgather and Allgatherv), where the ring took 0.76-1.65
 //   (the Allgather's 1.05-1.65 at 64 KiB) and the ring-while-imbalanced rule this replaces
 //   left auto at 0.89-1.19 (its sampled exchanges learnt the spread late and kept the ring
 //   up to ~48 calls after it ended); at p = 4 Sparbit took up to 1.32 of native's time
-//   balanced, so auto stays native there;
+//   balanced, so auto stays native there; with several ranks per node Sparbit too, and from
+//   kAutoMixedRingMinBlockBytes the ring for near-equal blocks, as from kAutoOwnMinBlockBytes:
+//   at p = 8, two ranks per node (six runs on 2026-12-01, balanced, one late rank and fresh
+//   random delays), native, auto's choice there until then, took 1.22-2.17x the best classic's
+//   time; the Allgather's Sparbit took 0.68-0.85 of native's time at 64 KiB where the ring took
+//   0.72-0.98, and at 128 KiB 0.65-0.80 where the ring took 0.55-0.79 (0.55-0.66 balanced);
 // - from there across nodes, the ring where the blocks are near-equal: 0.75-0.92 of native's
 //   time where Sparbit took 0.84-1.05 (p = 8 and 4), 0.49-0.66 where Sparbit took 0.57-0.80
 //   (two ranks per node); for an Allgatherv whose largest block is above 1.25 times the mean
@@ -75,23 +80,26 @@ const AllgatherAlgorithm* find_allgather_algorithm(std::string_view name);
 //   cost 5-8% of native's time under fresh random delays, more than BDR gained; with two
 //   ranks per node BDR took 1.09 of native's time under a late rank at 1 MiB, the ring 0.58.
 inline constexpr std::uint64_t kAutoOwnMinBlockBytes = 256 << 10;
-inline constexpr std::uint64_t kAutoSparbitMinBlockBytes = 64 << 10;
-inline constexpr int kAutoSparbitMinRanks = 8;
-// Whether `auto` runs auto_allgather_classic (Sparbit, or the model's pick for an Allgatherv
-// of far-from-equal blocks) instead of native for an Allgather(v) of `bytes` in all over
-// `ranks` laid out as `layout` below kAutoOwnMinBlockBytes per rank, whatever the arrivals:
-// no exchange follows these calls (unless a named planned algorithm makes every call exchange).
-bool auto_allgather_runs_sparbit(int ranks, std::uint64_t bytes, NodeLayout layout);
+inline constexpr std::uint64_t kAutoClassicMinBlockBytes = 64 << 10;
+inline constexpr std::uint64_t kAutoMixedRingMinBlockBytes = 128 << 10;
+inline constexpr int kAutoClassicMinRanks = 8;
+// Whether `auto` runs auto_allgather_classic (Sparbit or the ring, or the model's pick for an
+// Allgatherv of far-from-equal blocks) instead of native for an Allgather(v) of `bytes` in all
+// over `ranks` laid out as `layout` below kAutoOwnMinBlockBytes per rank, whatever the
+// arrivals: no exchange follows these calls (unless a named planned algorithm makes every call
+// exchange).
+bool auto_allgather_runs_classic(int ranks, std::uint64_t bytes, NodeLayout layout);
 // The classic algorithm `auto` runs across nodes where it does not run native or BDR: the
-// ring for near-equal blocks from kAutoOwnMinBlockBytes per rank, else Sparbit. `largest`:
-// the largest block in bytes.
-const AllgatherAlgorithm& auto_allgather_classic(int ranks, std::uint64_t bytes, std::uint64_t largest);
+// ring for near-equal blocks from kAutoOwnMinBlockBytes per rank, and with several ranks per
+// node (`layout` mixed) from kAutoMixedRingMinBlockBytes; else Sparbit. `largest`: the
+// largest block in bytes.
+const AllgatherAlgorithm& auto_allgather_classic(int ranks, std::uint64_t bytes, std::uint64_t largest, NodeLayout layout);
 // Whether an Allgatherv of these blocks gets fastest_classic_allgatherv instead: its blocks
 // far from equal, on up to kClassicModelMaxRanks ranks.
 bool auto_allgather_weighs_blocks(int ranks, std::uint64_t bytes, std::uint64_t largest);
 // The same for an Allgatherv with every rank's block bytes (`block_bytes`, `ranks` long) and
 // the communicator's link model: fastest_classic_allgatherv where auto_allgather_weighs_blocks.
-const AllgatherAlgorithm& auto_allgather_classic(int ranks, std::uint64_t bytes, std::uint64_t largest,
+const AllgatherAlgorithm& auto_allgather_classic(int ranks, std::uint64_t bytes, std::uint64_t largest, NodeLayout layout,
                                                  std::span<const std::uint64_t> block_bytes, const LinkModel& link);
 // Sparbit or Bruck for an Allgatherv of these blocks, whichever the simulator's single-port
 // model (papshim-sim --contention) finishes first on balanced arrivals over `link`: Bruck

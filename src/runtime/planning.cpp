@@ -19,8 +19,8 @@ constexpr std::uint64_t kSampledMinBytes = 16 * 1024;
 // exchange: Reduce/Allreduce of the sizes auto_reduction_candidate names for the
 // communicator's node layout, sampled; Allgather(v) with one rank per node of the sizes where
 // auto may run BDR, on every call, if the helper thread runs to post BDR's background
-// receives (without them BDR loses). Below those sizes auto's Allgather is Sparbit or native
-// whatever the arrivals (auto_allgather_runs_sparbit), and on one node native: following it
+// receives (without them BDR loses). Below those sizes auto's Allgather is a classic algorithm
+// or native whatever the arrivals (auto_allgather_runs_classic), and on one node native: following it
 // there cost a balanced 1 MiB Allgather 5-19% of native's time (p = 4, docs/benchmarks.md).
 plan::Follow auto_cadence(std::uint8_t collective, std::uint64_t bytes, int ranks, NodeLayout layout) {
     const Collective kind = Collective(collective);
@@ -49,7 +49,7 @@ std::uint64_t native_below(Collective collective, std::string_view choice, const
     // auto's Allgather(v) with a mean block below this is native whatever the arrivals and
     // the layout (choose_allgather); its quick bytes are the mean block.
     if (choice == "auto" && gathers(collective) && policy.exchange != plan::Exchange::always)
-        return kAutoSparbitMinBlockBytes;
+        return kAutoClassicMinBlockBytes;
     return 0;
 }
 

@@ -155,32 +155,43 @@ TEST_CASE("the sampled policy follows only auto's collectives at sizes with a ca
     CHECK(policy.follow(std::uint8_t(Collective::reduce), 8, on_nodes) == papshim::plan::Follow::every_call);
 }
 
-TEST_CASE("auto's Allgather below 256 KiB per rank: Sparbit whatever the arrivals, one rank per node, p >= 8, from 64 KiB") {
-    using papshim::auto_allgather_runs_sparbit;
+TEST_CASE("auto's Allgather below 256 KiB per rank across nodes, p >= 8, from 64 KiB: Sparbit, the ring from 128 KiB with several ranks per node") {
+    using papshim::auto_allgather_runs_classic;
     using papshim::auto_allgather_classic;
     constexpr std::uint64_t kib = 1 << 10;
-    CHECK(auto_allgather_runs_sparbit(8, 8 * 64 * kib, spread));
-    CHECK(auto_allgather_runs_sparbit(8, 8 * 256 * kib - 8, spread));
-    CHECK_FALSE(auto_allgather_runs_sparbit(8, 8 * 64 * kib - 8, spread));  // not measured below
-    CHECK_FALSE(auto_allgather_runs_sparbit(8, 8 * 256 * kib, spread));     // the ring or BDR there
-    CHECK_FALSE(auto_allgather_runs_sparbit(8, 8 * 64 * kib, one_node));    // shared memory: native
-    CHECK_FALSE(auto_allgather_runs_sparbit(8, 8 * 64 * kib, mixed));       // not measured there
-    CHECK_FALSE(auto_allgather_runs_sparbit(1, 64 * kib, spread));
-    CHECK_FALSE(auto_allgather_runs_sparbit(4, 4 * 64 * kib, spread));  // Sparbit up to 1.32x native at p = 4
-    CHECK(auto_allgather_runs_sparbit(9, 9 * 64 * kib, spread));
-    // The classic algorithm there is Sparbit even for equal blocks; the ring from 256 KiB.
-    CHECK(auto_allgather_classic(8, 8 * 64 * kib, 64 * kib).name == "sparbit");
-    CHECK(auto_allgather_classic(8, 8 * 256 * kib - 8, 256 * kib - 1).name == "sparbit");
-    CHECK(auto_allgather_classic(8, 8 * 256 * kib, 256 * kib).name == "ring");
-    // An Allgatherv there: near-equal blocks Sparbit too; far-from-equal ones the model's pick.
+    CHECK(auto_allgather_runs_classic(8, 8 * 64 * kib, spread));
+    CHECK(auto_allgather_runs_classic(8, 8 * 256 * kib - 8, spread));
+    CHECK(auto_allgather_runs_classic(8, 8 * 64 * kib, mixed));
+    CHECK_FALSE(auto_allgather_runs_classic(8, 8 * 64 * kib - 8, spread));  // not measured below
+    CHECK_FALSE(auto_allgather_runs_classic(8, 8 * 64 * kib - 8, mixed));
+    CHECK_FALSE(auto_allgather_runs_classic(8, 8 * 256 * kib, spread));     // the ring or BDR there
+    CHECK_FALSE(auto_allgather_runs_classic(8, 8 * 64 * kib, one_node));    // shared memory: native
+    CHECK_FALSE(auto_allgather_runs_classic(1, 64 * kib, spread));
+    CHECK_FALSE(auto_allgather_runs_classic(4, 4 * 64 * kib, spread));  // Sparbit up to 1.32x native at p = 4
+    CHECK_FALSE(auto_allgather_runs_classic(4, 4 * 64 * kib, mixed));   // not measured at p = 4
+    CHECK(auto_allgather_runs_classic(9, 9 * 64 * kib, spread));
+    // One rank per node: Sparbit there even for equal blocks, the ring from 256 KiB.
+    CHECK(auto_allgather_classic(8, 8 * 64 * kib, 64 * kib, spread).name == "sparbit");
+    CHECK(auto_allgather_classic(8, 8 * 256 * kib - 8, 256 * kib - 1, spread).name == "sparbit");
+    CHECK(auto_allgather_classic(8, 8 * 256 * kib, 256 * kib, spread).name == "ring");
+    // Several ranks per node: Sparbit from 64 KiB, the ring for near-equal blocks from 128 KiB.
+    CHECK(auto_allgather_classic(8, 8 * 64 * kib, 64 * kib, mixed).name == "sparbit");
+    CHECK(auto_allgather_classic(8, 8 * 128 * kib - 8, 128 * kib - 1, mixed).name == "sparbit");
+    CHECK(auto_allgather_classic(8, 8 * 128 * kib, 128 * kib, mixed).name == "ring");
+    CHECK(auto_allgather_classic(8, 8 * 128 * kib, 160 * kib, mixed).name == "ring");
+    CHECK(auto_allgather_classic(8, 8 * 128 * kib, 256 * kib, mixed).name == "sparbit");
+    // An Allgatherv there: near-equal blocks as an Allgather; far-from-equal ones the model's pick.
     const papshim::LinkModel gigabit{50e-6, 8e-9};
     const std::vector<std::uint64_t> equal(8, 128 * kib);
-    CHECK(auto_allgather_classic(8, 8 * 128 * kib, 128 * kib, equal, gigabit).name == "sparbit");
+    CHECK(auto_allgather_classic(8, 8 * 128 * kib, 128 * kib, spread, equal, gigabit).name == "sparbit");
+    CHECK(auto_allgather_classic(8, 8 * 128 * kib, 128 * kib, mixed, equal, gigabit).name == "ring");
     std::vector<std::uint64_t> half_full(8, 0);
     for (std::size_t i = 0; i < half_full.size(); i += 2) half_full[i] = 256 * kib;
-    const auto& picked = auto_allgather_classic(8, 8 * 128 * kib, 256 * kib, half_full, gigabit);
-    CHECK(picked.name == papshim::fastest_classic_allgatherv(half_full, gigabit).name);
-    CHECK(picked.name != "ring");
+    for (auto layout : {spread, mixed}) {
+        const auto& picked = auto_allgather_classic(8, 8 * 128 * kib, 256 * kib, layout, half_full, gigabit);
+        CHECK(picked.name == papshim::fastest_classic_allgatherv(half_full, gigabit).name);
+        CHECK(picked.name != "ring");
+    }
 }
 
 TEST_CASE("the fast path: native always, auto's reductions below the sampled sizes, its gathers below 64 KiB a rank") {
@@ -204,7 +215,7 @@ TEST_CASE("the fast path: native always, auto's reductions below the sampled siz
     // reckons without a context) whatever the arrivals and the layout; every call takes the
     // full path where every call exchanges.
     for (Collective c : {Collective::allgather, Collective::allgatherv}) {
-        CHECK(native_below(c, "auto", sampled) == papshim::kAutoSparbitMinBlockBytes);
+        CHECK(native_below(c, "auto", sampled) == papshim::kAutoClassicMinBlockBytes);
         CHECK(native_below(c, "auto", always) == 0);
     }
 }
@@ -258,11 +269,13 @@ TEST_CASE("auto's Allgather across nodes without BDR: the ring for near-equal bl
     using papshim::auto_allgather_classic;
     constexpr std::uint64_t mib = 1 << 20;
     const papshim::LinkModel gigabit{50e-6, 8e-9};  // the emulated 1 Gbit/s network's α, β
-    CHECK(auto_allgather_classic(8, 8 * mib, mib).name == "ring");
-    CHECK(auto_allgather_classic(8, 8 * mib, mib + mib / 4).name == "ring");
-    // Without the blocks (an Allgather never gets here unequal): Sparbit.
-    CHECK(auto_allgather_classic(8, 8 * mib, mib + mib / 4 + 1).name == "sparbit");
-    CHECK(auto_allgather_classic(8, 8 * mib, 2 * mib).name == "sparbit");
+    for (auto across : {papshim::NodeLayout::one_rank_per_node, papshim::NodeLayout::mixed}) {
+        CHECK(auto_allgather_classic(8, 8 * mib, mib, across).name == "ring");
+        CHECK(auto_allgather_classic(8, 8 * mib, mib + mib / 4, across).name == "ring");
+        // Without the blocks (an Allgather never gets here unequal): Sparbit.
+        CHECK(auto_allgather_classic(8, 8 * mib, mib + mib / 4 + 1, across).name == "sparbit");
+        CHECK(auto_allgather_classic(8, 8 * mib, 2 * mib, across).name == "sparbit");
+    }
 
     // papshim-bench's layouts (tools/bench/block_distributions.hpp) around 1 MiB a rank.
     auto layout = [](int p, auto&& block) {
@@ -273,7 +286,7 @@ TEST_CASE("auto's Allgather across nodes without BDR: the ring for near-equal bl
     auto classic = [&](const std::vector<std::uint64_t>& blocks) {
         std::uint64_t total = 0, largest = 0;
         for (std::uint64_t b : blocks) total += b, largest = std::max(largest, b);
-        return auto_allgather_classic(int(blocks.size()), total, largest, blocks, gigabit).name;
+        return auto_allgather_classic(int(blocks.size()), total, largest, papshim::NodeLayout::mixed, blocks, gigabit).name;
     };
     auto half_full = [&](int p) { return layout(p, [](int i) { return i % 2 == 0 ? 2 * mib : 0; }); };
     for (int p : {4, 6, 7, 8, 16}) {

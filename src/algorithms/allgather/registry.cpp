@@ -75,10 +75,11 @@ const AllgatherAlgorithm& fastest_classic_allgatherv(std::span<const std::uint64
     return modelled(bruck) < modelled(sparbit) * (1.0 - kClassicModelMargin) ? bruck : sparbit;
 }
 
-const AllgatherAlgorithm& auto_allgather_classic(int ranks, std::uint64_t bytes, std::uint64_t largest) {
+const AllgatherAlgorithm& auto_allgather_classic(int ranks, std::uint64_t bytes, std::uint64_t largest, NodeLayout layout) {
     static const AllgatherAlgorithm& ring = *find_allgather_algorithm("ring");
     static const AllgatherAlgorithm& sparbit = *find_allgather_algorithm("sparbit");
-    if (ranks <= 0 || bytes / std::uint64_t(ranks) < kAutoOwnMinBlockBytes) return sparbit;
+    const std::uint64_t ring_from = layout == NodeLayout::mixed ? kAutoMixedRingMinBlockBytes : kAutoOwnMinBlockBytes;
+    if (ranks <= 0 || bytes / std::uint64_t(ranks) < ring_from) return sparbit;
     return near_equal_blocks(ranks, bytes, largest) ? ring : sparbit;
 }
 
@@ -86,10 +87,10 @@ bool auto_allgather_weighs_blocks(int ranks, std::uint64_t bytes, std::uint64_t 
     return ranks > 0 && ranks <= kClassicModelMaxRanks && !near_equal_blocks(ranks, bytes, largest);
 }
 
-const AllgatherAlgorithm& auto_allgather_classic(int ranks, std::uint64_t bytes, std::uint64_t largest,
+const AllgatherAlgorithm& auto_allgather_classic(int ranks, std::uint64_t bytes, std::uint64_t largest, NodeLayout layout,
                                                  std::span<const std::uint64_t> block_bytes, const LinkModel& link) {
     if (!auto_allgather_weighs_blocks(ranks, bytes, largest) || block_bytes.size() != std::size_t(ranks))
-        return auto_allgather_classic(ranks, bytes, largest);
+        return auto_allgather_classic(ranks, bytes, largest, layout);
     return fastest_classic_allgatherv(block_bytes, link);
 }
 
@@ -98,10 +99,10 @@ bool auto_allgather_may_plan(int ranks, std::uint64_t bytes, NodeLayout layout) 
            bytes / std::uint64_t(ranks) >= kAutoOwnMinBlockBytes;
 }
 
-bool auto_allgather_runs_sparbit(int ranks, std::uint64_t bytes, NodeLayout layout) {
-    if (ranks < kAutoSparbitMinRanks || layout != NodeLayout::one_rank_per_node) return false;
+bool auto_allgather_runs_classic(int ranks, std::uint64_t bytes, NodeLayout layout) {
+    if (ranks < kAutoClassicMinRanks || layout == NodeLayout::one_node) return false;
     const std::uint64_t block = bytes / std::uint64_t(ranks);
-    return block >= kAutoSparbitMinBlockBytes && block < kAutoOwnMinBlockBytes;
+    return block >= kAutoClassicMinBlockBytes && block < kAutoOwnMinBlockBytes;
 }
 
 bool auto_allgather_runs_bdr(const AutoBdrCall& call) {

@@ -514,9 +514,9 @@ void typed_reductions(const char* algorithm) {
 // `auto` on Allgathers of `block_bytes` per rank under a persistently late rank: once the
 // guard trusts the predictions and sees the imbalance, it runs BDR where BDR can win (one
 // rank per node, from 256 KiB per rank, with the helper thread for its background receives:
-// here virtual nodes of one rank), the ring or native before. Below 256 KiB per rank, with
-// one rank per node and 8 ranks or more, it runs Sparbit on every call whatever the arrivals
-// and exchanges nothing. Results against native; where every prediction was good and the
+// here virtual nodes of one rank), the ring or native before. Below 256 KiB per rank, from 64
+// KiB and 8 ranks across nodes, it runs Sparbit (with several ranks per node the ring from 128
+// KiB) on every call whatever the arrivals and exchanges nothing. Results against native; where every prediction was good and the
 // spread was seen, BDR must have run.
 void auto_gather_bdr(int block_bytes) {
     Comm c = duplicate_world();
@@ -544,7 +544,10 @@ void auto_gather_bdr(int block_bytes) {
     // One rank per node only: with several BDR lost to the ring (algorithms.hpp).
     const bool follows = widest == 1 && c.size > 1 && block_bytes >= 256 << 10;
     const bool can_run_bdr = follows && level == MPI_THREAD_MULTIPLE;
-    const bool sparbit_range = widest == 1 && c.size >= 8 && block_bytes >= 64 << 10 && block_bytes < 256 << 10;
+    const bool classic_range = c.size >= 8 && block_bytes >= 64 << 10 && block_bytes < 256 << 10;
+    const bool sparbit_range = classic_range && (widest == 1 || (widest < c.size && block_bytes < 128 << 10));
+    // Several ranks per node, on more than one node: Sparbit there, the ring from 128 KiB.
+    const bool ring_range = classic_range && widest > 1 && widest < c.size && block_bytes >= 128 << 10;
     if (std::getenv("TEST_PLAN_VERBOSE") && c.rank == 0)
         fmt::print("{}: {} of 24 calls ran bdr, {} the ring, {} sparbit (exchanges {} assessed {} good {} armed {}, "
                    "can run bdr {})\n", label, bdr_calls, ring_calls, sparbit_calls, s.exchanges, s.assessed, s.good,
@@ -557,8 +560,10 @@ void auto_gather_bdr(int block_bytes) {
     // node or several ranks per node whatever the size, and below BDR's smallest block.
     if (!follows && s.exchange == kSampled && s.exchanges != 0)
         fail(fmt::format("{}: {} exchanges where auto's Allgather cannot switch", label, s.exchanges));
-    if (block_bytes < 256 << 10 && ring_calls > 0)
+    if (block_bytes < 256 << 10 && !ring_range && ring_calls > 0)
         fail(fmt::format("{}: ran the ring {} times below 256 KiB a rank", label, ring_calls));
+    if (ring_range && ring_calls != 24)
+        fail(fmt::format("{}: ran the ring on {} of 24 calls where auto's Allgather is the ring", label, ring_calls));
     // Sparbit there whatever the arrivals, on every call; native elsewhere below 256 KiB.
     if (sparbit_range && sparbit_calls != 24)
         fail(fmt::format("{}: ran Sparbit on {} of 24 calls where auto's Allgather is Sparbit", label, sparbit_calls));
@@ -927,7 +932,7 @@ int main(int argc, char** argv) {
     if (soaking)
         soak(std::atof(argv[2]));
     else if (auto_gathers_only) {
-        for (int block_bytes : {64 << 10, 256 << 10, 1 << 20}) auto_gather_bdr(block_bytes);
+        for (int block_bytes : {64 << 10, 128 << 10, 256 << 10, 1 << 20}) auto_gather_bdr(block_bytes);
         auto_gatherv_classic();
     }
     else
