@@ -450,8 +450,9 @@ const AllgatherAlgorithm* choose_allgather(std::string_view choice, CommContext&
         auto_runs_bdr(ctx, bytes, largest, runtime::layout_of(ctx), *planning.guard))
         return find_allgather_algorithm("bdr");
     if (!runtime::spans_nodes(ctx)) return nullptr;
-    // From kAutoOwnMinBlockBytes a block the layout across nodes does not change the classic
-    // algorithm (auto_allgather_classic), so it is not asked (that would make the node view).
+    // From kAutoOwnMinBlockBytes per rank the layout across nodes does not change the classic
+    // algorithm (auto_allgather_classic; registry.cpp asserts it), so it is not asked (that
+    // would make the node view).
     return &classic_allgather(ctx, bytes, largest, recvcounts, element_bytes, NodeLayout::mixed);
 }
 

@@ -51,7 +51,7 @@ const AllgatherAlgorithm* find_allgather_algorithm(std::string_view name);
 // `auto`'s Allgather(v), measured on the emulated 1 Gbit/s network at p = 4 and 8, one and
 // two ranks per node (docs/benchmarks.md, "`auto`'s Allgather across nodes: the ring, and
 // BDR from 256 KiB per rank"):
-// - on one node, and below kAutoSparbitMinBlockBytes per rank, native;
+// - on one node, and below kAutoClassicMinBlockBytes per rank, native;
 // - between that and kAutoOwnMinBlockBytes across nodes, from kAutoClassicMinRanks ranks,
 //   a classic algorithm whatever the arrivals (auto_allgather_runs_classic): with one rank per
 //   node Sparbit (for an Allgatherv with far-from-equal blocks the model's pick below): at p = 8 it took
@@ -63,8 +63,8 @@ const AllgatherAlgorithm* find_allgather_algorithm(std::string_view name);
 //   balanced, so auto stays native there; with several ranks per node Sparbit too, and from
 //   kAutoMixedRingMinBlockBytes the ring for near-equal blocks, as from kAutoOwnMinBlockBytes:
 //   at p = 8, two ranks per node (six runs on 2026-12-01, balanced, one late rank and fresh
-//   random delays), native, auto's choice there until then, took 1.22-2.17x the best classic's
-//   time; the Allgather's Sparbit took 0.68-0.85 of native's time at 64 KiB where the ring took
+//   random delays), native's time was 1.28-2.18x the best classic's (auto, which ran native
+//   there until then, 1.22-2.17x); the Allgather's Sparbit took 0.68-0.85 of native's time at 64 KiB where the ring took
 //   0.72-0.98, and at 128 KiB 0.65-0.80 where the ring took 0.55-0.79 (0.55-0.66 balanced);
 // - from there across nodes, the ring where the blocks are near-equal: 0.75-0.92 of native's
 //   time where Sparbit took 0.84-1.05 (p = 8 and 4), 0.49-0.66 where Sparbit took 0.57-0.80

@@ -270,6 +270,8 @@ TEST_CASE("auto's Allgather across nodes without BDR: the ring for near-equal bl
     constexpr std::uint64_t mib = 1 << 20;
     const papshim::LinkModel gigabit{50e-6, 8e-9};  // the emulated 1 Gbit/s network's α, β
     for (auto across : {papshim::NodeLayout::one_rank_per_node, papshim::NodeLayout::mixed}) {
+        // From 256 KiB a rank the layout changes nothing (choose_allgather does not ask it there).
+        CHECK(auto_allgather_classic(8, 8 * 256 * 1024, 256 * 1024, across).name == "ring");
         CHECK(auto_allgather_classic(8, 8 * mib, mib, across).name == "ring");
         CHECK(auto_allgather_classic(8, 8 * mib, mib + mib / 4, across).name == "ring");
         // Without the blocks (an Allgather never gets here unequal): Sparbit.

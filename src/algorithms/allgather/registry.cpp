@@ -75,6 +75,10 @@ const AllgatherAlgorithm& fastest_classic_allgatherv(std::span<const std::uint64
     return modelled(bruck) < modelled(sparbit) * (1.0 - kClassicModelMargin) ? bruck : sparbit;
 }
 
+// choose_allgather does not ask the layout from kAutoOwnMinBlockBytes per rank: it must not
+// change the answer there.
+static_assert(kAutoMixedRingMinBlockBytes <= kAutoOwnMinBlockBytes);
+
 const AllgatherAlgorithm& auto_allgather_classic(int ranks, std::uint64_t bytes, std::uint64_t largest, NodeLayout layout) {
     static const AllgatherAlgorithm& ring = *find_allgather_algorithm("ring");
     static const AllgatherAlgorithm& sparbit = *find_allgather_algorithm("sparbit");
