@@ -149,6 +149,8 @@ struct TimingResult {
 // if the sizes do not fit the set or its messages do not pair up.
 TimingResult simulate_timing(const ScheduleSet& set, const TimingModel& model,
                              std::span<const double> arrival, std::span<const double> block_bytes);
+// ē and r of the exits `exit` (one per rank, none before its arrival) after `arrival`.
+TimingResult timing_of_exits(std::span<const double> arrival, std::vector<double> exit);
 
 // The shared-memory dynamic-leader Allreduce (spec pap-aware-allreduce-and-reduce.md §5.5,
 // src/algorithms/allreduce/dynamic_leader.cpp) on one node of `arrival.size()` ranks, for a

@@ -33,6 +33,9 @@ struct SharedMemoryCosts {
           // One PMPI_Reduce_local of a slot into the partial.
           reduce(model.overhead + bytes * (model.per_byte / 2 + model.reduce_per_byte)),
           seen(model.latency) {}  // a flag stored on one core, seen on another
+    // A rank free at `ready` waits for a vector published in the shared slot at `published`
+    // (its flag seen), then copies it out: when it is done.
+    double copied_out(double ready, double published) const { return std::max(ready, published + seen) + copy; }
 };
 
 // Ranks by arrival, ties to the lower rank: the order of the chain's tickets and of the
@@ -194,18 +197,8 @@ void bcast_phase(std::span<const int> members, double bytes, int root, bool fits
     const double published = now[std::size_t(members[std::size_t(root)])] + cost.copy;
     for (int r = 0; r < n; ++r) {
         double& t = now[std::size_t(members[std::size_t(r)])];
-        t = r == root ? published : std::max(t, published + cost.seen) + cost.copy;
+        t = r == root ? published : cost.copied_out(t, published);
     }
-}
-
-TimingResult finish(std::span<const double> arrival, std::vector<double> exit) {
-    TimingResult result;
-    double elapsed = 0;
-    for (std::size_t r = 0; r < arrival.size(); ++r) elapsed += exit[r] - arrival[r];
-    result.mean_elapsed = elapsed / double(arrival.size());
-    result.run_time = *std::ranges::max_element(exit) - *std::ranges::min_element(arrival);
-    result.exit = std::move(exit);
-    return result;
 }
 
 void check_dynamic_leader_model(int ranks, const TimingModel& model) {
@@ -224,9 +217,8 @@ TimingResult simulate_dynamic_leader(std::span<const double> arrival, double byt
     // The others deposited; they wait for the published result and copy it out.
     std::vector<double> exit(arrival.size());
     for (std::size_t r = 0; r < arrival.size(); ++r)
-        exit[r] = int(r) == phase.leader ? phase.published
-                                         : std::max(phase.deposited[r], phase.published + cost.seen) + cost.copy;
-    return finish(arrival, std::move(exit));
+        exit[r] = int(r) == phase.leader ? phase.published : cost.copied_out(phase.deposited[r], phase.published);
+    return timing_of_exits(arrival, std::move(exit));
 }
 
 void check_node_reduction_model(const TimingModel& model) {
@@ -262,7 +254,7 @@ TimingResult simulate_node_reduction(NodeReduction algorithm, std::span<const do
         const int root_node = root / per_node, root_local = root % per_node;
         if (node_count == 1) {
             chain_phase(nodes.front(), bytes, root_local, node_model, now);
-            return finish(arrival, std::move(now));
+            return timing_of_exits(arrival, std::move(now));
         }
         for (const auto& node : nodes) chain_phase(node, bytes, 0, node_model, now);
         run_phase(build_set(reduce::build_binomial, node_count, root_node), leaders, bytes, leader_model, now);
@@ -270,7 +262,7 @@ TimingResult simulate_node_reduction(NodeReduction algorithm, std::span<const do
             const std::vector<int> pair{leaders[std::size_t(root_node)], root};
             run_phase(build_set(reduction::build_binomial_bcast, 2, 0), pair, bytes, node_model, now);
         }
-        return finish(arrival, std::move(now));
+        return timing_of_exits(arrival, std::move(now));
     }
 
     const bool leads = algorithm == NodeReduction::allreduce_hierarchical || algorithm == NodeReduction::allreduce_dynamic_leader;
@@ -284,13 +276,13 @@ TimingResult simulate_node_reduction(NodeReduction algorithm, std::span<const do
             for (std::size_t i = 0; i < node.size(); ++i) now[std::size_t(node[i])] = phase.deposited[i];
             // Local rank 0 copies the node's partial out unless it led.
             if (phase.leader != 0)
-                now[std::size_t(node.front())] = std::max(phase.deposited.front(), phase.published + cost.seen) + cost.copy;
+                now[std::size_t(node.front())] = cost.copied_out(phase.deposited.front(), phase.published);
         }
     } else if (algorithm == NodeReduction::allreduce_arrival_chain && node_count == 1) {
         // The last arriver keeps the result and broadcasts it.
         const int last = chain_phase(nodes.front(), bytes, -1, node_model, now);
         bcast_phase(nodes.front(), bytes, last, fits_slot, node_model, now);
-        return finish(arrival, std::move(now));
+        return timing_of_exits(arrival, std::move(now));
     } else {  // run_chain_to_leaders
         for (const auto& node : nodes) chain_phase(node, bytes, 0, node_model, now);
     }
@@ -304,7 +296,7 @@ TimingResult simulate_node_reduction(NodeReduction algorithm, std::span<const do
                   leaders, bytes, leader_model, now);
     }
     for (const auto& node : nodes) bcast_phase(node, bytes, 0, fits_slot, node_model, now);
-    return finish(arrival, std::move(now));
+    return timing_of_exits(arrival, std::move(now));
 }
 
 }  // namespace papshim::sim

@@ -586,13 +586,17 @@ TimingResult simulate_timing(const ScheduleSet& set, const TimingModel& model,
         }
     }
 
-    TimingResult result;
     for (std::size_t i = 0; i < now.size(); ++i) now[i] = std::max(now[i], arrival[i]);
-    result.exit = std::move(now);
-    if (p == 0) return result;
+    return timing_of_exits(arrival, std::move(now));
+}
+
+TimingResult timing_of_exits(std::span<const double> arrival, std::vector<double> exit) {
+    TimingResult result;
+    result.exit = std::move(exit);
+    if (arrival.empty()) return result;
     double elapsed = 0;
     for (std::size_t i = 0; i < result.exit.size(); ++i) elapsed += result.exit[i] - arrival[i];
-    result.mean_elapsed = elapsed / p;
+    result.mean_elapsed = elapsed / double(arrival.size());
     result.run_time = *std::max_element(result.exit.begin(), result.exit.end()) -
                       *std::min_element(arrival.begin(), arrival.end());
     return result;
