@@ -2,6 +2,7 @@
 # auto's Allgather(v) at 64-128 KiB per rank, p = 8, two ranks per node on four emulated 1 Gbit/s nodes:
 # native, ring, Sparbit, Bruck and auto. tag rpn2: before (auto native there), new: the ring from 64 KiB
 # (tried), v3: Sparbit from 64 KiB and the ring from 128 KiB (kept). B: the build to measure.
+# Summary: python3 ../auto-sparbit-64K/summary.py rpn2 new v3 (in this folder).
 B=${B:-build/openmpi}; tag=${tag:-rpn2}
 export PAPSHIM_HELPER_THREAD=always
 for r in ${runs:-1 2}; do
