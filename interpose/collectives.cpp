@@ -14,6 +14,7 @@
 #include "entry_points.hpp"
 #include "papshim/algorithms.hpp"
 #include "papshim/clock.hpp"
+#include "papshim/node_shared.hpp"
 #include "papshim/progress.hpp"
 #include "papshim/runtime.hpp"
 #include "../src/schedule/message_exchange.hpp"
@@ -401,11 +402,12 @@ bool auto_runs_bdr(const CommContext& ctx, std::uint64_t bytes, std::uint64_t la
 
 // auto's classic algorithm for an Allgather(v) (auto_allgather_classic). An Allgatherv's
 // far-from-equal blocks are weighed by the simulator's model, once per layout: the choice is
-// cached on the communicator, keyed by the layout's hash, and depends only on the layout and
-// the link model (identical on every rank), so a rank that missed a call here agrees too.
-// `recvcounts`: null for an Allgather. Calls whose blocks are not weighed leave before the
-// block bytes are made. `layout`: the communicator's across nodes (the ring's threshold);
-// the weighed choice does not depend on it.
+// cached on the communicator, keyed by the layout's hash, and depends only on the layout, the
+// link model and where the ranks sit (identical on every rank). The first weighing makes the
+// node view (collective: every rank weighs the same blocks in the same call, as the caches
+// fill alike). `recvcounts`: null for an Allgather. Calls whose blocks are not weighed leave
+// before the block bytes are made. `layout`: the communicator's across nodes (the ring's
+// threshold); the weighed choice takes the nodes' shape instead.
 const AllgatherAlgorithm& classic_allgather(CommContext& ctx, std::uint64_t bytes, std::uint64_t largest,
                                             const int* recvcounts, std::uint64_t element_bytes, NodeLayout layout) {
     if (!recvcounts || !auto_allgather_weighs_blocks(ctx.size, bytes, largest))
@@ -416,8 +418,10 @@ const AllgatherAlgorithm& classic_allgather(CommContext& ctx, std::uint64_t byte
     const std::uint64_t hash = predict::block_hash(blocks);
     for (const auto& [known, algorithm] : ctx.classic_by_layout)
         if (known == hash) return *algorithm;
+    NodeShape nodes;
+    if (const node::NodeView* view = runtime::node_view(ctx)) nodes = node_shape(view->node_of, view->node_count);
     const AllgatherAlgorithm& algorithm =
-        auto_allgather_classic(ctx.size, bytes, largest, layout, blocks, runtime::link_of(ctx));
+        auto_allgather_classic(ctx.size, bytes, largest, layout, blocks, runtime::link_of(ctx), nodes);
     if (ctx.classic_by_layout.size() == CommContext::kClassicLayouts) ctx.classic_by_layout.erase(ctx.classic_by_layout.begin());
     ctx.classic_by_layout.emplace_back(hash, &algorithm);
     return algorithm;

@@ -97,10 +97,26 @@ const AllgatherAlgorithm& auto_allgather_classic(int ranks, std::uint64_t bytes,
 // Whether an Allgatherv of these blocks gets fastest_classic_allgatherv instead: its blocks
 // far from equal, on up to kClassicModelMaxRanks ranks.
 bool auto_allgather_weighs_blocks(int ranks, std::uint64_t bytes, std::uint64_t largest);
-// The same for an Allgatherv with every rank's block bytes (`block_bytes`, `ranks` long) and
-// the communicator's link model: fastest_classic_allgatherv where auto_allgather_weighs_blocks.
+// Where a communicator's ranks sit, as the classic model sees them: nodes of `ranks_per_node`
+// ranks, consecutive (node = rank / ranks_per_node, the last node possibly smaller) or
+// `cyclic` (node = rank % nodes). ranks_per_node 0: one rank per node, or an arrangement
+// neither consecutive nor cyclic, which the model sees as one link per pair of ranks alike.
+struct NodeShape {
+    int ranks_per_node = 0;
+    bool cyclic = false;
+};
+// The NodeShape of `node_of` (communicator rank -> node index, nodes numbered by their lowest
+// rank, as node::NodeView's), over `node_count` nodes.
+NodeShape node_shape(std::span<const int> node_of, int node_count);
+// A message between two ranks of one node, for the classic model: papshim-sim's shared-memory
+// α, β at 8 ranks on this 2-core machine (docs/simulator.md, "Model against measurement").
+inline constexpr LinkModel kSharedMemoryLink{1.63e-6, 7.15e-11};
+// The same for an Allgatherv with every rank's block bytes (`block_bytes`, `ranks` long), the
+// communicator's link model across nodes and its NodeShape: fastest_classic_allgatherv where
+// auto_allgather_weighs_blocks.
 const AllgatherAlgorithm& auto_allgather_classic(int ranks, std::uint64_t bytes, std::uint64_t largest, NodeLayout layout,
-                                                 std::span<const std::uint64_t> block_bytes, const LinkModel& link);
+                                                 std::span<const std::uint64_t> block_bytes, const LinkModel& link,
+                                                 NodeShape nodes);
 // Sparbit or Bruck for an Allgatherv of these blocks, whichever the simulator's single-port
 // model (papshim-sim --contention) finishes first on balanced arrivals over `link`: Bruck
 // only if at least kClassicModelMargin faster in ē. Both take ceil(log2 p) steps, but where
@@ -108,12 +124,23 @@ const AllgatherAlgorithm& auto_allgather_classic(int ranks, std::uint64_t bytes,
 // (half-full) every Sparbit step carries one, while Bruck pairs large with empty ones
 // (modelled 1.75x Bruck's ē at p = 8; measured 1.12-1.43x native's ē, Bruck 1.00-1.01x, as
 // Open MPI's own); with decreasing blocks Bruck's steps carry the large ones together
-// (modelled 1.12x Sparbit's ē, measured 1.20-1.24x). Recursive doubling, neighbour exchange
-// and the ring were measured too and beat neither on any layout (the model ties neighbour
-// exchange with Bruck on half-full blocks, where it measured 1.16-1.28x native's ē). A pure
-// function of its arguments (identical on every rank); 0.02 ms at 8 ranks, 0.16 ms at 64
-// (the unit test tagged [.bench]), so callers cache it.
-const AllgatherAlgorithm& fastest_classic_allgatherv(std::span<const std::uint64_t> block_bytes, const LinkModel& link);
+// (modelled 1.12x Sparbit's ē, measured 1.20-1.24x). With one rank per node recursive
+// doubling, neighbour exchange and the ring were measured too and beat neither on any
+// layout (the model ties neighbour exchange with Bruck on half-full blocks, where it
+// measured 1.16-1.28x native's ē). A pure function of its arguments (identical on every
+// rank); 0.02 ms at 8 ranks, 0.16 ms at 64 (the unit test tagged [.bench]), so callers
+// cache it.
+//
+// With several ranks per node (`nodes`) the model is two-level: `link` between nodes, whose
+// ports the node's ranks share fairly, kSharedMemoryLink inside; and the ring is weighed too,
+// as its consecutive ranks keep all but one of a node's messages per step off the network.
+// Measured at p = 8, two ranks per node, 64 KiB and 1 MiB (docs/benchmarks.md, "`auto`'s
+// Allgatherv with several ranks per node"): decreasing and geometric blocks, the ring
+// 0.43-0.77 of native's time where Sparbit, the one-level pick, took 0.50-0.78; half-full,
+// Sparbit 0.33-0.65 where Bruck, the one-level pick, took 0.98-1.05 (Bruck's long steps cross
+// nodes from both ranks of a node); a spike, the ring and Sparbit tied (the model too).
+const AllgatherAlgorithm& fastest_classic_allgatherv(std::span<const std::uint64_t> block_bytes, const LinkModel& link,
+                                                     NodeShape nodes = {});
 inline constexpr int kClassicModelMaxRanks = 64;
 inline constexpr double kClassicModelMargin = 0.10;
 // Messages from this size wait for their receiver in the model (TCP's eager limit).

@@ -114,11 +114,13 @@ std::string check_reduction_flow(const ScheduleSet& set, int root, bool commutat
 // executor skips them; a message that lists no blocks (a signal) costs latency and overhead.
 //
 // Optional two-level machine (spec §2.8), when ranks_per_node > 0: rank r sits on node
-// r / ranks_per_node (sequential mapping) or r % nodes (cyclic). A message between nodes costs
-// `inter_latency + B * inter_per_byte * k` instead, where k is the number of non-empty
-// inter-node messages with the same step index that leave the sender's node or enter the
-// receiver's node, whichever is more: the node's one network port is shared fairly among
-// them. Messages inside a node keep latency/per_byte.
+// r / ranks_per_node (sequential mapping) or r % nodes (cyclic). A message of B bytes between
+// nodes costs `inter_latency + S * inter_per_byte` instead, where S sums min(B, B_k) over the
+// non-empty inter-node messages k with the same step index that leave the sender's node (or
+// enter the receiver's node, whichever sum is more; the message itself included): the node's
+// one network port is shared fairly among them, so k equal messages take k times one, and a
+// small message beside a large one finishes at the small one's pace (since 2026-12-01; before,
+// every message took B times their number). Messages inside a node keep latency/per_byte.
 struct TimingModel {
     double latency = 2e-6;    // α
     double per_byte = 1e-9;   // β (G)

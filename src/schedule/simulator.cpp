@@ -435,25 +435,33 @@ std::string check_reduction_flow(const ScheduleSet& set, int root, bool commutat
 
 namespace {
 
-// The optional two-level machine of TimingModel: which node a rank sits on, and how many
-// inter-node messages of the current step share each node's port in each direction.
+// The optional two-level machine of TimingModel: which node a rank sits on, and the
+// inter-node messages of the current step that share each node's port in each direction.
+// The ports are shared fairly: a message of b bytes that starts with others on its port
+// takes as long as min(b, b_k) summed over them all, so a small message beside a large one
+// is not slowed to the large one's pace (and equal messages take their number times one).
 class NodePorts {
 public:
     NodePorts(const TimingModel& model, int ranks)
         : per_node_(model.ranks_per_node),
           nodes_(per_node_ > 0 ? (ranks + per_node_ - 1) / per_node_ : 1),
           cyclic_(model.cyclic_mapping),
-          out_(static_cast<std::size_t>(nodes_), 0),
-          in_(static_cast<std::size_t>(nodes_), 0) {}
+          out_(static_cast<std::size_t>(nodes_)),
+          in_(static_cast<std::size_t>(nodes_)) {}
 
     bool crosses(int from, int to) const { return per_node_ > 0 && node(from) != node(to); }
-    void count(int from, int to) {
-        if (++out_[node(from)] == 1) touched_.push_back(node(from));
-        if (++in_[node(to)] == 1) touched_.push_back(node(to));
+    void count(int from, int to, double bytes) {
+        if (out_[node(from)].empty() && in_[node(from)].empty()) touched_.push_back(node(from));
+        out_[node(from)].push_back(bytes);
+        if (out_[node(to)].empty() && in_[node(to)].empty()) touched_.push_back(node(to));
+        in_[node(to)].push_back(bytes);
     }
-    int sharing(int from, int to) const { return std::max(out_[node(from)], in_[node(to)]); }
+    // The bytes' worth of port time a message of `bytes` from `from` to `to` takes.
+    double shared_bytes(int from, int to, double bytes) const {
+        return std::max(fair_share(out_[node(from)], bytes), fair_share(in_[node(to)], bytes));
+    }
     void clear() {
-        for (std::size_t n : touched_) out_[n] = in_[n] = 0;
+        for (std::size_t n : touched_) out_[n].clear(), in_[n].clear();
         touched_.clear();
     }
 
@@ -461,11 +469,16 @@ private:
     std::size_t node(int rank) const {
         return static_cast<std::size_t>(cyclic_ ? rank % nodes_ : rank / per_node_);
     }
+    static double fair_share(const std::vector<double>& port, double bytes) {
+        double total = 0;
+        for (double other : port) total += std::min(other, bytes);
+        return total;
+    }
 
     int per_node_;
     int nodes_;
     bool cyclic_;
-    std::vector<int> out_, in_;
+    std::vector<std::vector<double>> out_, in_;
     std::vector<std::size_t> touched_;
 };
 
@@ -535,7 +548,8 @@ TimingResult simulate_timing(const ScheduleSet& set, const TimingModel& model,
         for (int i = 0; i < p; ++i) {
             const auto sends = set.sends(i);
             for (std::size_t k = next_send[static_cast<std::size_t>(i)]; k < sends.size() && sends[k].step == step; ++k) {
-                if (send_bytes[set.send_offset(i) + k] > 0 && ports.crosses(i, sends[k].peer)) ports.count(i, sends[k].peer);
+                const double bytes = send_bytes[set.send_offset(i) + k];
+                if (bytes > 0 && ports.crosses(i, sends[k].peer)) ports.count(i, sends[k].peer, bytes);
             }
         }
         for (int i = 0; i < p; ++i) {
@@ -555,7 +569,7 @@ TimingResult simulate_timing(const ScheduleSet& set, const TimingModel& model,
                 const bool rendezvous = bytes >= model.rendezvous_bytes;
                 if (rendezvous) inject = std::max(inject, start[static_cast<std::size_t>(to)]);
                 const bool remote = ports.crosses(i, to);
-                send_wire[g] = remote ? bytes * model.inter_per_byte * ports.sharing(i, to) : bytes * model.per_byte;
+                send_wire[g] = remote ? ports.shared_bytes(i, to, bytes) * model.inter_per_byte : bytes * model.per_byte;
                 link_free = inject + send_wire[g];
                 send_arrival[g] = link_free + (remote ? model.inter_latency : model.latency);
                 finish[ui] = std::max(finish[ui], rendezvous ? send_arrival[g] : link_free);

@@ -289,6 +289,17 @@ TEST_CASE("inter-node messages share their node's port", "[simulator][timing][no
     const auto cyclic = papshim::sim::simulate_timing(ScheduleSet::from(fan_out), model, same(4, 0.0), same(4, bytes));
     CHECK(cyclic.exit[2] == Approx(model.latency + bytes * model.per_byte));
     CHECK(cyclic.exit[1] == Approx(model.inter_latency + 2 * bytes * model.inter_per_byte));
+
+    // Unequal messages share the port fairly: ranks 0 and 1 send 1 and 5 units to the other
+    // node at once; the small one is not slowed to the large one's pace, the large one takes
+    // the small one's bytes on top of its own.
+    model.cyclic_mapping = false;
+    std::vector<Schedule> unequal{plan(4, 0, {step({{2, {0}}}, {})}), plan(4, 1, {step({{3, {1}}}, {})}),
+                                  plan(4, 2, {step({}, {{0, {0}}})}), plan(4, 3, {step({}, {{1, {1}}})})};
+    const std::vector<double> sizes{bytes, 5 * bytes, 0, 0};
+    const auto fair = papshim::sim::simulate_timing(ScheduleSet::from(unequal), model, same(4, 0.0), sizes);
+    CHECK(fair.exit[2] == Approx(model.inter_latency + 2 * bytes * model.inter_per_byte));
+    CHECK(fair.exit[3] == Approx(model.inter_latency + 6 * bytes * model.inter_per_byte));
 }
 
 TEST_CASE("mapping decides Sparbit against Bruck (spec §2.8)", "[simulator][timing][nodes]") {

@@ -217,7 +217,7 @@ void define_options(CLI::App& app, Options& options, std::optional<double>& inte
         [](const std::string& text) { return papshim::cli::parse_integer<int>(text, 1); },
         "two-level machine: C ranks per node; --alpha/--beta then apply\n"
         "inside a node, --inter-alpha/--inter-beta between nodes, and the\n"
-        "inter-node messages of one step share their node's port (default 0:\n"
+        "inter-node messages of one step share their node's port fairly (default 0:\n"
         "every pair of ranks alike)",
         "C");
     add_parsed(

@@ -2,13 +2,14 @@
 # auto's Allgather(v) at 64-128 KiB per rank, p = 8, two ranks per node on four emulated 1 Gbit/s nodes:
 # native, ring, Sparbit, Bruck and auto. tag rpn2: before (auto native there), new: the ring from 64 KiB
 # (tried), v3: Sparbit from 64 KiB and the ring from 128 KiB (kept). B: the build to measure.
-# Summary: python3 ../auto-sparbit-64K/summary.py rpn2 new v3 (in this folder).
-B=${B:-build/openmpi}; tag=${tag:-rpn2}
+# p and rpn (ranks per node) change the layout: tags p8rpn4 and p4rpn2 (2026-12-01, later).
+# Summary: python3 ../auto-sparbit-64K/summary.py rpn2 new v3 p8rpn4 p4rpn2 (in this folder).
+B=${B:-build/openmpi}; tag=${tag:-rpn2}; p=${p:-8}; rpn=${rpn:-2}
 export PAPSHIM_HELPER_THREAD=always
 for r in ${runs:-1 2}; do
   for c in allgather allgatherv; do
     echo "== $c $r $(date +%T)"
-    $B/bin/papshim-run --emulate-network 1gbit --ranks-per-node 2 -- mpiexec.openmpi --allow-run-as-root --oversubscribe -n 8 \
+    $B/bin/papshim-run --emulate-network 1gbit --ranks-per-node $rpn -- mpiexec.openmpi --allow-run-as-root --oversubscribe -n $p \
       --mca mtl ^ofi,psm,psm2 -x PAPSHIM_HELPER_THREAD -x LD_LIBRARY_PATH=$B/lib $B/bin/papshim-bench --suite sweep \
       --collective $c --bytes 64K,128K --patterns uniform,one-late --delays 0,10tau \
       --algorithms native,ring,sparbit,bruck,auto --iterations 40 --warmup 8 --json $tag-$c-$r.json > $tag-$c-$r.log 2>&1 || echo "   FAILED rc=$?"

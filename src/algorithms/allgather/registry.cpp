@@ -2,6 +2,7 @@
 // plus one line here; append it, as a planned call's tags carry the table index. What `auto`
 // runs is in algorithms.hpp (kAutoOwnMinBlockBytes).
 
+#include <algorithm>
 #include <array>
 #include <vector>
 
@@ -56,23 +57,60 @@ bool bdr_plannable_blocks(int ranks, std::uint64_t bytes, std::uint64_t largest)
 }
 }  // namespace
 
-const AllgatherAlgorithm& fastest_classic_allgatherv(std::span<const std::uint64_t> block_bytes, const LinkModel& link) {
+NodeShape node_shape(std::span<const int> node_of, int node_count) {
+    const int ranks = int(node_of.size());
+    if (node_count <= 1 || node_count >= ranks) return {};
+    // Consecutive: node 0 holds ranks 0..k-1, node 1 the next k, ...
+    const int first = int(std::count(node_of.begin(), node_of.end(), 0));
+    auto every_rank = [&](auto&& node) {
+        for (int r = 0; r < ranks; ++r)
+            if (node_of[std::size_t(r)] != node(r)) return false;
+        return true;
+    };
+    if ((ranks + first - 1) / first == node_count && every_rank([first](int r) { return r / first; }))
+        return {first, false};
+    // Cyclic, as papshim-sim's NodePorts numbers nodes: ceil(ranks / per_node) of them.
+    const int per_node = (ranks + node_count - 1) / node_count;
+    if ((ranks + per_node - 1) / per_node == node_count && every_rank([node_count](int r) { return r % node_count; }))
+        return {per_node, true};
+    return {};
+}
+
+const AllgatherAlgorithm& fastest_classic_allgatherv(std::span<const std::uint64_t> block_bytes, const LinkModel& link,
+                                                     NodeShape nodes) {
     static const AllgatherAlgorithm& sparbit = *find_allgather_algorithm("sparbit");
     static const AllgatherAlgorithm& bruck = *find_allgather_algorithm("bruck");
+    static const AllgatherAlgorithm& ring = *find_allgather_algorithm("ring");
     const int ranks = int(block_bytes.size());
     if (ranks < 3) return sparbit;  // one exchange step: the same messages either way
+    const bool two_level = nodes.ranks_per_node > 1 && nodes.ranks_per_node < ranks;
+    const LinkModel& inside = two_level ? kSharedMemoryLink : link;
     sim::TimingModel model;
-    model.latency = link.alpha;
-    model.per_byte = link.beta;
+    model.latency = inside.alpha;
+    model.per_byte = inside.beta;
     model.contention = true;
     model.rendezvous_bytes = double(kClassicModelRendezvousBytes);
+    if (two_level) {
+        model.ranks_per_node = nodes.ranks_per_node;
+        model.cyclic_mapping = nodes.cyclic;
+        model.inter_latency = link.alpha;
+        model.inter_per_byte = link.beta;
+    }
     const std::vector<double> arrival(std::size_t(ranks), 0.0);
     const std::vector<double> sizes(block_bytes.begin(), block_bytes.end());
     // Doubles, yet the same on every rank: the same code on the same inputs.
     auto modelled = [&](const AllgatherAlgorithm& algorithm) {
         return sim::simulate_timing(sim::ScheduleSet::build(algorithm.build, ranks), model, arrival, sizes).mean_elapsed;
     };
-    return modelled(bruck) < modelled(sparbit) * (1.0 - kClassicModelMargin) ? bruck : sparbit;
+    // Sparbit unless another is kClassicModelMargin faster; of those, the fastest.
+    const double bar = modelled(sparbit) * (1.0 - kClassicModelMargin);
+    const AllgatherAlgorithm* fastest = &sparbit;
+    double best = bar;
+    for (const AllgatherAlgorithm* other : {&bruck, two_level ? &ring : nullptr}) {
+        if (!other) continue;
+        if (const double elapsed = modelled(*other); elapsed < best) fastest = other, best = elapsed;
+    }
+    return *fastest;
 }
 
 // choose_allgather does not ask the layout from kAutoOwnMinBlockBytes per rank: it must not
@@ -92,10 +130,11 @@ bool auto_allgather_weighs_blocks(int ranks, std::uint64_t bytes, std::uint64_t 
 }
 
 const AllgatherAlgorithm& auto_allgather_classic(int ranks, std::uint64_t bytes, std::uint64_t largest, NodeLayout layout,
-                                                 std::span<const std::uint64_t> block_bytes, const LinkModel& link) {
+                                                 std::span<const std::uint64_t> block_bytes, const LinkModel& link,
+                                                 NodeShape nodes) {
     if (!auto_allgather_weighs_blocks(ranks, bytes, largest) || block_bytes.size() != std::size_t(ranks))
         return auto_allgather_classic(ranks, bytes, largest, layout);
-    return fastest_classic_allgatherv(block_bytes, link);
+    return fastest_classic_allgatherv(block_bytes, link, nodes);
 }
 
 bool auto_allgather_may_plan(int ranks, std::uint64_t bytes, NodeLayout layout) {
