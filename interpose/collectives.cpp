@@ -444,9 +444,9 @@ const AllgatherAlgorithm* choose_allgather(std::string_view choice, CommContext&
     if (choice != "auto") return find_allgather_algorithm(choice);
     if (bytes / std::uint64_t(ctx.size) < kAutoOwnMinBlockBytes) {
         // The layout only where it decides: a first ask splits the communicator by node.
-        if (!auto_allgather_runs_classic(ctx.size, bytes, NodeLayout::one_rank_per_node)) return nullptr;
+        if (!auto_allgather_runs_classic(ctx.size, bytes, largest, NodeLayout::mixed)) return nullptr;
         const NodeLayout layout = runtime::layout_of(ctx);
-        if (!auto_allgather_runs_classic(ctx.size, bytes, layout)) return nullptr;
+        if (!auto_allgather_runs_classic(ctx.size, bytes, largest, layout)) return nullptr;
         return &classic_allgather(ctx, bytes, largest, recvcounts, element_bytes, layout);
     }
     // Progress::running() is the same on every rank, as auto_cadence assumes too.

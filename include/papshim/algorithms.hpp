@@ -66,6 +66,10 @@ const AllgatherAlgorithm* find_allgather_algorithm(std::string_view name);
 //   random delays), native's time was 1.28-2.18x the best classic's (auto, which ran native
 //   there until then, 1.22-2.17x); the Allgather's Sparbit took 0.68-0.85 of native's time at 64 KiB where the ring took
 //   0.72-0.98, and at 128 KiB 0.65-0.80 where the ring took 0.55-0.79 (0.55-0.66 balanced);
+//   with four ranks per node at p = 8 the same rule took 0.41-0.81 of native's time (the ring
+//   won balanced at 64 KiB, Sparbit under 10τ); with several ranks per node from
+//   kAutoMixedClassicMinRanks ranks up to kAutoClassicMinRanks the ring and the weighed
+//   blocks only (see there);
 // - from there across nodes, the ring where the blocks are near-equal: 0.75-0.92 of native's
 //   time where Sparbit took 0.84-1.05 (p = 8 and 4), 0.49-0.66 where Sparbit took 0.57-0.80
 //   (two ranks per node); for an Allgatherv whose largest block is above 1.25 times the mean
@@ -83,12 +87,20 @@ inline constexpr std::uint64_t kAutoOwnMinBlockBytes = 256 << 10;
 inline constexpr std::uint64_t kAutoClassicMinBlockBytes = 64 << 10;
 inline constexpr std::uint64_t kAutoMixedRingMinBlockBytes = 128 << 10;
 inline constexpr int kAutoClassicMinRanks = 8;
+// With several ranks per node, from this many ranks up to kAutoClassicMinRanks: the ring from
+// kAutoMixedRingMinBlockBytes, and an Allgatherv of far-from-equal blocks the model's pick from
+// kAutoClassicMinBlockBytes. At p = 4, two ranks per node (two runs on 2026-12-01), the ring
+// took 0.70-0.93 of native's time at 128 KiB at every point (Sparbit 0.78-1.08), and with
+// decreasing Allgatherv blocks 0.45-0.95 at 64 and 128 KiB (the model's pick); at 64 KiB the
+// Allgather's ring took 1.01-1.12 under 10τ and Sparbit 0.95-1.13, so native stays there.
+inline constexpr int kAutoMixedClassicMinRanks = 4;
 // Whether `auto` runs auto_allgather_classic (Sparbit or the ring, or the model's pick for an
 // Allgatherv of far-from-equal blocks) instead of native for an Allgather(v) of `bytes` in all
-// over `ranks` laid out as `layout` below kAutoOwnMinBlockBytes per rank, whatever the
-// arrivals: no exchange follows these calls (unless a named planned algorithm makes every call
-// exchange).
-bool auto_allgather_runs_classic(int ranks, std::uint64_t bytes, NodeLayout layout);
+// (largest block `largest`) over `ranks` laid out as `layout` below kAutoOwnMinBlockBytes per
+// rank, whatever the arrivals: no exchange follows these calls (unless a named planned
+// algorithm makes every call exchange). Where it is false with layout `mixed` it is false
+// with every layout.
+bool auto_allgather_runs_classic(int ranks, std::uint64_t bytes, std::uint64_t largest, NodeLayout layout);
 // The classic algorithm `auto` runs across nodes where it does not run native or BDR: the
 // ring for near-equal blocks from kAutoOwnMinBlockBytes per rank, and with several ranks per
 // node (`layout` mixed) from kAutoMixedRingMinBlockBytes; else Sparbit. `largest`: the

@@ -2,8 +2,9 @@
 # auto's Allgather(v) at 64-128 KiB per rank, p = 8, two ranks per node on four emulated 1 Gbit/s nodes:
 # native, ring, Sparbit, Bruck and auto. tag rpn2: before (auto native there), new: the ring from 64 KiB
 # (tried), v3: Sparbit from 64 KiB and the ring from 128 KiB (kept). B: the build to measure.
-# p and rpn (ranks per node) change the layout: tags p8rpn4 and p4rpn2 (2026-12-01, later).
-# Summary: python3 ../auto-sparbit-64K/summary.py rpn2 new v3 p8rpn4 p4rpn2 (in this folder).
+# p and rpn (ranks per node) change the layout (later on 2026-12-01): p8rpn4 and p4rpn2 on bbfc814 (p = 4:
+# auto native below 256 KiB), p4rpn2new with the ring and weighed blocks at p = 4 (kAutoMixedClassicMinRanks).
+# Summary: python3 ../auto-sparbit-64K/summary.py rpn2 new v3 p8rpn4 p4rpn2 p4rpn2new > summary.txt (in this folder).
 B=${B:-build/openmpi}; tag=${tag:-rpn2}; p=${p:-8}; rpn=${rpn:-2}
 export PAPSHIM_HELPER_THREAD=always
 for r in ${runs:-1 2}; do

@@ -142,10 +142,15 @@ bool auto_allgather_may_plan(int ranks, std::uint64_t bytes, NodeLayout layout) 
            bytes / std::uint64_t(ranks) >= kAutoOwnMinBlockBytes;
 }
 
-bool auto_allgather_runs_classic(int ranks, std::uint64_t bytes, NodeLayout layout) {
-    if (ranks < kAutoClassicMinRanks || layout == NodeLayout::one_node) return false;
+bool auto_allgather_runs_classic(int ranks, std::uint64_t bytes, std::uint64_t largest, NodeLayout layout) {
+    if (ranks <= 0 || layout == NodeLayout::one_node) return false;
     const std::uint64_t block = bytes / std::uint64_t(ranks);
-    return block >= kAutoClassicMinBlockBytes && block < kAutoOwnMinBlockBytes;
+    if (block < kAutoClassicMinBlockBytes || block >= kAutoOwnMinBlockBytes) return false;
+    if (ranks >= kAutoClassicMinRanks) return true;
+    // Fewer ranks, several per node: where auto_allgather_classic runs the ring or weighs
+    // the blocks (Sparbit lost to native at p = 4).
+    if (layout != NodeLayout::mixed || ranks < kAutoMixedClassicMinRanks) return false;
+    return block >= kAutoMixedRingMinBlockBytes || auto_allgather_weighs_blocks(ranks, bytes, largest);
 }
 
 bool auto_allgather_runs_bdr(const AutoBdrCall& call) {

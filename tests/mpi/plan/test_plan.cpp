@@ -544,10 +544,13 @@ void auto_gather_bdr(int block_bytes) {
     // One rank per node only: with several BDR lost to the ring (algorithms.hpp).
     const bool follows = widest == 1 && c.size > 1 && block_bytes >= 256 << 10;
     const bool can_run_bdr = follows && level == MPI_THREAD_MULTIPLE;
-    const bool classic_range = c.size >= 8 && block_bytes >= 64 << 10 && block_bytes < 256 << 10;
-    const bool sparbit_range = classic_range && (widest == 1 || (widest < c.size && block_bytes < 128 << 10));
-    // Several ranks per node, on more than one node: Sparbit there, the ring from 128 KiB.
-    const bool ring_range = classic_range && widest > 1 && widest < c.size && block_bytes >= 128 << 10;
+    // Several ranks per node, on more than one node: from 8 ranks Sparbit there, the ring
+    // from 128 KiB; from 4 ranks the ring from 128 KiB only.
+    const bool several = widest > 1 && widest < c.size;
+    const bool classic_range =
+        (c.size >= 8 || (several && c.size >= 4)) && block_bytes >= 64 << 10 && block_bytes < 256 << 10;
+    const bool sparbit_range = classic_range && c.size >= 8 && (widest == 1 || (several && block_bytes < 128 << 10));
+    const bool ring_range = classic_range && several && block_bytes >= 128 << 10;
     if (std::getenv("TEST_PLAN_VERBOSE") && c.rank == 0)
         fmt::print("{}: {} of 24 calls ran bdr, {} the ring, {} sparbit (exchanges {} assessed {} good {} armed {}, "
                    "can run bdr {})\n", label, bdr_calls, ring_calls, sparbit_calls, s.exchanges, s.assessed, s.good,
@@ -819,7 +822,7 @@ void run_matrix(bool auto_only) {
     if (!auto_only) gather_swapped("sparbit", '-');
     for (char pattern : {'l', 'x', 'u', '-'}) gather_pattern("auto", pattern, 20, false);
     mixed_sites("auto");
-    for (int block_bytes : {64 << 10, 256 << 10, 1 << 20}) auto_gather_bdr(block_bytes);
+    for (int block_bytes : {64 << 10, 128 << 10, 256 << 10, 1 << 20}) auto_gather_bdr(block_bytes);
     for (Roots roots : {Roots::fixed, Roots::fixed_interleaved, Roots::rotating}) auto_reduce_clairvoyant(roots);
     auto_reduce_rest();
 #ifndef MPICH_VERSION
