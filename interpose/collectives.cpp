@@ -455,8 +455,9 @@ const AllgatherAlgorithm* choose_allgather(std::string_view choice, CommContext&
         return find_allgather_algorithm("bdr");
     if (!runtime::spans_nodes(ctx)) return nullptr;
     // From kAutoOwnMinBlockBytes per rank the layout across nodes does not change the classic
-    // algorithm (auto_allgather_classic; registry.cpp asserts it), so it is not asked (that
-    // would make the node view).
+    // algorithm for near-equal blocks (auto_allgather_classic; registry.cpp asserts it), so it
+    // is not asked here; an Allgatherv of far-from-equal blocks makes the node view for the
+    // nodes' shape (classic_allgather), once per communicator.
     return &classic_allgather(ctx, bytes, largest, recvcounts, element_bytes, NodeLayout::mixed);
 }
 

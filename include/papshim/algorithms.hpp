@@ -73,8 +73,9 @@ const AllgatherAlgorithm* find_allgather_algorithm(std::string_view name);
 // - from there across nodes, the ring where the blocks are near-equal: 0.75-0.92 of native's
 //   time where Sparbit took 0.84-1.05 (p = 8 and 4), 0.49-0.66 where Sparbit took 0.57-0.80
 //   (two ranks per node); for an Allgatherv whose largest block is above 1.25 times the mean
-//   (the ring's every step waits for the largest block), Sparbit or Bruck as the simulator's
-//   model of its blocks says (fastest_classic_allgatherv; decreasing blocks at 1 MiB: Sparbit
+//   (the ring's every step waits for the largest block), Sparbit or Bruck (with several
+//   ranks per node the ring too) as the simulator's model of its blocks says
+//   (fastest_classic_allgatherv; decreasing blocks at 1 MiB: Sparbit
 //   0.81-0.83 of native's time, Bruck 1.00; half-full: Sparbit 1.12-1.43, Bruck 1.00-1.01)
 //   (auto_allgather_classic);
 // - BDR instead with one rank per node, under a predictable imbalance, with its background
@@ -129,7 +130,8 @@ inline constexpr LinkModel kSharedMemoryLink{1.63e-6, 7.15e-11};
 const AllgatherAlgorithm& auto_allgather_classic(int ranks, std::uint64_t bytes, std::uint64_t largest, NodeLayout layout,
                                                  std::span<const std::uint64_t> block_bytes, const LinkModel& link,
                                                  NodeShape nodes);
-// Sparbit or Bruck for an Allgatherv of these blocks, whichever the simulator's single-port
+// Sparbit or Bruck (with several ranks per node `nodes`, the ring too: below) for an
+// Allgatherv of these blocks, whichever the simulator's single-port
 // model (papshim-sim --contention) finishes first on balanced arrivals over `link`: Bruck
 // only if at least kClassicModelMargin faster in ē. Both take ceil(log2 p) steps, but where
 // the large blocks sit decides what a step carries: with the large blocks on alternate ranks
@@ -150,7 +152,8 @@ const AllgatherAlgorithm& auto_allgather_classic(int ranks, std::uint64_t bytes,
 // Allgatherv with several ranks per node"): decreasing and geometric blocks, the ring
 // 0.43-0.77 of native's time where Sparbit, the one-level pick, took 0.50-0.78; half-full,
 // Sparbit 0.33-0.65 where Bruck, the one-level pick, took 0.98-1.05 (Bruck's long steps cross
-// nodes from both ranks of a node); a spike, the ring and Sparbit tied (the model too).
+// nodes from both ranks of a node); a spike, Sparbit (the ring tied at 1 MiB and lost by
+// 1-16% at 64 KiB; the model gives the ring 1.10x, under the margin).
 const AllgatherAlgorithm& fastest_classic_allgatherv(std::span<const std::uint64_t> block_bytes, const LinkModel& link,
                                                      NodeShape nodes = {});
 inline constexpr int kClassicModelMaxRanks = 64;

@@ -62,6 +62,7 @@ NodeShape node_shape(std::span<const int> node_of, int node_count) {
     if (node_count <= 1 || node_count >= ranks) return {};
     // Consecutive: node 0 holds ranks 0..k-1, node 1 the next k, ...
     const int first = int(std::count(node_of.begin(), node_of.end(), 0));
+    if (first == 0) return {};  // nodes are numbered by their lowest rank: rank 0's is node 0
     auto every_rank = [&](auto&& node) {
         for (int r = 0; r < ranks; ++r)
             if (node_of[std::size_t(r)] != node(r)) return false;
@@ -147,8 +148,10 @@ bool auto_allgather_runs_classic(int ranks, std::uint64_t bytes, std::uint64_t l
     const std::uint64_t block = bytes / std::uint64_t(ranks);
     if (block < kAutoClassicMinBlockBytes || block >= kAutoOwnMinBlockBytes) return false;
     if (ranks >= kAutoClassicMinRanks) return true;
-    // Fewer ranks, several per node: where auto_allgather_classic runs the ring or weighs
-    // the blocks (Sparbit lost to native at p = 4).
+    // Fewer ranks, several per node: where auto_allgather_classic runs the ring for
+    // near-equal blocks or weighs far-from-equal ones (the model's pick of Sparbit, Bruck or
+    // the ring); near-equal blocks below kAutoMixedRingMinBlockBytes stay native, as Sparbit
+    // lost to native there at p = 4.
     if (layout != NodeLayout::mixed || ranks < kAutoMixedClassicMinRanks) return false;
     return block >= kAutoMixedRingMinBlockBytes || auto_allgather_weighs_blocks(ranks, bytes, largest);
 }

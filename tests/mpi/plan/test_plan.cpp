@@ -516,7 +516,7 @@ void typed_reductions(const char* algorithm) {
 // rank per node, from 256 KiB per rank, with the helper thread for its background receives:
 // here virtual nodes of one rank), the ring or native before. Below 256 KiB per rank, from 64
 // KiB and 8 ranks across nodes, it runs Sparbit (with several ranks per node the ring from 128
-// KiB) on every call whatever the arrivals and exchanges nothing. Results against native; where every prediction was good and the
+// KiB, and from 4 ranks only that) on every call whatever the arrivals and exchanges nothing. Results against native; where every prediction was good and the
 // spread was seen, BDR must have run.
 void auto_gather_bdr(int block_bytes) {
     Comm c = duplicate_world();
