@@ -61,7 +61,8 @@ const AllgatherAlgorithm* find_allgather_algorithm(std::string_view name);
 //   left auto at 0.89-1.19 (its sampled exchanges learnt the spread late and kept the ring
 //   up to ~48 calls after it ended); at p = 4 Sparbit took up to 1.32 of native's time
 //   balanced, so auto stays native there; with several ranks per node Sparbit too, and from
-//   kAutoMixedRingMinBlockBytes the ring for near-equal blocks, as from kAutoOwnMinBlockBytes:
+//   kAutoMixedRingMinBlockBytes the ring for near-equal blocks up to kAutoMixedRingMaxRanks
+//   ranks, as from kAutoOwnMinBlockBytes:
 //   at p = 8, two ranks per node (six runs on 2026-12-01, balanced, one late rank and fresh
 //   random delays), native's time was 1.28-2.18x the best classic's (auto, which ran native
 //   there until then, 1.22-2.17x); the Allgather's Sparbit took 0.68-0.85 of native's time at 64 KiB where the ring took
@@ -95,6 +96,13 @@ inline constexpr int kAutoClassicMinRanks = 8;
 // decreasing Allgatherv blocks 0.45-0.95 at 64 and 128 KiB (the model's pick); at 64 KiB the
 // Allgather's ring took 1.01-1.12 under 10τ and Sparbit 0.95-1.13, so native stays there.
 inline constexpr int kAutoMixedClassicMinRanks = 4;
+// The ring below kAutoOwnMinBlockBytes with several ranks per node (from
+// kAutoMixedRingMinBlockBytes, and as a candidate of fastest_classic_allgatherv's two-level
+// model) only up to this many ranks: at p = 16, two ranks per node (two runs on 2026-12-01,
+// 16 processes on 2 cores), it lost to Sparbit, 1.12-1.36x the best classic algorithm's time
+// for the Allgather at 128 KiB and 1.16-1.35x for decreasing Allgatherv blocks at 64 KiB,
+// where Sparbit took 0.59-0.74 of native's time.
+inline constexpr int kAutoMixedRingMaxRanks = 8;
 // Whether `auto` runs auto_allgather_classic (Sparbit or the ring, or the model's pick for an
 // Allgatherv of far-from-equal blocks) instead of native for an Allgather(v) of `bytes` in all
 // (largest block `largest`) over `ranks` laid out as `layout` below kAutoOwnMinBlockBytes per
@@ -146,7 +154,8 @@ const AllgatherAlgorithm& auto_allgather_classic(int ranks, std::uint64_t bytes,
 // cache it.
 //
 // With several ranks per node (`nodes`) the model is two-level: `link` between nodes, whose
-// ports the node's ranks share fairly, kSharedMemoryLink inside; and the ring is weighed too,
+// ports the node's ranks share fairly, kSharedMemoryLink inside; and up to
+// kAutoMixedRingMaxRanks ranks the ring is weighed too,
 // as its consecutive ranks keep all but one of a node's messages per step off the network.
 // Measured at p = 8, two ranks per node, 64 KiB and 1 MiB (docs/benchmarks.md, "`auto`'s
 // Allgatherv with several ranks per node"): decreasing and geometric blocks, the ring

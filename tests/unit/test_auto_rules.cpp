@@ -182,6 +182,10 @@ TEST_CASE("auto's Allgather below 256 KiB per rank across nodes, p >= 8, from 64
     CHECK(auto_allgather_runs_classic(4, 4 * 64 * kib, 128 * kib, mixed));  // largest twice the mean
     CHECK_FALSE(auto_allgather_runs_classic(4, 4 * 64 * kib, 128 * kib, spread));
     CHECK(auto_allgather_classic(4, 4 * 128 * kib, 128 * kib, mixed).name == "ring");
+    // Above kAutoMixedRingMaxRanks Sparbit below 256 KiB (the ring lost to it at p = 16).
+    CHECK(auto_allgather_classic(9, 9 * 128 * kib, 128 * kib, mixed).name == "sparbit");
+    CHECK(auto_allgather_classic(16, 16 * 128 * kib, 128 * kib, mixed).name == "sparbit");
+    CHECK(auto_allgather_classic(16, 16 * 256 * kib, 256 * kib, mixed).name == "ring");
     // One rank per node: Sparbit there even for equal blocks, the ring from 256 KiB.
     CHECK(auto_allgather_classic(8, 8 * 64 * kib, 64 * kib, spread).name == "sparbit");
     CHECK(auto_allgather_classic(8, 8 * 256 * kib - 8, 256 * kib - 1, spread).name == "sparbit");
@@ -383,6 +387,8 @@ TEST_CASE("auto's Allgatherv of far-from-equal blocks with several ranks per nod
         // Cyclic placement: every ring message crosses nodes; the ring is not picked.
         CHECK(fastest_classic_allgatherv(bench_layout("decreasing", 8, per_rank), gigabit, {2, true}).name != "ring");
     }
+    // Above kAutoMixedRingMaxRanks the ring is not weighed (it lost to Sparbit at p = 16).
+    CHECK(fastest_classic_allgatherv(bench_layout("decreasing", 16, 64 * kib), gigabit, two_per_node).name == "sparbit");
     // The same through auto's rule, with the node shape.
     const auto decreasing = bench_layout("decreasing", 8, 64 * kib);
     std::uint64_t total = 0;

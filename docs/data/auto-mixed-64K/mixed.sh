@@ -4,8 +4,8 @@
 # (tried), v3: Sparbit from 64 KiB and the ring from 128 KiB (kept). B: the build to measure.
 # p and rpn (ranks per node) change the layout (later on 2026-12-01): p8rpn4 and p4rpn2 on bbfc814 (p = 4:
 # auto native below 256 KiB), p4rpn2new with the ring and weighed blocks at p = 4 (kAutoMixedClassicMinRanks).
-# p16rpn1, p16rpn2: p = 16, one and two ranks per node, on 4b5b1c4.
-# Summary: python3 ../auto-sparbit-64K/summary.py rpn2 new v3 p8rpn4 p4rpn2 p4rpn2new p16rpn1 p16rpn2 > summary.txt (in this folder).
+# p16rpn1, p16rpn2: p = 16, one and two ranks per node, on 4b5b1c4; p16rpn2cap: with kAutoMixedRingMaxRanks.
+# Summary: python3 ../auto-sparbit-64K/summary.py rpn2 new v3 p8rpn4 p4rpn2 p4rpn2new p16rpn1 p16rpn2 p16rpn2cap > summary.txt (in this folder).
 # apploop4.sh: the p = 4 rule in fresh processes (apploop4.txt).
 B=${B:-build/openmpi}; tag=${tag:-rpn2}; p=${p:-8}; rpn=${rpn:-2}
 export PAPSHIM_HELPER_THREAD=always

@@ -85,6 +85,7 @@ const AllgatherAlgorithm& fastest_classic_allgatherv(std::span<const std::uint64
     const int ranks = int(block_bytes.size());
     if (ranks < 3) return sparbit;  // one exchange step: the same messages either way
     const bool two_level = nodes.ranks_per_node > 1 && nodes.ranks_per_node < ranks;
+    const bool weighs_ring = two_level && ranks <= kAutoMixedRingMaxRanks;
     const LinkModel& inside = two_level ? kSharedMemoryLink : link;
     sim::TimingModel model;
     model.latency = inside.alpha;
@@ -107,7 +108,7 @@ const AllgatherAlgorithm& fastest_classic_allgatherv(std::span<const std::uint64
     const double bar = modelled(sparbit) * (1.0 - kClassicModelMargin);
     const AllgatherAlgorithm* fastest = &sparbit;
     double best = bar;
-    for (const AllgatherAlgorithm* other : {&bruck, two_level ? &ring : nullptr}) {
+    for (const AllgatherAlgorithm* other : {&bruck, weighs_ring ? &ring : nullptr}) {
         if (!other) continue;
         if (const double elapsed = modelled(*other); elapsed < best) fastest = other, best = elapsed;
     }
@@ -121,7 +122,8 @@ static_assert(kAutoMixedRingMinBlockBytes <= kAutoOwnMinBlockBytes);
 const AllgatherAlgorithm& auto_allgather_classic(int ranks, std::uint64_t bytes, std::uint64_t largest, NodeLayout layout) {
     static const AllgatherAlgorithm& ring = *find_allgather_algorithm("ring");
     static const AllgatherAlgorithm& sparbit = *find_allgather_algorithm("sparbit");
-    const std::uint64_t ring_from = layout == NodeLayout::mixed ? kAutoMixedRingMinBlockBytes : kAutoOwnMinBlockBytes;
+    const bool mixed_ring = layout == NodeLayout::mixed && ranks <= kAutoMixedRingMaxRanks;
+    const std::uint64_t ring_from = mixed_ring ? kAutoMixedRingMinBlockBytes : kAutoOwnMinBlockBytes;
     if (ranks <= 0 || bytes / std::uint64_t(ranks) < ring_from) return sparbit;
     return near_equal_blocks(ranks, bytes, largest) ? ring : sparbit;
 }

@@ -545,12 +545,12 @@ void auto_gather_bdr(int block_bytes) {
     const bool follows = widest == 1 && c.size > 1 && block_bytes >= 256 << 10;
     const bool can_run_bdr = follows && level == MPI_THREAD_MULTIPLE;
     // Several ranks per node, on more than one node: from 8 ranks Sparbit there, the ring
-    // from 128 KiB; from 4 ranks the ring from 128 KiB only.
+    // from 128 KiB up to 8 ranks; from 4 ranks the ring from 128 KiB only.
     const bool several = widest > 1 && widest < c.size;
     const bool classic_range =
         (c.size >= 8 || (several && c.size >= 4)) && block_bytes >= 64 << 10 && block_bytes < 256 << 10;
-    const bool sparbit_range = classic_range && c.size >= 8 && (widest == 1 || (several && block_bytes < 128 << 10));
-    const bool ring_range = classic_range && several && block_bytes >= 128 << 10;
+    const bool ring_range = classic_range && several && c.size <= 8 && block_bytes >= 128 << 10;
+    const bool sparbit_range = classic_range && c.size >= 8 && (widest == 1 || (several && !ring_range));
     if (std::getenv("TEST_PLAN_VERBOSE") && c.rank == 0)
         fmt::print("{}: {} of 24 calls ran bdr, {} the ring, {} sparbit (exchanges {} assessed {} good {} armed {}, "
                    "can run bdr {})\n", label, bdr_calls, ring_calls, sparbit_calls, s.exchanges, s.assessed, s.good,
