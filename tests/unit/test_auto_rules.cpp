@@ -5,7 +5,6 @@
 #include <catch.hpp>
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <string_view>
 #include <utility>
@@ -14,6 +13,7 @@
 #include "papshim/algorithms.hpp"
 #include "papshim/planner.hpp"
 #include "papshim/runtime.hpp"
+#include "tools/bench/block_distributions.hpp"
 
 namespace {
 
@@ -25,6 +25,13 @@ constexpr NodeLayout one_node = NodeLayout::one_node, spread = NodeLayout::one_r
 constexpr std::uint64_t slot = 64 * 1024;
 
 std::uint8_t bit(Collective c) { return std::uint8_t(1u << unsigned(c)); }
+
+// papshim-bench's Allgatherv layout `name` for p ranks around `per_rank` bytes, in bytes.
+std::vector<std::uint64_t> bench_blocks(std::string_view name, int p, std::uint64_t per_rank) {
+    std::vector<std::uint64_t> blocks;
+    for (double size : papshim::blocks::block_sizes(name, p, double(per_rank))) blocks.push_back(std::uint64_t(size));
+    return blocks;
+}
 
 // The sampled policy's cadence for reductions, as the runtime sets it (without its 16 KiB floor).
 papshim::plan::Follow has_candidate(std::uint8_t collective, std::uint64_t bytes, int /*ranks*/, NodeLayout layout) {
@@ -295,7 +302,7 @@ TEST_CASE("auto's Allgather across nodes without BDR: the ring for near-equal bl
         CHECK(auto_allgather_classic(8, 8 * mib, 2 * mib, across).name == "sparbit");
     }
 
-    // papshim-bench's layouts (tools/bench/block_distributions.hpp) around 1 MiB a rank.
+    // papshim-bench's layouts around 1 MiB a rank, and one of their own.
     auto layout = [](int p, auto&& block) {
         std::vector<std::uint64_t> blocks(std::size_t(p), 0);
         for (int i = 0; i < p; ++i) blocks[std::size_t(i)] = block(i);
@@ -306,7 +313,7 @@ TEST_CASE("auto's Allgather across nodes without BDR: the ring for near-equal bl
         for (std::uint64_t b : blocks) total += b, largest = std::max(largest, b);
         return auto_allgather_classic(int(blocks.size()), total, largest, papshim::NodeLayout::mixed, blocks, gigabit, {}).name;
     };
-    auto half_full = [&](int p) { return layout(p, [](int i) { return i % 2 == 0 ? 2 * mib : 0; }); };
+    auto half_full = [](int p) { return bench_blocks("half-full", p, mib); };
     for (int p : {4, 6, 7, 8, 16}) {
         CAPTURE(p);
         // Half-full: the large blocks on alternate ranks; every Sparbit step carries a large
@@ -314,8 +321,7 @@ TEST_CASE("auto's Allgather across nodes without BDR: the ring for near-equal bl
         // native's time, Bruck 1.00-1.01x).
         CHECK(classic(half_full(p)) == "bruck");
         // Decreasing blocks: Sparbit (measured 0.81-0.83x native's time, Bruck 1.00x).
-        const auto decreasing = layout(p, [p](int i) { return 2 * mib * std::uint64_t(p - 1 - i) / std::uint64_t(p - 1); });
-        CHECK(classic(decreasing) == "sparbit");
+        CHECK(classic(bench_blocks("decreasing", p, mib)) == "sparbit");
         // One rank's block 64 times the others': every algorithm waits for it; Sparbit.
         CHECK(classic(layout(p, [](int i) { return i == 0 ? 8 * mib : mib / 8; })) == "sparbit");
     }
@@ -350,19 +356,6 @@ TEST_CASE("auto's Allgatherv of far-from-equal blocks with several ranks per nod
     using papshim::fastest_classic_allgatherv;
     constexpr std::uint64_t kib = 1 << 10;
     const papshim::LinkModel gigabit{50e-6, 8e-9};
-    auto bench_layout = [](std::string_view name, int p, std::uint64_t per_rank) {
-        std::vector<std::uint64_t> blocks(std::size_t(p), 0);
-        for (int i = 0; i < p; ++i) {
-            const double c = double(per_rank);
-            double m = c;
-            if (name == "half-full") m = i % 2 == 0 ? 2 * c : 0;
-            if (name == "decreasing") m = std::floor(2 * c * (p - 1 - i) / (p - 1));
-            if (name == "spike") m = i == 0 ? p * c : std::floor(p * c / (p - 1));
-            if (name == "geometric") m = std::floor(p * c / ((i + 1.5) * std::log(p)));
-            blocks[std::size_t(i)] = std::uint64_t(m);
-        }
-        return blocks;
-    };
     const papshim::NodeShape two_per_node{2, false};
     for (std::uint64_t per_rank : {64 * kib, 1024 * kib}) {
         CAPTURE(per_rank);
@@ -370,27 +363,27 @@ TEST_CASE("auto's Allgatherv of far-from-equal blocks with several ranks per nod
         // off the network (measured at p = 8: see algorithms.hpp).
         for (std::string_view name : {"decreasing", "geometric"}) {
             CAPTURE(name);
-            CHECK(fastest_classic_allgatherv(bench_layout(name, 8, per_rank), gigabit, two_per_node).name == "ring");
-            CHECK(fastest_classic_allgatherv(bench_layout(name, 4, per_rank), gigabit, two_per_node).name == "ring");
+            CHECK(fastest_classic_allgatherv(bench_blocks(name, 8, per_rank), gigabit, two_per_node).name == "ring");
+            CHECK(fastest_classic_allgatherv(bench_blocks(name, 4, per_rank), gigabit, two_per_node).name == "ring");
         }
         // A spike (rank 0's block p times the mean): every algorithm waits for it to cross
         // three node boundaries; the ring only 10-11% faster in the model, under the margin
         // (measured: a tie, the ring up to 1.11x Sparbit's time at 64 KiB).
-        CHECK(fastest_classic_allgatherv(bench_layout("spike", 8, per_rank), gigabit, two_per_node).name == "sparbit");
+        CHECK(fastest_classic_allgatherv(bench_blocks("spike", 8, per_rank), gigabit, two_per_node).name == "sparbit");
         // One rank per node: the ring is not weighed.
         for (std::string_view name : {"decreasing", "geometric", "spike"})
-            CHECK(fastest_classic_allgatherv(bench_layout(name, 8, per_rank), gigabit).name == "sparbit");
+            CHECK(fastest_classic_allgatherv(bench_blocks(name, 8, per_rank), gigabit).name == "sparbit");
         // Half-full: a large block on every node, so the ring ties Sparbit in the model, and
         // Bruck's long steps cross nodes twice as often: Sparbit (one rank per node: Bruck).
-        CHECK(fastest_classic_allgatherv(bench_layout("half-full", 8, per_rank), gigabit, two_per_node).name == "sparbit");
-        CHECK(fastest_classic_allgatherv(bench_layout("half-full", 8, per_rank), gigabit).name == "bruck");
+        CHECK(fastest_classic_allgatherv(bench_blocks("half-full", 8, per_rank), gigabit, two_per_node).name == "sparbit");
+        CHECK(fastest_classic_allgatherv(bench_blocks("half-full", 8, per_rank), gigabit).name == "bruck");
         // Cyclic placement: every ring message crosses nodes; the ring is not picked.
-        CHECK(fastest_classic_allgatherv(bench_layout("decreasing", 8, per_rank), gigabit, {2, true}).name != "ring");
+        CHECK(fastest_classic_allgatherv(bench_blocks("decreasing", 8, per_rank), gigabit, {2, true}).name != "ring");
     }
     // Above kAutoMixedRingMaxRanks the ring is not weighed (it lost to Sparbit at p = 16).
-    CHECK(fastest_classic_allgatherv(bench_layout("decreasing", 16, 64 * kib), gigabit, two_per_node).name == "sparbit");
+    CHECK(fastest_classic_allgatherv(bench_blocks("decreasing", 16, 64 * kib), gigabit, two_per_node).name == "sparbit");
     // The same through auto's rule, with the node shape.
-    const auto decreasing = bench_layout("decreasing", 8, 64 * kib);
+    const auto decreasing = bench_blocks("decreasing", 8, 64 * kib);
     std::uint64_t total = 0;
     for (std::uint64_t b : decreasing) total += b;
     CHECK(papshim::auto_allgather_classic(8, total, decreasing.front(), papshim::NodeLayout::mixed, decreasing, gigabit,

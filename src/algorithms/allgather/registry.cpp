@@ -105,13 +105,13 @@ const AllgatherAlgorithm& fastest_classic_allgatherv(std::span<const std::uint64
         return sim::simulate_timing(sim::ScheduleSet::build(algorithm.build, ranks), model, arrival, sizes).mean_elapsed;
     };
     // Sparbit unless another is kClassicModelMargin faster; of those, the fastest.
-    const double bar = modelled(sparbit) * (1.0 - kClassicModelMargin);
     const AllgatherAlgorithm* fastest = &sparbit;
-    double best = bar;
-    for (const AllgatherAlgorithm* other : {&bruck, weighs_ring ? &ring : nullptr}) {
-        if (!other) continue;
-        if (const double elapsed = modelled(*other); elapsed < best) fastest = other, best = elapsed;
-    }
+    double best = modelled(sparbit) * (1.0 - kClassicModelMargin);
+    auto weigh = [&](const AllgatherAlgorithm& other) {
+        if (const double elapsed = modelled(other); elapsed < best) fastest = &other, best = elapsed;
+    };
+    weigh(bruck);
+    if (weighs_ring) weigh(ring);
     return *fastest;
 }
 
