@@ -96,13 +96,15 @@ inline constexpr int kAutoClassicMinRanks = 8;
 // decreasing Allgatherv blocks 0.45-0.95 at 64 and 128 KiB (the model's pick); at 64 KiB the
 // Allgather's ring took 1.01-1.12 under 10τ and Sparbit 0.95-1.13, so native stays there.
 inline constexpr int kAutoMixedClassicMinRanks = 4;
-// With several ranks per node, the ring from kAutoMixedRingMinBlockBytes below
-// kAutoOwnMinBlockBytes per rank, and as a candidate of fastest_classic_allgatherv's
-// two-level model at any size, only up to this many ranks (from kAutoOwnMinBlockBytes
-// near-equal blocks run the ring at any p, unmeasured at p = 16): at p = 16, two ranks per node (two runs on 2026-12-01,
-// 16 processes on 2 cores), it lost to Sparbit, 1.12-1.36x the best classic algorithm's time
-// for the Allgather at 128 KiB and 1.16-1.35x for decreasing Allgatherv blocks at 64 KiB,
-// where Sparbit took 0.59-0.74 of native's time.
+// With several ranks per node, the ring below kAutoOwnMinBlockBytes per rank (from
+// kAutoMixedRingMinBlockBytes for near-equal blocks, and as a candidate of
+// fastest_classic_allgatherv's two-level model) only up to this many ranks: at p = 16, two
+// ranks per node (two runs on 2026-12-01, 16 processes on 2 cores), it lost to Sparbit,
+// 1.12-1.36x the best classic algorithm's time for the Allgather at 128 KiB and 1.16-1.35x
+// for decreasing Allgatherv blocks at 64 KiB, where Sparbit took 0.59-0.74 of native's time.
+// From kAutoOwnMinBlockBytes it won there (one run): at 256 KiB and 1 MiB the ring took
+// 0.50-0.63 of native's time for the Allgather (Sparbit 0.64-0.78), 0.98-1.04 for decreasing
+// Allgatherv blocks (Sparbit 1.11-1.25), so the two-level model weighs it above 128 KiB.
 inline constexpr int kAutoMixedRingMaxRanks = 8;
 // Whether `auto` runs auto_allgather_classic (Sparbit or the ring, or the model's pick for an
 // Allgatherv of far-from-equal blocks) instead of native for an Allgather(v) of `bytes` in all
@@ -155,9 +157,9 @@ const AllgatherAlgorithm& auto_allgather_classic(int ranks, std::uint64_t bytes,
 // cache it.
 //
 // With several ranks per node (`nodes`) the model is two-level: `link` between nodes, whose
-// ports the node's ranks share fairly, kSharedMemoryLink inside; and up to
-// kAutoMixedRingMaxRanks ranks the ring is weighed too,
-// as its consecutive ranks keep all but one of a node's messages per step off the network.
+// ports the node's ranks share fairly, kSharedMemoryLink inside; and the ring is weighed too
+// (above kAutoMixedRingMaxRanks ranks only where the blocks' mean exceeds
+// kAutoMixedRingMinBlockBytes), as its consecutive ranks keep all but one of a node's messages per step off the network.
 // Measured at p = 8, two ranks per node, 64 KiB and 1 MiB (docs/benchmarks.md, "`auto`'s
 // Allgatherv with several ranks per node"): decreasing and geometric blocks, the ring
 // 0.43-0.77 of native's time where Sparbit, the one-level pick, took 0.50-0.78; half-full,

@@ -380,8 +380,12 @@ TEST_CASE("auto's Allgatherv of far-from-equal blocks with several ranks per nod
         // Cyclic placement: every ring message crosses nodes; the ring is not picked.
         CHECK(fastest_classic_allgatherv(bench_blocks("decreasing", 8, per_rank), gigabit, {2, true}).name != "ring");
     }
-    // Above kAutoMixedRingMaxRanks the ring is not weighed (it lost to Sparbit at p = 16).
+    // Above kAutoMixedRingMaxRanks the ring is weighed only above 128 KiB per rank (at p = 16
+    // it lost to Sparbit at 64 KiB, tied at 128 KiB and won at 256 KiB and 1 MiB).
     CHECK(fastest_classic_allgatherv(bench_blocks("decreasing", 16, 64 * kib), gigabit, two_per_node).name == "sparbit");
+    CHECK(fastest_classic_allgatherv(bench_blocks("decreasing", 16, 128 * kib), gigabit, two_per_node).name == "sparbit");
+    for (std::uint64_t per_rank : {256 * kib, 1024 * kib})
+        CHECK(fastest_classic_allgatherv(bench_blocks("decreasing", 16, per_rank), gigabit, two_per_node).name == "ring");
     // The same through auto's rule, with the node shape.
     const auto decreasing = bench_blocks("decreasing", 8, 64 * kib);
     std::uint64_t total = 0;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <numeric>
 #include <vector>
 
 #include "builders.hpp"
@@ -85,7 +86,13 @@ const AllgatherAlgorithm& fastest_classic_allgatherv(std::span<const std::uint64
     const int ranks = int(block_bytes.size());
     if (ranks < 3) return sparbit;  // one exchange step: the same messages either way
     const bool two_level = nodes.ranks_per_node > 1 && nodes.ranks_per_node < ranks;
-    const bool weighs_ring = two_level && ranks <= kAutoMixedRingMaxRanks;
+    const std::uint64_t total = std::accumulate(block_bytes.begin(), block_bytes.end(), std::uint64_t{0});
+    // Above kAutoMixedRingMaxRanks ranks only where the blocks' mean exceeds
+    // kAutoMixedRingMinBlockBytes: at p = 16, two per node, the ring lost to Sparbit at 64 KiB,
+    // tied at 128 KiB and won at 256 KiB and 1 MiB (decreasing blocks, whose mean is a few
+    // bytes under the nominal size).
+    const bool weighs_ring =
+        two_level && (ranks <= kAutoMixedRingMaxRanks || total > kAutoMixedRingMinBlockBytes * std::uint64_t(ranks));
     const LinkModel& inside = two_level ? kSharedMemoryLink : link;
     sim::TimingModel model;
     model.latency = inside.alpha;
