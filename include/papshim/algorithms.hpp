@@ -96,9 +96,10 @@ inline constexpr int kAutoClassicMinRanks = 8;
 // decreasing Allgatherv blocks 0.45-0.95 at 64 and 128 KiB (the model's pick); at 64 KiB the
 // Allgather's ring took 1.01-1.12 under 10τ and Sparbit 0.95-1.13, so native stays there.
 inline constexpr int kAutoMixedClassicMinRanks = 4;
-// With several ranks per node, the ring below kAutoOwnMinBlockBytes per rank (from
-// kAutoMixedRingMinBlockBytes for near-equal blocks, and as a candidate of
-// fastest_classic_allgatherv's two-level model) only up to this many ranks: at p = 16, two
+// With several ranks per node, the ring for near-equal blocks from kAutoMixedRingMinBlockBytes
+// below kAutoOwnMinBlockBytes per rank only up to this many ranks, and as a candidate of
+// fastest_classic_allgatherv's two-level model up to this many ranks at any size, above it only
+// where the blocks' mean exceeds kAutoMixedRingMinBlockBytes: at p = 16, two
 // ranks per node (two runs on 2026-12-01, 16 processes on 2 cores), it lost to Sparbit,
 // 1.12-1.36x the best classic algorithm's time for the Allgather at 128 KiB and 1.16-1.35x
 // for decreasing Allgatherv blocks at 64 KiB, where Sparbit took 0.59-0.74 of native's time.

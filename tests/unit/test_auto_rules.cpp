@@ -386,6 +386,17 @@ TEST_CASE("auto's Allgatherv of far-from-equal blocks with several ranks per nod
     CHECK(fastest_classic_allgatherv(bench_blocks("decreasing", 16, 128 * kib), gigabit, two_per_node).name == "sparbit");
     for (std::uint64_t per_rank : {256 * kib, 1024 * kib})
         CHECK(fastest_classic_allgatherv(bench_blocks("decreasing", 16, per_rank), gigabit, two_per_node).name == "ring");
+    // The bound: a mean of exactly 128 KiB is not weighed; a byte more per rank is, and the
+    // model puts the ring ahead there.
+    auto at_mean = [](std::vector<std::uint64_t> blocks, std::uint64_t total) {
+        std::uint64_t sum = 0;
+        for (std::uint64_t b : blocks) sum += b;
+        blocks.front() += total - sum;  // the floors' loss, and any excess, on the largest block
+        return blocks;
+    };
+    const auto near_bound = bench_blocks("decreasing", 16, 128 * kib);
+    CHECK(fastest_classic_allgatherv(at_mean(near_bound, 16 * 128 * kib), gigabit, two_per_node).name == "sparbit");
+    CHECK(fastest_classic_allgatherv(at_mean(near_bound, 16 * (128 * kib + 1)), gigabit, two_per_node).name == "ring");
     // The same through auto's rule, with the node shape.
     const auto decreasing = bench_blocks("decreasing", 8, 64 * kib);
     std::uint64_t total = 0;
