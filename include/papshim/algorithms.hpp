@@ -158,9 +158,10 @@ const AllgatherAlgorithm& auto_allgather_classic(int ranks, std::uint64_t bytes,
 // cache it.
 //
 // With several ranks per node (`nodes`) the model is two-level: `link` between nodes, whose
-// ports the node's ranks share fairly, kSharedMemoryLink inside; and the ring is weighed too
+// ports the node's ranks share fairly, kSharedMemoryLink inside; and the ring is weighed too,
+// as its consecutive ranks keep all but one of a node's messages per step off the network
 // (above kAutoMixedRingMaxRanks ranks only where the blocks' mean exceeds
-// kAutoMixedRingMinBlockBytes), as its consecutive ranks keep all but one of a node's messages per step off the network.
+// kAutoMixedRingMinBlockBytes).
 // Measured at p = 8, two ranks per node, 64 KiB and 1 MiB (docs/benchmarks.md, "`auto`'s
 // Allgatherv with several ranks per node"): decreasing and geometric blocks, the ring
 // 0.43-0.77 of native's time where Sparbit, the one-level pick, took 0.50-0.78; half-full,

@@ -5,6 +5,7 @@
 #include <catch.hpp>
 #include <algorithm>
 #include <chrono>
+#include <numeric>
 #include <cstdio>
 #include <string_view>
 #include <utility>
@@ -389,9 +390,8 @@ TEST_CASE("auto's Allgatherv of far-from-equal blocks with several ranks per nod
     // The bound: a mean of exactly 128 KiB is not weighed; a byte more per rank is, and the
     // model puts the ring ahead there.
     auto at_mean = [](std::vector<std::uint64_t> blocks, std::uint64_t total) {
-        std::uint64_t sum = 0;
-        for (std::uint64_t b : blocks) sum += b;
-        blocks.front() += total - sum;  // the floors' loss, and any excess, on the largest block
+        // the floors' loss, and any excess, on the largest block
+        blocks.front() += total - std::accumulate(blocks.begin(), blocks.end(), std::uint64_t{0});
         return blocks;
     };
     const auto near_bound = bench_blocks("decreasing", 16, 128 * kib);
@@ -399,8 +399,7 @@ TEST_CASE("auto's Allgatherv of far-from-equal blocks with several ranks per nod
     CHECK(fastest_classic_allgatherv(at_mean(near_bound, 16 * (128 * kib + 1)), gigabit, two_per_node).name == "ring");
     // The same through auto's rule, with the node shape.
     const auto decreasing = bench_blocks("decreasing", 8, 64 * kib);
-    std::uint64_t total = 0;
-    for (std::uint64_t b : decreasing) total += b;
+    const std::uint64_t total = std::accumulate(decreasing.begin(), decreasing.end(), std::uint64_t{0});
     CHECK(papshim::auto_allgather_classic(8, total, decreasing.front(), papshim::NodeLayout::mixed, decreasing, gigabit,
                                           two_per_node)
               .name == "ring");
