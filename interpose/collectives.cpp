@@ -680,19 +680,61 @@ bool fits_slot(const ReductionBuffers& b) {
            std::uint64_t(b.count) * type_extent(b.type) <= runtime::state().config.shm_slot;
 }
 
+// Whether `auto` may run auto_reduction_classic's algorithm for this Reduce/Allreduce on some
+// layout: a pure function of arguments MPI requires to match (the type is valid: handle()
+// checked it), asked before the other checks and without the node layout, whose first ask
+// splits the communicator. Open MPI only: the rule was measured against its native
+// collectives (algorithms.hpp).
+bool auto_may_run_classic([[maybe_unused]] const CommContext& ctx, [[maybe_unused]] Collective kind,
+                          [[maybe_unused]] const ReductionBuffers& b) {
+#ifdef OPEN_MPI
+    return b.count > 0 && b.type != MPI_DATATYPE_NULL &&
+           !auto_reduction_classic(kind, ctx.size, std::uint64_t(b.count) * type_size(b.type),
+                                   NodeLayout::one_rank_per_node)
+                .empty();
+#else
+    return false;
+#endif
+}
+
+// auto_reduction_classic's algorithm for this call on the communicator's layout, where it
+// applies to the call's op and type; null: native.
+const ReductionAlgorithm* auto_classic_reduction(CommContext& ctx, Collective kind, const ReductionBuffers& b) {
+    if (!auto_may_run_classic(ctx, kind, b)) return nullptr;
+    const std::string_view name = auto_reduction_classic(kind, ctx.size, std::uint64_t(b.count) * type_size(b.type),
+                                                         runtime::layout_of(ctx));
+    const ReductionAlgorithm* algorithm = name.empty() ? nullptr : find_reduction_algorithm(kind, name);
+    return algorithm && algorithm->build && applicable(*algorithm, b) ? algorithm : nullptr;
+}
+
+// A schedule that plans nothing (`algorithm` has a builder), built once per root and op.
+Outcome run_unplanned(CommContext& ctx, const ReductionAlgorithm& algorithm, const ReductionBuffers& b) {
+    const schedule::Schedule& schedule = ctx.schedule_for({algorithm.build, b.root, b.commutative});
+    return Outcome{execute_reduction(schedule, b, runtime::private_comm(ctx)), algorithm.name};
+}
+
+// `auto`'s Reduce/Allreduce where it runs no plan: auto_classic_reduction's algorithm, or
+// nullopt (native).
+std::optional<Outcome> run_auto_classic(CommContext& ctx, Collective kind, const ReductionBuffers& b) {
+    const ReductionAlgorithm* algorithm = auto_classic_reduction(ctx, kind, b);
+    if (!algorithm) return std::nullopt;
+    return run_unplanned(ctx, *algorithm, b);
+}
+
 // `auto` for Reduce/Allreduce once its guard shows imbalance (run_reduction checks it),
-// identical on every rank (the guard comes from the exchanged vectors): native on balanced
-// arrivals, where papshim's point-to-point baselines
-// lose to a tuned MPI (1.3-2.8x, docs/benchmarks.md); under the imbalance the communicator's
-// sampled exchanges show (Guard::kImbalanceFactor), the algorithm measured to win at this
-// size and node layout (auto_reduction_candidate): on one node, one that follows the real
+// identical on every rank (the guard comes from the exchanged vectors): where it runs no plan,
+// native or the classic algorithm measured to beat native at this size and layout
+// (auto_reduction_classic: with one rank per node the binomial tree for a Reduce, the ring for
+// an Allreduce); under the imbalance the communicator's sampled exchanges show
+// (Guard::kImbalanceFactor), the algorithm measured to win at this size and node layout
+// (auto_reduction_candidate): on one node, one that follows the real
 // arrivals through shared memory and needs no prediction (the dynamic leader, spec §5, or the
 // arrival-ordered chain, §6.5); with one rank per node, a planned algorithm: the predicted
 // scatter or chain for an Allreduce, Clairvoyant for a Reduce, each only with a trusted plan
-// for this call (else native); across nodes of several ranks each, native. Clairvoyant's Allreduce is not
-// picked: measured, it loses to the chain even under predictable imbalance
-// (docs/benchmarks.md). Null: native. The caller checks that it applies to the call's op and
-// type (applicable).
+// for this call (else the classic or native); across nodes of several ranks each, native.
+// Clairvoyant's Allreduce is not picked: measured, it loses to the chain even under
+// predictable imbalance (docs/benchmarks.md). Null: native. The caller checks that it applies
+// to the call's op and type (applicable).
 const ReductionAlgorithm* auto_reduction(CommContext& ctx, Collective kind, const ReductionBuffers& b) {
     const std::string_view name = auto_reduction_candidate(kind, std::uint64_t(b.count) * type_size(b.type),
                                                            runtime::state().config.shm_slot, runtime::layout_of(ctx));
@@ -707,8 +749,10 @@ const ReductionAlgorithm* auto_reduction(CommContext& ctx, Collective kind, cons
 std::optional<Outcome> run_reduction(CommContext& ctx, Collective kind, ReductionBuffers b, const Planning& planning) {
     const std::string_view choice = runtime::algorithm_for(ctx, kind);
     if (choice == "native" || ctx.inter || ctx.size == 1) return std::nullopt;
-    // auto on balanced arrivals (or a call it does not follow): native, before any checks.
-    if (choice == "auto" && (!planning.guard || !planning.guard->imbalanced())) return std::nullopt;
+    // auto on balanced arrivals (or a call it does not follow) runs no plan: native, before
+    // any checks, unless it may run a classic algorithm of papshim's at this size.
+    const bool auto_unplanned = choice == "auto" && (!planning.guard || !planning.guard->imbalanced());
+    if (auto_unplanned && !auto_may_run_classic(ctx, kind, b)) return std::nullopt;
     if (b.count <= 0 || b.type == MPI_DATATYPE_NULL || b.op == MPI_OP_NULL) return std::nullopt;
     if (kind == Collective::reduce && (b.root < 0 || b.root >= ctx.size)) return std::nullopt;
     const bool holds_result = kind == Collective::allreduce || ctx.rank == b.root;
@@ -738,20 +782,23 @@ std::optional<Outcome> run_reduction(CommContext& ctx, Collective kind, Reductio
     b.commutative = commutative != 0;
     b.same_type_everywhere = predefined_op(b.op);
 
-    const ReductionAlgorithm* algorithm =
-        choice == "auto" ? auto_reduction(ctx, kind, b) : find_reduction_algorithm(kind, choice);
+    const ReductionAlgorithm* algorithm = choice != "auto"  ? find_reduction_algorithm(kind, choice)
+                                          : auto_unplanned ? nullptr
+                                                           : auto_reduction(ctx, kind, b);
+    // auto with nothing to follow the arrivals at this size and layout: what it runs unplanned.
+    if (choice == "auto" && !algorithm) algorithm = auto_classic_reduction(ctx, kind, b);
     if (!algorithm || ctx.native_only()) return std::nullopt;  // native_only: its node view could not be made
     const bool planned = uses_plans(kind, algorithm->name);
     // auto takes a planned algorithm for what its plan is worth: only with a plan for this call
     // that the guard trusts and, for a planner in rounds, that the round rule accepts; else
-    // native. Whether it ran tells the planner whether the exchange on every call that plans
-    // need is worth its cost (ExchangeRest); so does a call whose op or type the algorithm
-    // cannot take, which never runs one. The planner is set with the guard (handle()), which
-    // auto needs to get here.
+    // what it runs without a plan (run_auto_classic). Whether it ran tells the planner whether
+    // the exchange on every call that plans need is worth its cost (ExchangeRest); so does a
+    // call whose op or type the algorithm cannot take, which never runs one. The planner is
+    // set with the guard (handle()), which auto needs to get here.
     const bool auto_plans = choice == "auto" && planned;
     if (!applicable(*algorithm, b)) {
         if (auto_plans) planning.planner->note_plan_use(false);
-        return std::nullopt;
+        return auto_plans ? run_auto_classic(ctx, kind, b) : std::nullopt;
     }
     // A planner in rounds (Clairvoyant) plans with its own round length: one of its pieces
     // and its reduction, where tau_ns's segment is a rank's share of the vector. Without a
@@ -765,16 +812,17 @@ std::optional<Outcome> run_reduction(CommContext& ctx, Collective kind, Reductio
     }
     if (auto_plans) {
         planning.planner->note_plan_use(planning.plan && !declined);
-        if (!planning.plan) return std::nullopt;
+        if (!planning.plan) return run_auto_classic(ctx, kind, b);
     }
     if (declined) {
         ++ctx.declined_calls;
-        return std::nullopt;
+        return run_auto_classic(ctx, kind, b);
     }
+    if (algorithm->build && !planned) return run_unplanned(ctx, *algorithm, b);
     if (algorithm->build) {
-        const schedule::Schedule& schedule = planned ? planned_schedule(ctx, algorithm->build, rounds, b.root)
-                                                     : ctx.schedule_for({algorithm->build, b.root, b.commutative});
-        return Outcome{execute_reduction(schedule, b, runtime::private_comm(ctx)), algorithm->name};
+        return Outcome{execute_reduction(planned_schedule(ctx, algorithm->build, rounds, b.root), b,
+                                         runtime::private_comm(ctx)),
+                       algorithm->name};
     }
     node::NodeView* view = runtime::node_view(ctx);
     if (!view) return std::nullopt;  // MPI could not make it: native from now on

@@ -297,6 +297,22 @@ const ReductionAlgorithm* find_reduction_algorithm(Collective collective, std::s
 // layout whatever the arrivals.
 std::string_view auto_reduction_candidate(Collective collective, std::uint64_t bytes, std::uint64_t shm_slot,
                                           NodeLayout layout);
+// The algorithm of papshim's own `auto` runs for a Reduce/Allreduce of `bytes` over `ranks`
+// laid out as `layout` wherever it runs no plan (balanced arrivals, a call it does not
+// follow, no trusted plan): with one rank per node, from kAutoReductionClassicMinRanks ranks,
+// the binomial tree for a Reduce from kAutoReduceTreeMinBytes and the ring for an Allreduce
+// from kAutoAllreduceRingMinBytes. Measured on the emulated 1 Gbit/s network against Open MPI
+// 4.1's own (docs/benchmarks.md, "`auto`'s Reduce and Allreduce across nodes: the binomial
+// tree and the ring where no plan runs"), in mean time in the call: the tree 0.40-0.67 of
+// native's balanced at p = 4..8 from 256 KiB to 4 MiB (0.90-1.08 at p = 3), 0.42-0.81 under
+// fresh random delays of 2τ, 0.67-1.03 of 10τ; the ring 0.66-0.78 balanced at p = 4 and 8
+// from 1 MiB (0.44-0.52 at p = 6), 0.84-0.94 at 2τ, 0.92-0.97 at 10τ (at 512 KiB, p = 8,
+// 1.08-1.10). Empty: native. Callers on another MPI than Open MPI do not ask: its native
+// collectives across nodes are not measured (docs/emulated-network.md).
+std::string_view auto_reduction_classic(Collective collective, int ranks, std::uint64_t bytes, NodeLayout layout);
+inline constexpr int kAutoReductionClassicMinRanks = 4;
+inline constexpr std::uint64_t kAutoReduceTreeMinBytes = 256 << 10;
+inline constexpr std::uint64_t kAutoAllreduceRingMinBytes = 1 << 20;
 // Whether `auto` runs a planner in rounds (Clairvoyant's Reduce) on these predicted arrivals
 // (the exchanged vector, any order), with round length `round_ns` and `pieces` pieces per
 // vector: only where every arrival comes within one round of the one before it (the

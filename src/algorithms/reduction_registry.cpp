@@ -70,6 +70,13 @@ std::string_view auto_reduction_candidate(Collective collective, std::uint64_t b
     return {};
 }
 
+std::string_view auto_reduction_classic(Collective collective, int ranks, std::uint64_t bytes, NodeLayout layout) {
+    if (layout != NodeLayout::one_rank_per_node || ranks < kAutoReductionClassicMinRanks) return {};
+    if (collective == Collective::reduce && bytes >= kAutoReduceTreeMinBytes) return "binomial";
+    if (collective == Collective::allreduce && bytes >= kAutoAllreduceRingMinBytes) return "ring";
+    return {};
+}
+
 std::int64_t clairvoyant_round_ns(const LinkModel& link, double piece_bytes) {
     return std::max<std::int64_t>(1, std::llround((link.alpha + (link.beta + link.gamma) * piece_bytes) * 1e9));
 }

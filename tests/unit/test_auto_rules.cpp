@@ -86,6 +86,28 @@ TEST_CASE("one rank per node: Clairvoyant for a Reduce from 512 KiB") {
     CHECK(auto_reduction_candidate(Collective::reduce, 16 << 20, slot, spread) == "clairvoyant");
 }
 
+TEST_CASE("where auto runs no plan with one rank per node from 4 ranks: the binomial Reduce from 256 KiB, the ring Allreduce from 1 MiB") {
+    using papshim::auto_reduction_classic;
+    CHECK(auto_reduction_classic(Collective::reduce, 4, 256 * 1024, spread) == "binomial");
+    CHECK(auto_reduction_classic(Collective::reduce, 64, 16 << 20, spread) == "binomial");
+    CHECK(auto_reduction_classic(Collective::reduce, 4, 256 * 1024 - 1, spread).empty());
+    CHECK(auto_reduction_classic(Collective::allreduce, 4, 1 << 20, spread) == "ring");
+    CHECK(auto_reduction_classic(Collective::allreduce, 64, 16 << 20, spread) == "ring");
+    CHECK(auto_reduction_classic(Collective::allreduce, 8, (1 << 20) - 1, spread).empty());  // 1.08-1.10x at 512 KiB
+    for (const Collective c : {Collective::reduce, Collective::allreduce}) {
+        CHECK(auto_reduction_classic(c, 3, 4 << 20, spread).empty());  // the tree 0.88-1.08x native's time at p = 3
+        CHECK(auto_reduction_classic(c, 2, 4 << 20, spread).empty());
+        for (const NodeLayout layout : {one_node, mixed}) CHECK(auto_reduction_classic(c, 8, 4 << 20, layout).empty());
+        CHECK(papshim::find_reduction_algorithm(c, auto_reduction_classic(c, 4, 4 << 20, spread)));
+    }
+    for (const Collective c : {Collective::allgather, Collective::allgatherv})
+        CHECK(auto_reduction_classic(c, 8, 4 << 20, spread).empty());
+    // Where the rule names an algorithm from 512 KiB, the sampled exchanges follow the call
+    // too, so a plan can still run there.
+    CHECK(auto_reduction_candidate(Collective::reduce, 512 * 1024, slot, spread) == "clairvoyant");
+    CHECK(auto_reduction_candidate(Collective::allreduce, 1 << 20, slot, spread) == "predicted_scatter");
+}
+
 TEST_CASE("Clairvoyant's plan under auto: arrivals within a round of each other or N rounds apart") {
     using papshim::auto_runs_round_planner;
     constexpr std::int64_t d = 1000;  // the round; N = 3 pieces

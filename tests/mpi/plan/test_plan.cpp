@@ -645,7 +645,7 @@ void auto_reduce_clairvoyant(Roots roots) {
                                           : roots == Roots::fixed_interleaved ? "fixed interleaved"
                                           : roots == Roots::rotating          ? "rotating"
                                                                               : "rotating in-place");
-    int clairvoyant_calls = 0, chain_calls = 0;
+    int clairvoyant_calls = 0, chain_calls = 0, binomial_calls = 0;
     for (int call = 0; call < 24; ++call) {
         // Ten times the other patterns' delay, as for BDR: far above 6τ for 512 KiB on a node.
         compute(10 * delay_for('l', call, c.rank, c.size));
@@ -656,6 +656,7 @@ void auto_reduce_clairvoyant(Roots roots) {
         papshim_get_last_algorithm(c.comm, "reduce", ran, sizeof ran);
         clairvoyant_calls += std::string(ran) == "clairvoyant" ? 1 : 0;
         chain_calls += std::string(ran) == "arrival_chain" ? 1 : 0;
+        binomial_calls += std::string(ran) == "binomial" ? 1 : 0;
     }
     const papshim_plan_stats s = stats_of(c.comm);
     const int node_ranks = ranks_per_node(c.comm);
@@ -685,6 +686,18 @@ void auto_reduce_clairvoyant(Roots roots) {
         s.declined == 0)
         fail(fmt::format("{}: never ran clairvoyant with one rank per node ({} exchanges, "
                          "all {} predictions good, none declined)", label, s.exchanges, s.assessed));
+    // Where it runs no plan, auto's Reduce with one rank per node from 4 ranks is the binomial
+    // tree on Open MPI (auto_reduction_classic), elsewhere native.
+#ifdef OPEN_MPI
+    const bool tree_where_unplanned = rank_per_node && c.size >= 4;
+#else
+    const bool tree_where_unplanned = false;
+#endif
+    if (tree_where_unplanned && clairvoyant_calls + binomial_calls != 24)
+        fail(fmt::format("{}: of 24 calls {} ran clairvoyant and {} binomial (one of the two expected on every call)",
+                         label, clairvoyant_calls, binomial_calls));
+    if (!tree_where_unplanned && binomial_calls != 0)
+        fail(fmt::format("{}: ran binomial {} times (native expected where no plan runs)", label, binomial_calls));
     if (!rank_per_node && s.declined != 0)
         fail(fmt::format("{}: declined {} plans on shared nodes (Clairvoyant is not auto's there)", label, s.declined));
     if (!rank_per_node && clairvoyant_calls > 0)
@@ -739,6 +752,40 @@ void auto_reduce_rest() {
         reduce_call(c, false, kInts, 0, call, label);
     }
     same_everywhere("after the late rank");
+    MPI_Comm_free(&c.comm);
+}
+
+// `auto`'s Allreduce of 1 MiB, balanced then with one rank persistently late, in place on
+// odd calls: with one rank per node from 4 ranks on Open MPI the ring wherever no plan runs,
+// else the predicted scatter's plan (auto_reduction_classic); elsewhere native or, on one
+// node, nothing of the ring. Results against native on every call.
+void auto_allreduce_ring() {
+    Comm c = duplicate_world();
+    if (!accepted(c.comm, "allreduce", "auto")) {
+        MPI_Comm_free(&c.comm);
+        return;
+    }
+    constexpr int kInts = (1 << 20) / int(sizeof(int)) + 3;
+    const std::string label = "auto allreduce 1 MiB, balanced then one late rank";
+    int ring_calls = 0, scatter_calls = 0;
+    for (int call = 0; call < 24; ++call) {
+        if (call >= 12) compute(10 * delay_for('l', call, c.rank, c.size));
+        reduce_call(c, true, kInts, -1, call, label, call % 2 == 1);
+        char ran[64] = {};
+        papshim_get_last_algorithm(c.comm, "allreduce", ran, sizeof ran);
+        ring_calls += std::string(ran) == "ring" ? 1 : 0;
+        scatter_calls += std::string(ran) == "predicted_scatter" ? 1 : 0;
+    }
+#ifdef OPEN_MPI
+    const bool ring_where_unplanned = ranks_per_node(c.comm) == 1 && c.size >= 4;
+#else
+    const bool ring_where_unplanned = false;
+#endif
+    if (ring_where_unplanned && ring_calls + scatter_calls != 24)
+        fail(fmt::format("{}: of 24 calls {} ran the ring and {} the predicted scatter (one of the two expected on "
+                         "every call)", label, ring_calls, scatter_calls));
+    if (!ring_where_unplanned && ring_calls != 0)
+        fail(fmt::format("{}: ran the ring {} times (not auto's here)", label, ring_calls));
     MPI_Comm_free(&c.comm);
 }
 
@@ -825,6 +872,7 @@ void run_matrix(bool auto_only) {
     for (int block_bytes : {64 << 10, 128 << 10, 256 << 10, 1 << 20}) auto_gather_bdr(block_bytes);
     for (Roots roots : {Roots::fixed, Roots::fixed_interleaved, Roots::rotating}) auto_reduce_clairvoyant(roots);
     auto_reduce_rest();
+    auto_allreduce_ring();
 #ifndef MPICH_VERSION
     // Debian's MPICH 4.0.2 crashes natively in MPI_Reduce with MPI_IN_PLACE at the root unless
     // MPIR_CVAR_DEVICE_COLLECTIVES=none, and `auto` forwards the calls it has no plan for.
