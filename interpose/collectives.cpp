@@ -683,15 +683,15 @@ bool fits_slot(const ReductionBuffers& b) {
 // Whether `auto` may run auto_reduction_classic's algorithm for this Reduce/Allreduce on some
 // layout: a pure function of arguments MPI requires to match (the type is valid: handle()
 // checked it), asked before the other checks and without the node layout, whose first ask
-// splits the communicator. Open MPI only: the rule was measured against its native
+// splits the communicator. Open MPI 4 only: the rule was measured against its native
 // collectives (algorithms.hpp).
 bool auto_may_run_classic([[maybe_unused]] const CommContext& ctx, [[maybe_unused]] Collective kind,
                           [[maybe_unused]] const ReductionBuffers& b) {
-#ifdef OPEN_MPI
-    return b.count > 0 && b.type != MPI_DATATYPE_NULL &&
-           !auto_reduction_classic(kind, ctx.size, std::uint64_t(b.count) * type_size(b.type),
-                                   NodeLayout::one_rank_per_node)
-                .empty();
+#if defined(OPEN_MPI) && OMPI_MAJOR_VERSION == 4
+    if (b.count <= 0 || b.type == MPI_DATATYPE_NULL) return false;
+    const std::uint64_t bytes = std::uint64_t(b.count) * type_size(b.type);
+    return !auto_reduction_classic(kind, ctx.size, bytes, NodeLayout::one_rank_per_node).empty() ||
+           !auto_reduction_classic(kind, ctx.size, bytes, NodeLayout::mixed).empty();
 #else
     return false;
 #endif
@@ -724,14 +724,15 @@ std::optional<Outcome> run_auto_classic(CommContext& ctx, Collective kind, const
 // `auto` for Reduce/Allreduce once its guard shows imbalance (run_reduction checks it),
 // identical on every rank (the guard comes from the exchanged vectors): where it runs no plan,
 // native or the classic algorithm measured to beat native at this size and layout
-// (auto_reduction_classic: with one rank per node the binomial tree for a Reduce, the ring for
-// an Allreduce); under the imbalance the communicator's sampled exchanges show
+// (auto_reduction_classic: across nodes the binomial tree for a Reduce, with one rank per node
+// the ring for an Allreduce); under the imbalance the communicator's sampled exchanges show
 // (Guard::kImbalanceFactor), the algorithm measured to win at this size and node layout
 // (auto_reduction_candidate): on one node, one that follows the real
 // arrivals through shared memory and needs no prediction (the dynamic leader, spec §5, or the
 // arrival-ordered chain, §6.5); with one rank per node, a planned algorithm: the predicted
 // scatter or chain for an Allreduce, Clairvoyant for a Reduce, each only with a trusted plan
-// for this call (else the classic or native); across nodes of several ranks each, native.
+// for this call (else the classic or native); across nodes of several ranks each, the
+// classic or native.
 // Clairvoyant's Allreduce is not picked: measured, it loses to the chain even under
 // predictable imbalance (docs/benchmarks.md). Null: native. The caller checks that it applies
 // to the call's op and type (applicable).

@@ -293,22 +293,25 @@ std::span<const ReductionAlgorithm> reduction_algorithms(Collective collective);
 const ReductionAlgorithm* find_reduction_algorithm(Collective collective, std::string_view name);
 
 // The algorithm `auto` runs for a Reduce/Allreduce of `bytes` once the arrivals are
-// imbalanced, before the per-call checks (op, datatype). Empty: native at this size and
-// layout whatever the arrivals.
+// imbalanced, before the per-call checks (op, datatype). Empty: nothing that follows the
+// arrivals at this size and layout (auto_reduction_classic's algorithm, or native).
 std::string_view auto_reduction_candidate(Collective collective, std::uint64_t bytes, std::uint64_t shm_slot,
                                           NodeLayout layout);
 // The algorithm of papshim's own `auto` runs for a Reduce/Allreduce of `bytes` over `ranks`
 // laid out as `layout` wherever it runs no plan (balanced arrivals, a call it does not
-// follow, no trusted plan): with one rank per node, from kAutoReductionClassicMinRanks ranks,
-// the binomial tree for a Reduce from kAutoReduceTreeMinBytes and the ring for an Allreduce
-// from kAutoAllreduceRingMinBytes. Measured on the emulated 1 Gbit/s network against Open MPI
+// follow, no trusted plan): across nodes from kAutoReductionClassicMinRanks ranks, the
+// binomial tree for a Reduce from kAutoReduceTreeMinBytes, and with one rank per node the
+// ring for an Allreduce from kAutoAllreduceRingMinBytes. Measured on the emulated 1 Gbit/s network against Open MPI
 // 4.1's own (docs/benchmarks.md, "`auto`'s Reduce and Allreduce across nodes: the binomial
-// tree and the ring where no plan runs"), in mean time in the call: the tree 0.40-0.67 of
+// tree and the ring where no plan runs"), in mean time in the call: the tree 0.32-0.67 of
 // native's balanced at p = 4..8 from 256 KiB to 4 MiB (0.90-1.08 at p = 3), 0.42-0.81 under
-// fresh random delays of 2τ, 0.67-1.03 of 10τ; the ring 0.66-0.78 balanced at p = 4 and 8
+// fresh random delays of 2τ, 0.65-1.02 of 10τ; the ring 0.66-0.88 balanced at p = 4 and 8
 // from 1 MiB (0.44-0.52 at p = 6), 0.84-0.94 at 2τ, 0.92-0.97 at 10τ (at 512 KiB, p = 8,
-// 1.08-1.10). Empty: native. Callers on another MPI than Open MPI do not ask: its native
-// collectives across nodes are not measured (docs/emulated-network.md).
+// 1.08-1.10). With two ranks per node (p = 4 and 8) the tree took 0.23-0.39 of native's time
+// balanced and 0.72-0.89 at 10τ; the ring lost there below 4 MiB (1.01-1.35 at p = 4,
+// 0.97-1.19 at p = 8). Empty: native. Callers on another MPI than Open MPI 4 do not ask: other
+// versions' and MPICH's native collectives across nodes are not measured
+// (docs/emulated-network.md).
 std::string_view auto_reduction_classic(Collective collective, int ranks, std::uint64_t bytes, NodeLayout layout);
 inline constexpr int kAutoReductionClassicMinRanks = 4;
 inline constexpr std::uint64_t kAutoReduceTreeMinBytes = 256 << 10;

@@ -35,8 +35,8 @@ std::string_view auto_reduction_candidate(Collective collective, std::uint64_t b
     // to 1 MiB (at 256 KiB native's excess is only 1.45 vector times, the bound being one,
     // and nothing of papshim's beats it); the predicted chain has the least from 2 MiB
     // (0.46-0.69x), where the scatter's many parallel messages lose to the chain's one
-    // stream per link. Planned only where the guard sees a predictable imbalance; native
-    // otherwise.
+    // stream per link. Planned only where the guard sees a predictable imbalance; otherwise
+    // what auto runs without a plan (auto_reduction_classic: the ring from 1 MiB, or native).
     // A Reduce, same network (docs/benchmarks.md, "Clairvoyant Reduce under auto across
     // nodes"): Clairvoyant's plan cut native's mean time in the call to 0.51-0.58x under one
     // late rank and 0.50-0.93x under a staircase from 256 KiB to 4 MiB (root 0 or the late
@@ -58,7 +58,8 @@ std::string_view auto_reduction_candidate(Collective collective, std::uint64_t b
     // paying for the exchange it needs to judge the arrivals over the network: the chain's
     // Reduce by 3-43% at 1-4 MiB (named, it only tied native: the leaders' binomial Reduce
     // dominates), the dynamic leader's 64 KiB Allreduce by 6-9% on balanced arrivals (named,
-    // 0.61-1.03x native's time). So native there.
+    // 0.61-1.03x native's time). So nothing that follows the arrivals there (a Reduce runs
+    // the binomial tree: auto_reduction_classic).
     if (layout != NodeLayout::one_node) return {};
     // Measured on one node (p = 4, 10-20τ; docs/benchmarks.md): the dynamic leader's
     // Allreduce beats native wherever it fits a slot (0.71-0.79x its time at 64 KiB); the
@@ -71,9 +72,11 @@ std::string_view auto_reduction_candidate(Collective collective, std::uint64_t b
 }
 
 std::string_view auto_reduction_classic(Collective collective, int ranks, std::uint64_t bytes, NodeLayout layout) {
-    if (layout != NodeLayout::one_rank_per_node || ranks < kAutoReductionClassicMinRanks) return {};
+    if (layout == NodeLayout::one_node || ranks < kAutoReductionClassicMinRanks) return {};
     if (collective == Collective::reduce && bytes >= kAutoReduceTreeMinBytes) return "binomial";
-    if (collective == Collective::allreduce && bytes >= kAutoAllreduceRingMinBytes) return "ring";
+    if (collective == Collective::allreduce && layout == NodeLayout::one_rank_per_node &&
+        bytes >= kAutoAllreduceRingMinBytes)
+        return "ring";
     return {};
 }
 

@@ -14,6 +14,9 @@ namespace {
 // there (measured: a small Iallgather costs microseconds, more than a whole small
 // collective on shared memory; docs/benchmarks.md).
 constexpr std::uint64_t kSampledMinBytes = 16 * 1024;
+// native_below forwards auto's reductions below kSampledMinBytes before run_reduction sees
+// them, so auto_reduction_classic's sizes must lie above it.
+static_assert(kSampledMinBytes <= kAutoReduceTreeMinBytes && kSampledMinBytes <= kAutoAllreduceRingMinBytes);
 
 // Under `auto`, the calls whose algorithm can change with the arrivals, and how often they
 // exchange: Reduce/Allreduce of the sizes auto_reduction_candidate names for the

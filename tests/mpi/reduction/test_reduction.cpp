@@ -307,7 +307,9 @@ bool native_in_place_crashes(const std::string& collective, const std::string& a
 // Whether papshim is expected to run its own algorithm on this case (else it forwards).
 bool expect_own(const Case& k, const Comm& c) {
     if (c.size == 1 || k.count == 0) return false;
-    if (k.algorithm == "auto") return false;  // native on balanced arrivals: see auto_reduction
+    // auto: native, or an algorithm of papshim's by size, layout and arrivals (auto_reduction,
+    // auto_reduction_classic): whatever ran, the result is checked.
+    if (k.algorithm == "auto") return false;
     // Algorithms that reorder the op leave non-commutative ones to MPI.
     if (!k.kind->commutative && k.algorithm != "binomial" && k.algorithm != "recursive_doubling") return false;
     return true;
@@ -496,6 +498,11 @@ void run_comm(const Comm& c, const Kinds& kinds, bool world, int world_size, Tal
                 }
                 Case k{collective, algorithm, &kinds.get("double:sum"), (1 << 18) + 5, false, 0, 'u', ++seed};
                 run_case(c, k, t);
+                // A non-commutative user op on 1 MiB: the algorithms that keep rank order (and
+                // auto's binomial Reduce with one rank per node) run it, the others forward it.
+                Case ordered{collective, algorithm, &kinds.get("mat2x2:user_noncommutative"), (1 << 16) + 1, false,
+                             c.size - 1, '-', ++seed};
+                run_case(c, ordered, t);
             }
             // Count 0 goes to native (nothing to reduce), identically everywhere.
             run_case(c, {collective, algorithm, &kinds.get("int:sum"), 0, false, 0, '-', ++seed}, t);
