@@ -855,42 +855,68 @@ void free_while_armed() {
     MPI_Comm_free(&c.comm);
 }
 
+// With TEST_PLAN_VERBOSE, rank 0 prints each part's time: where the suite's minutes go.
+template <typename Part>
+void timed(const std::string& name, Part part) {
+    const double start = MPI_Wtime();
+    part();
+    if (std::getenv("TEST_PLAN_VERBOSE") && world_rank == 0) fmt::print("time {}: {:.2f} s\n", name, MPI_Wtime() - start);
+}
+
 // With `auto_only`, only what `auto` decides (the named algorithms' cases do not depend on a
-// node layout, and MPICH, slow with more ranks than cores, runs them in its main runs).
+// node layout: MPICH, slow with more ranks than cores, runs them in its main runs, the
+// sanitizer builds in their thread-single run).
 void run_matrix(bool auto_only) {
     for (const char* algorithm : {"bdr", "bslb"}) {
         if (auto_only) break;
-        for (char pattern : {'l', 's'}) gather_pattern(algorithm, pattern, 24, true);
-        for (char pattern : {'l', 's'}) gather_pattern(algorithm, pattern, 24, true, true);
-        gather_pattern(algorithm, 'l', 24, true, true, true);
-        gather_pattern(algorithm, 'r', 24, true);
-        for (char pattern : {'x', 'u'}) gather_pattern(algorithm, pattern, 16, false);
-        gather_pattern(algorithm, 'h', 24, false);
-        mixed_sites(algorithm);
-        gather_swapped(algorithm, 'l');
-        error_while_armed(algorithm);
+        timed(fmt::format("{} patterns", algorithm), [&] {
+            for (char pattern : {'l', 's'}) gather_pattern(algorithm, pattern, 24, true);
+            for (char pattern : {'l', 's'}) gather_pattern(algorithm, pattern, 24, true, true);
+            gather_pattern(algorithm, 'l', 24, true, true, true);
+            gather_pattern(algorithm, 'r', 24, true);
+            for (char pattern : {'x', 'u'}) gather_pattern(algorithm, pattern, 16, false);
+            gather_pattern(algorithm, 'h', 24, false);
+        });
+        timed(fmt::format("{} mixed sites, swapped, error", algorithm), [&] {
+            mixed_sites(algorithm);
+            gather_swapped(algorithm, 'l');
+            error_while_armed(algorithm);
+        });
     }
-    if (!auto_only) gather_swapped("sparbit", '-');
-    for (char pattern : {'l', 'x', 'u', '-'}) gather_pattern("auto", pattern, 20, false);
-    mixed_sites("auto");
-    for (int block_bytes : {64 << 10, 128 << 10, 256 << 10, 1 << 20}) auto_gather_bdr(block_bytes);
-    for (Roots roots : {Roots::fixed, Roots::fixed_interleaved, Roots::rotating}) auto_reduce_clairvoyant(roots);
-    auto_reduce_rest();
-    auto_allreduce_ring();
+    timed("auto gathers", [&] {
+        if (!auto_only) gather_swapped("sparbit", '-');
+        for (char pattern : {'l', 'x', 'u', '-'}) gather_pattern("auto", pattern, 20, false);
+        mixed_sites("auto");
+    });
+    timed("auto gather bdr", [] {
+        for (int block_bytes : {64 << 10, 128 << 10, 256 << 10, 1 << 20}) auto_gather_bdr(block_bytes);
+    });
+    timed("auto reduce clairvoyant", [] {
+        for (Roots roots : {Roots::fixed, Roots::fixed_interleaved, Roots::rotating}) auto_reduce_clairvoyant(roots);
 #ifndef MPICH_VERSION
-    // Debian's MPICH 4.0.2 crashes natively in MPI_Reduce with MPI_IN_PLACE at the root unless
-    // MPIR_CVAR_DEVICE_COLLECTIVES=none, and `auto` forwards the calls it has no plan for.
-    auto_reduce_clairvoyant(Roots::rotating_in_place);
+        // Debian's MPICH 4.0.2 crashes natively in MPI_Reduce with MPI_IN_PLACE at the root unless
+        // MPIR_CVAR_DEVICE_COLLECTIVES=none, and `auto` forwards the calls it has no plan for.
+        auto_reduce_clairvoyant(Roots::rotating_in_place);
 #endif
+    });
+    timed("auto reduce rest, allreduce ring", [] {
+        auto_reduce_rest();
+        auto_allreduce_ring();
+    });
     for (const char* algorithm : {"clairvoyant", "clairvoyant_bcast", "predicted_chain", "predicted_scatter", "auto"})
-        for (char pattern : {'l', 's', 'x'})
-            if (!auto_only || std::string(algorithm) == "auto") reductions(algorithm, pattern);
+        if (!auto_only || std::string(algorithm) == "auto")
+            timed(fmt::format("{} reductions", algorithm), [&] {
+                for (char pattern : {'l', 's', 'x'}) reductions(algorithm, pattern);
+            });
     if (!auto_only) {
-        for (const char* algorithm : {"clairvoyant", "clairvoyant_bcast", "predicted_scatter"}) reductions(algorithm, 'h');
+        timed("reductions h", [] {
+            for (const char* algorithm : {"clairvoyant", "clairvoyant_bcast", "predicted_scatter"})
+                reductions(algorithm, 'h');
+        });
         for (const char* algorithm : {"clairvoyant", "clairvoyant_bcast", "predicted_chain", "predicted_scatter"})
-            typed_reductions(algorithm);
+            timed(fmt::format("{} typed reductions", algorithm), [&] { typed_reductions(algorithm); });
     }
-    free_while_armed();
+    timed("free while armed", [] { free_while_armed(); });
 }
 
 // Random phases for `seconds`, the same sequence on every rank (one seed): each phase is

@@ -188,7 +188,7 @@ static void empty_large_counts(int round) {
     MPI_Type_free(&empty);
 }
 
-/* Beyond an int count: MPI's own call, in place, checked element by element. */
+/* Beyond an int count: MPI's own call, in place, checked 8 bytes (one period) at a time. */
 static void huge_allreduce(void) {
     const MPI_Count count = (MPI_Count)1 << 31 | 8;
     unsigned char* data = malloc((size_t)count);
@@ -197,14 +197,21 @@ static void huge_allreduce(void) {
         ++failures;
         return;
     }
-    for (MPI_Count i = 0; i < count; ++i) data[i] = (unsigned char)(1u << ((i + (MPI_Count)rank) % 8));
+    /* Byte i holds bit (i + rank) % 8: one period written, then doubled to the end (the byte
+     * loop took 10 s of the test's 45 s). */
+    for (int k = 0; k < 8; ++k) data[k] = (unsigned char)(1u << ((k + rank) % 8));
+    for (MPI_Count filled = 8; filled < count;) {
+        const MPI_Count n = filled < count - filled ? filled : count - filled;
+        memcpy(data + filled, data, (size_t)n);
+        filled += n;
+    }
     expect(MPI_Allreduce_c(MPI_IN_PLACE, data, count, MPI_BYTE, MPI_BOR, MPI_COMM_WORLD) == MPI_SUCCESS,
            "huge Allreduce returned an error", 0);
     unsigned char want[8] = {0};  /* by i % 8: every rank's bit (i + r) % 8 */
     for (int k = 0; k < 8; ++k)
         for (int r = 0; r < size; ++r) want[k] |= (unsigned char)(1u << ((k + r) % 8));
     long wrong = 0;
-    for (MPI_Count i = 0; i < count; ++i) wrong += data[i] != want[i % 8];
+    for (MPI_Count i = 0; i < count; i += 8) wrong += memcmp(data + i, want, 8) != 0;  /* count % 8 == 0 */
     expect(wrong == 0, "huge Allreduce differs", 0);
     char name[64] = "";
     papshim_get_last_algorithm(MPI_COMM_WORLD, "allreduce", name, (int)sizeof name);
