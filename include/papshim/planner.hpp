@@ -234,6 +234,8 @@ public:
     void discard_background(std::uint64_t seq);
 
 private:
+    // comm_ and data_comm_, at the first exchange; false (and failure_ set) where MPI could not.
+    bool make_communicators();
     // What the exchanged vectors taught so far. The main thread reads `now_` during a call
     // while the helper thread may already digest that call's exchange: it digests into
     // `next_`, which becomes `now_` at the next entry.

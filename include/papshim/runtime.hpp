@@ -49,6 +49,7 @@ struct CommContext {
     bool native_only() const { return own.load(std::memory_order_acquire) != Own::usable; }
     std::unique_ptr<node::NodeView> nodes;  // see node_view()
     std::atomic<node::NodeView*> nodes_ready{nullptr};  // `nodes` once made: node_view() without a lock
+    std::atomic<int> node_count{0};  // its nodes once layout_of() knows them (0: not yet)
     // Prediction and plans (DESIGN §5): when this communicator exchanges predictions (from the
     // algorithms chosen for it, so identical on every member), and its planner.
     plan::Policy policy;
@@ -121,6 +122,10 @@ struct State {
     double clock_offset = 0.0;       // local_now() + offset = global time
     double clock_max_rtt = 0.0;
     NodeLoad node_load;              // this rank's node at MPI_Init (measured where tracing or waits need it)
+    // Each world rank's node, named by its lowest world rank (map_world_nodes at MPI_Init,
+    // where `auto` may ask for layouts): a communicator's layout without a message. Empty:
+    // not made, or MPI could not make it on some rank.
+    std::vector<int> node_of_world;
     const char* tick_source = "steady_clock";  // what trace timestamps are read from
     clock::ClockPoint init_point;    // a point on both clocks at MPI_Init
     double ns_per_tick = 1.0;        // measured over MPI_Init's clock synchronisation
@@ -168,8 +173,8 @@ CommContext& context(MPI_Comm comm);
 // MPI_COMM_NULL where MPI could not make it, which may be on some nodes only: node_view()
 // makes every member agree.
 MPI_Comm node_communicator(CommContext& ctx);
-// Whether the communicator's ranks are not all on one node: collective on first use, as
-// node_view() (false where it has none).
+// Whether the communicator's ranks are not all on one node (layout_of(): may be collective
+// on first use).
 bool spans_nodes(CommContext& ctx);
 
 // The communicator seen node by node, with the node's shared-memory segment; created on
@@ -177,10 +182,12 @@ bool spans_nodes(CommContext& ctx);
 // Null where MPI could not make its communicators or window on some node (every member
 // learns it in the same call): the context then runs natively (run_natively).
 node::NodeView* node_view(CommContext& ctx);
-// Its NodeLayout (one node, one rank per node, or mixed), from node_view(): collective on
+// Its NodeLayout (one node, one rank per node, or mixed): from State::node_of_world where
+// every member is in this process's world (no message), else from node_view(), collective on
 // first use like it. One node where node_view() has none (the call then runs natively).
 NodeLayout layout_of(CommContext& ctx);
-// The layout if node_view() has made it, or nullopt; never collective (for the helper thread).
+// The layout if layout_of() or node_view() has found it, or nullopt; never collective (for
+// the helper thread).
 std::optional<NodeLayout> layout_if_known(CommContext& ctx);
 
 // PAPSHIM_PREDICTOR, _EMA_ALPHA and _SMA_WINDOW as the predictor's settings: the online

@@ -4,7 +4,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <numeric>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "internal.hpp"
@@ -234,21 +236,60 @@ MPI_Comm node_communicator(CommContext& ctx) {
     return ctx.node;
 }
 
-bool spans_nodes(CommContext& ctx) {
-    const MPI_Comm node = node_communicator(ctx);  // splits on first use
-    int node_ranks = ctx.size;
-    return node != MPI_COMM_NULL && PMPI_Comm_size(node, &node_ranks) == MPI_SUCCESS && node_ranks != ctx.size;
+bool spans_nodes(CommContext& ctx) { return layout_of(ctx) != NodeLayout::one_node; }
+
+namespace {
+// The communicator's nodes from the world's map, or 0 where there is none or a member is
+// outside this process's world (spawned or connected processes). Every member then lacks
+// one, each the other world's, so all fall back to the node view alike.
+int mapped_node_count(CommContext& ctx) {
+    const State& s = state();
+    const MPI_Comm over = private_comm(ctx);
+    if (s.node_of_world.empty() || ctx.inter || over == MPI_COMM_NULL) return 0;
+    MPI_Group group = MPI_GROUP_NULL, world = MPI_GROUP_NULL;
+    std::vector<int> ranks(std::size_t(ctx.size)), world_ranks(std::size_t(ctx.size), MPI_UNDEFINED);
+    std::iota(ranks.begin(), ranks.end(), 0);
+    PMPI_Comm_group(over, &group);
+    PMPI_Comm_group(s.world, &world);
+    PMPI_Group_translate_ranks(group, ctx.size, ranks.data(), world, world_ranks.data());
+    PMPI_Group_free(&group);
+    PMPI_Group_free(&world);
+    // A node as node_communicator() makes it: a shared-memory node, cut into PAPSHIM_NODE_SIZE
+    // consecutive world ranks where that is set.
+    const int node_size = s.config.node_size;
+    std::vector<std::pair<int, int>> nodes;
+    nodes.reserve(world_ranks.size());
+    for (const int w : world_ranks) {
+        if (w == MPI_UNDEFINED || w < 0 || w >= int(s.node_of_world.size())) return 0;
+        nodes.emplace_back(s.node_of_world[std::size_t(w)], node_size > 0 ? w / node_size : 0);
+    }
+    std::ranges::sort(nodes);
+    return int(std::ranges::distance(nodes.begin(), std::ranges::unique(nodes).begin()));
 }
+}  // namespace
 
 NodeLayout layout_of(CommContext& ctx) {
-    const node::NodeView* view = node_view(ctx);
-    return node_layout(view ? view->node_count : 1, ctx.size);
+    int nodes = ctx.node_count.load(std::memory_order_acquire);
+    if (nodes == 0) {
+        if (const node::NodeView* ready = ctx.nodes_ready.load(std::memory_order_acquire)) nodes = ready->node_count;
+        else nodes = mapped_node_count(ctx);
+        if (nodes == 0) {
+            // Not known without a message: the node view, collective on first use.
+            const node::NodeView* view = node_view(ctx);
+            if (!view) return NodeLayout::one_node;  // the call runs natively
+            nodes = view->node_count;
+        }
+        ctx.node_count.store(nodes, std::memory_order_release);
+    }
+    return node_layout(nodes, ctx.size);
 }
 
 std::optional<NodeLayout> layout_if_known(CommContext& ctx) {
-    const node::NodeView* view = ctx.nodes_ready.load(std::memory_order_acquire);
-    if (!view) return std::nullopt;
-    return node_layout(view->node_count, ctx.size);
+    int nodes = ctx.node_count.load(std::memory_order_acquire);
+    if (nodes == 0)
+        if (const node::NodeView* view = ctx.nodes_ready.load(std::memory_order_acquire)) nodes = view->node_count;
+    if (nodes == 0) return std::nullopt;
+    return node_layout(nodes, ctx.size);
 }
 
 node::NodeView* node_view(CommContext& ctx) {
@@ -326,6 +367,10 @@ node::NodeView* node_view(CommContext& ctx) {
     MPI_Aint size = 0;
     int unit = 0;
     PMPI_Win_shared_query(view->window, 0, &size, &unit, &base);
+    // The world's map and the view count the same nodes, or two decisions made from them
+    // could differ between calls (and ranks would pick different algorithms).
+    if (const int mapped = ctx.node_count.load(std::memory_order_acquire); mapped != 0 && mapped != view->node_count)
+        plan::abort_on_internal_error("counting the communicator's nodes", MPI_ERR_INTERN);
     view->segment = node::Segment(static_cast<std::byte*>(base), view->local_size, slot);
     if (view->local_rank == 0) view->segment.initialise();
     PMPI_Barrier(node);
@@ -481,6 +526,29 @@ std::vector<CommContext*> live_contexts_in_freeing_order() {
 }  // namespace
 
 namespace detail {
+
+void map_world_nodes(State& s) {
+    // Each rank learns its node's lowest world rank (its node communicator's rank 0, keyed by
+    // world rank), then everyone's. -1: MPI could not split here, and nobody keeps a map.
+    int lowest = -1;
+    MPI_Comm node = MPI_COMM_NULL;
+    if (PMPI_Comm_split_type(s.world, MPI_COMM_TYPE_SHARED, s.world_rank, MPI_INFO_NULL, &node) == MPI_SUCCESS &&
+        node != MPI_COMM_NULL) {
+        MPI_Group group = MPI_GROUP_NULL, world = MPI_GROUP_NULL;
+        const int first = 0;
+        PMPI_Comm_group(node, &group);
+        PMPI_Comm_group(s.world, &world);
+        PMPI_Group_translate_ranks(group, 1, &first, world, &lowest);
+        PMPI_Group_free(&group);
+        PMPI_Group_free(&world);
+        PMPI_Comm_free(&node);
+    }
+    std::vector<int> lowest_of(std::size_t(s.world_size), -1);
+    if (PMPI_Allgather(&lowest, 1, MPI_INT, lowest_of.data(), 1, MPI_INT, s.world) != MPI_SUCCESS ||
+        std::ranges::any_of(lowest_of, [](int r) { return r < 0; }))
+        lowest_of.clear();
+    s.node_of_world = std::move(lowest_of);
+}
 
 void create_context_keyval(State& s) {
     PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_attribute, &s.keyval, nullptr);

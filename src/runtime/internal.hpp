@@ -31,5 +31,7 @@ void free_remaining_contexts(State& s);
 // Ends every context's planning (exchanges in flight completed, background receives
 // cancelled), before the helper thread stops at MPI_Finalize (collective).
 void retire_planners();
+// Fills s.node_of_world (collective over the world; left empty where MPI cannot split it).
+void map_world_nodes(State& s);
 
 }  // namespace papshim::runtime::detail

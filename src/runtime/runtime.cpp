@@ -215,6 +215,11 @@ void initialise(const AlgorithmNames& names, bool thread_multiple) {
     // would make it: untraced dispatch of native-only choices never looks at a context.
     const bool all_native = std::all_of(configured_native_below.begin(), configured_native_below.end(),
                                         [](std::uint64_t below) { return below == kAllCalls; });
+    // The world's nodes, wherever papshim may run its own algorithms (papshim_set_algorithm
+    // can choose one later): a communicator's first call that asks for its layout then needs
+    // no message for it (a node view made in that call cost 10-15 ms over an emulated
+    // 1 Gbit/s network at 8 ranks).
+    if (s.config.mode == Mode::dispatch) detail::map_world_nodes(s);
     if (s.config.mode == Mode::profile || (s.config.mode == Mode::dispatch && (tracing() || !all_native)))
         context(MPI_COMM_WORLD);
     arm_finish_at_self_deletion();
