@@ -304,8 +304,9 @@ int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, 
         if (kind == Collective::allreduce && ctx.policy.exchange == plan::Exchange::sampled &&
             layout() == NodeLayout::one_node)
             if (node::NodeView* view = runtime::node_view(ctx)) board = &view->segment;
-        // A node view MPI could not make (layout() above) makes this call native already: the
-        // planner takes no part (its first exchange would make two more communicators).
+        // A communicator MPI could not make for papshim here (the node view, for the board
+        // above or an earlier call) makes this call native already: the planner takes no part
+        // (its first exchange would make two more communicators).
         if (!ctx.native_only()) {
             // The unit of the guard (Guard::observe, plan::assess): τ of what a PAP-aware
             // step moves, but of an Allgatherv's mean block (guard_segment_bytes).

@@ -91,6 +91,9 @@ bool Planner::make_communicators() {
         results[i] = PMPI_Comm_idup(priv_, made[i], &requests[i]);
     // One at a time: MPICH 4.0.2 raises a failed MPI_Waitall on MPI_COMM_WORLD's handler
     // (fatal by default, mpi.shim.many_communicators.exchange), where MPI_Wait returns it.
+    // Open MPI 4 raises a failed MPI_Comm_idup there too, but its context ids (up to INT_MAX)
+    // do not run out as MPICH's 2048 do. A duplicate that fails when posted is the same
+    // everywhere (so is the second, then not posted).
     for (int i = 0; i < 2; ++i)
         if (results[i] == MPI_SUCCESS) results[i] = PMPI_Wait(&requests[i], MPI_STATUS_IGNORE);
     if (results[0] != MPI_SUCCESS || results[1] != MPI_SUCCESS) {

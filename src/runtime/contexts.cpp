@@ -236,22 +236,20 @@ MPI_Comm node_communicator(CommContext& ctx) {
     return ctx.node;
 }
 
-bool spans_nodes(CommContext& ctx) { return layout_of(ctx) != NodeLayout::one_node; }
-
 namespace {
-// The communicator's nodes from the world's map, or 0 where there is none or a member is
-// outside this process's world (spawned or connected processes). Every member then lacks
-// one, each the other world's, so all fall back to the node view alike.
-int mapped_node_count(CommContext& ctx) {
-    const State& s = state();
-    const MPI_Comm over = private_comm(ctx);
-    if (s.node_of_world.empty() || ctx.inter || over == MPI_COMM_NULL) return 0;
+// CommContext::node_count where the world's map cannot count the nodes: the node view must.
+constexpr int kNodesNeedView = -1;
+
+// This process's count of the communicator's nodes from the world's map, or 0 where there is
+// no map or a member translates to no world rank.
+int translated_node_count(const State& s, MPI_Comm over, int ranks) {
     MPI_Group group = MPI_GROUP_NULL, world = MPI_GROUP_NULL;
-    std::vector<int> ranks(std::size_t(ctx.size)), world_ranks(std::size_t(ctx.size), MPI_UNDEFINED);
-    std::iota(ranks.begin(), ranks.end(), 0);
+    const auto count = static_cast<std::size_t>(ranks);
+    std::vector<int> members(count), world_ranks(count, MPI_UNDEFINED);
+    std::iota(members.begin(), members.end(), 0);
     PMPI_Comm_group(over, &group);
     PMPI_Comm_group(s.world, &world);
-    PMPI_Group_translate_ranks(group, ctx.size, ranks.data(), world, world_ranks.data());
+    PMPI_Group_translate_ranks(group, ranks, members.data(), world, world_ranks.data());
     PMPI_Group_free(&group);
     PMPI_Group_free(&world);
     // A node as node_communicator() makes it: a shared-memory node, cut into PAPSHIM_NODE_SIZE
@@ -266,29 +264,63 @@ int mapped_node_count(CommContext& ctx) {
     std::ranges::sort(nodes);
     return int(std::ranges::distance(nodes.begin(), std::ranges::unique(nodes).begin()));
 }
-}  // namespace
 
-NodeLayout layout_of(CommContext& ctx) {
+// The communicator's nodes from the world's map, agreed by every member, or kNodesNeedView.
+// A communicator of the world's group needs no message: every member holds the same map
+// (map_world_nodes). Any other may hold processes of another world (spawned, connected),
+// which MPICH before 4.3 translates to wrong ranks instead of MPI_UNDEFINED
+// (pmodels/mpich#6832): its members agree on the count, one Allreduce of two integers.
+// Collective unless the communicator is the world's group; called at the same call on every
+// member (layout_of's first ask).
+int mapped_node_count(CommContext& ctx) {
+    const State& s = state();
+    if (ctx.inter) return kNodesNeedView;
+    const MPI_Comm over = private_comm(ctx);
+    if (over == MPI_COMM_NULL) return kNodesNeedView;
+    const int here = s.node_of_world.empty() ? 0 : translated_node_count(s, over, ctx.size);
+    int same = MPI_UNEQUAL;
+    PMPI_Comm_compare(over, s.world, &same);
+    if (same == MPI_CONGRUENT || same == MPI_SIMILAR) return here > 0 ? here : kNodesNeedView;
+    const int bounds[2] = {here, -here};
+    int agreed[2] = {0, 0};
+    if (PMPI_Allreduce(bounds, agreed, 2, MPI_INT, MPI_MAX, over) != MPI_SUCCESS) return kNodesNeedView;
+    return here > 0 && agreed[0] == here && agreed[1] == -here ? here : kNodesNeedView;
+}
+
+// The node count if known, or found without the node view (cached in ctx.node_count:
+// kNodesNeedView where the map cannot count them); 0 where the view must count them.
+int nodes_without_view(CommContext& ctx) {
     int nodes = ctx.node_count.load(std::memory_order_acquire);
     if (nodes == 0) {
         if (const node::NodeView* ready = ctx.nodes_ready.load(std::memory_order_acquire)) nodes = ready->node_count;
+        else if (ctx.native_only()) return 0;  // no new collectives on a communicator run natively
         else nodes = mapped_node_count(ctx);
-        if (nodes == 0) {
-            // Not known without a message: the node view, collective on first use.
-            const node::NodeView* view = node_view(ctx);
-            if (!view) return NodeLayout::one_node;  // the call runs natively
-            nodes = view->node_count;
-        }
         ctx.node_count.store(nodes, std::memory_order_release);
     }
-    return node_layout(nodes, ctx.size);
+    return nodes > 0 ? nodes : 0;
+}
+}  // namespace
+
+bool spans_nodes(CommContext& ctx) {
+    if (const int nodes = nodes_without_view(ctx); nodes > 0) return nodes > 1;
+    // The node communicator's size alone, without the rest of the view.
+    const MPI_Comm node = node_communicator(ctx);  // splits on first use
+    int node_ranks = ctx.size;
+    return node != MPI_COMM_NULL && PMPI_Comm_size(node, &node_ranks) == MPI_SUCCESS && node_ranks != ctx.size;
+}
+
+NodeLayout layout_of(CommContext& ctx) {
+    if (const int nodes = nodes_without_view(ctx); nodes > 0) return node_layout(nodes, ctx.size);
+    // The node view, collective on first use.
+    const node::NodeView* view = node_view(ctx);
+    return node_layout(view ? view->node_count : 1, ctx.size);  // none: the call runs natively
 }
 
 std::optional<NodeLayout> layout_if_known(CommContext& ctx) {
     int nodes = ctx.node_count.load(std::memory_order_acquire);
-    if (nodes == 0)
+    if (nodes <= 0)
         if (const node::NodeView* view = ctx.nodes_ready.load(std::memory_order_acquire)) nodes = view->node_count;
-    if (nodes == 0) return std::nullopt;
+    if (nodes <= 0) return std::nullopt;
     return node_layout(nodes, ctx.size);
 }
 
@@ -369,7 +401,7 @@ node::NodeView* node_view(CommContext& ctx) {
     PMPI_Win_shared_query(view->window, 0, &size, &unit, &base);
     // The world's map and the view count the same nodes, or two decisions made from them
     // could differ between calls (and ranks would pick different algorithms).
-    if (const int mapped = ctx.node_count.load(std::memory_order_acquire); mapped != 0 && mapped != view->node_count)
+    if (const int mapped = ctx.node_count.load(std::memory_order_acquire); mapped > 0 && mapped != view->node_count)
         plan::abort_on_internal_error("counting the communicator's nodes", MPI_ERR_INTERN);
     view->segment = node::Segment(static_cast<std::byte*>(base), view->local_size, slot);
     if (view->local_rank == 0) view->segment.initialise();
@@ -544,8 +576,15 @@ void map_world_nodes(State& s) {
         PMPI_Comm_free(&node);
     }
     std::vector<int> lowest_of(std::size_t(s.world_size), -1);
-    if (PMPI_Allgather(&lowest, 1, MPI_INT, lowest_of.data(), 1, MPI_INT, s.world) != MPI_SUCCESS ||
-        std::ranges::any_of(lowest_of, [](int r) { return r < 0; }))
+    // Kept only where every rank has it whole: mapped_node_count trusts, without a message,
+    // that every member of a world-group communicator holds the same map.
+    const int whole_here = PMPI_Allgather(&lowest, 1, MPI_INT, lowest_of.data(), 1, MPI_INT, s.world) == MPI_SUCCESS &&
+                                   std::ranges::none_of(lowest_of, [](int r) { return r < 0; })
+                               ? 1
+                               : 0;
+    int whole_everywhere = 0;
+    if (PMPI_Allreduce(&whole_here, &whole_everywhere, 1, MPI_INT, MPI_LAND, s.world) != MPI_SUCCESS ||
+        !whole_everywhere)
         lowest_of.clear();
     s.node_of_world = std::move(lowest_of);
 }

@@ -81,8 +81,8 @@ std::vector<int> contribution(int n, int rank, int call) {
 }
 
 struct Comm {
-    MPI_Comm comm;
-    int rank, size;
+    MPI_Comm comm = MPI_COMM_NULL;
+    int rank = 0, size = 0;
 };
 
 // A fresh duplicate of the world for one scenario, so its plans and history start empty.
@@ -288,6 +288,25 @@ bool accepted(MPI_Comm comm, const char* collective, const char* name) {
     return papshim_set_algorithm(comm, collective, name) == MPI_SUCCESS;
 }
 
+// A collective and the algorithm chosen for it.
+struct Choice {
+    const char* collective;
+    const char* name;
+};
+
+// duplicate_world() with every choice accepted, in order; false (nothing left to free) where
+// this papshim refuses one (not built into it).
+bool duplicate_world_choosing(Comm& c, const std::vector<Choice>& choices) {
+    c = duplicate_world();
+    for (const Choice& choice : choices) {
+        if (!accepted(c.comm, choice.collective, choice.name)) {
+            MPI_Comm_free(&c.comm);
+            return false;
+        }
+    }
+    return true;
+}
+
 // Ranks of `comm` on this rank's node as papshim sees them (collective): the machine's node,
 // cut into virtual nodes of PAPSHIM_NODE_SIZE consecutive world ranks when that is above 0.
 int ranks_per_node(MPI_Comm comm) {
@@ -331,11 +350,9 @@ papshim_plan_stats stats_of(MPI_Comm comm) {
 // the blocks lie in reverse rank order with gaps between them.
 void gather_pattern(const char* algorithm, char pattern, int calls, bool must_plan, bool holey = false,
                     bool gapped = false) {
-    Comm c = duplicate_world();
-    if (!accepted(c.comm, "allgather", algorithm) || !accepted(c.comm, "allgatherv", algorithm)) {
-        MPI_Comm_free(&c.comm);
-        return;  // not built into this papshim
-    }
+    Comm c;
+    // Not built into this papshim: nothing to test.
+    if (!duplicate_world_choosing(c, {{"allgather", algorithm}, {"allgatherv", algorithm}})) return;
     const std::string label =
         fmt::format("{} pattern {}{}", algorithm, pattern, holey ? (gapped ? " allgatherv gapped" : " allgatherv") : "");
     for (int call = 0; call < calls; ++call) {
@@ -376,11 +393,8 @@ void gather_pattern(const char* algorithm, char pattern, int calls, bool must_pl
 // move blocks as bytes (background receives, a late block's pieces) and small multi-block
 // messages are packed by memcpy; every such byte stream must be the signature's order.
 void gather_swapped(const char* algorithm, char pattern) {
-    Comm c = duplicate_world();
-    if (!accepted(c.comm, "allgather", algorithm)) {
-        MPI_Comm_free(&c.comm);
-        return;
-    }
+    Comm c;
+    if (!duplicate_world_choosing(c, {{"allgather", algorithm}})) return;
     MPI_Datatype swapped = MPI_DATATYPE_NULL;
     const int ones[2] = {1, 1}, second_first[2] = {1, 0};
     MPI_Type_indexed(2, ones, second_first, MPI_INT, &swapped);
@@ -404,11 +418,8 @@ void gather_swapped(const char* algorithm, char pattern) {
 
 // Sites that alternate, a site whose size changes, Allgather and Allgatherv interleaved.
 void mixed_sites(const char* algorithm) {
-    Comm c = duplicate_world();
-    if (!accepted(c.comm, "allgather", algorithm) || !accepted(c.comm, "allgatherv", algorithm)) {
-        MPI_Comm_free(&c.comm);
-        return;
-    }
+    Comm c;
+    if (!duplicate_world_choosing(c, {{"allgather", algorithm}, {"allgatherv", algorithm}})) return;
     const std::string label = fmt::format("{} mixed sites", algorithm);
     for (int call = 0; call < 40; ++call) {
         compute(delay_for('l', call, c.rank, c.size));
@@ -519,11 +530,8 @@ void typed_reductions(const char* algorithm) {
 // KiB, and from 4 ranks only that) on every call whatever the arrivals and exchanges nothing. Results against native; where every prediction was good and the
 // spread was seen, BDR must have run.
 void auto_gather_bdr(int block_bytes) {
-    Comm c = duplicate_world();
-    if (!accepted(c.comm, "allgather", "auto")) {
-        MPI_Comm_free(&c.comm);
-        return;
-    }
+    Comm c;
+    if (!duplicate_world_choosing(c, {{"allgather", "auto"}})) return;
     const int ints = block_bytes / int(sizeof(int));
     const std::string label = fmt::format("auto {} KiB pattern l", block_bytes >> 10);
     int bdr_calls = 0, ring_calls = 0, sparbit_calls = 0;
@@ -582,8 +590,9 @@ void auto_gather_bdr(int block_bytes) {
 // every rank ran the same one (each decides alone, from the counts and the node view) and
 // results against native.
 void auto_gatherv_classic() {
-    Comm c = duplicate_world();
-    if (!accepted(c.comm, "allgatherv", "auto") || c.size < 2) {
+    Comm c;
+    if (!duplicate_world_choosing(c, {{"allgatherv", "auto"}})) return;
+    if (c.size < 2) {
         MPI_Comm_free(&c.comm);
         return;
     }
@@ -633,12 +642,10 @@ void auto_gatherv_classic() {
 enum class Roots { fixed, fixed_interleaved, rotating, rotating_in_place };
 void auto_reduce_clairvoyant(Roots roots) {
     const bool rotating = roots != Roots::fixed;
-    Comm c = duplicate_world();
-    if (!accepted(c.comm, "reduce", "auto") ||
-        (roots == Roots::fixed_interleaved && !accepted(c.comm, "allreduce", "auto"))) {
-        MPI_Comm_free(&c.comm);
-        return;
-    }
+    std::vector<Choice> choices{{"reduce", "auto"}};
+    if (roots == Roots::fixed_interleaved) choices.push_back({"allreduce", "auto"});
+    Comm c;
+    if (!duplicate_world_choosing(c, choices)) return;
     constexpr int kInts = (512 << 10) / int(sizeof(int)) + 1;
     const int fixed_root = c.size > 2 ? 1 : 0;
     const std::string label = fmt::format("auto reduce 512 KiB pattern l, {} root",
@@ -723,11 +730,8 @@ void auto_reduce_clairvoyant(Roots roots) {
 // ends): results against native on every call, and the planner's state the same on every rank
 // (which calls exchange must be decided alike, or the exchange's collectives mismatch).
 void auto_reduce_rest() {
-    Comm c = duplicate_world();
-    if (!accepted(c.comm, "reduce", "auto")) {
-        MPI_Comm_free(&c.comm);
-        return;
-    }
+    Comm c;
+    if (!duplicate_world_choosing(c, {{"reduce", "auto"}})) return;
     constexpr int kInts = (512 << 10) / int(sizeof(int)) + 1;
     const std::string label = "auto reduce 512 KiB, fresh random then one late rank";
     const auto same_everywhere = [&](const char* when) {
@@ -763,11 +767,8 @@ void auto_reduce_rest() {
 // a few balanced calls only: this runs in every configuration of the matrix, and 24 calls of
 // 1 MiB cost MPICH's busy-polling ranks seconds each run.
 void auto_allreduce_ring() {
-    Comm c = duplicate_world();
-    if (!accepted(c.comm, "allreduce", "auto")) {
-        MPI_Comm_free(&c.comm);
-        return;
-    }
+    Comm c;
+    if (!duplicate_world_choosing(c, {{"allreduce", "auto"}})) return;
     constexpr int kInts = (1 << 20) / int(sizeof(int)) + 3;
     const std::string label = "auto allreduce 1 MiB, balanced then one late rank";
 #if defined(OPEN_MPI) && OMPI_MAJOR_VERSION == 4
@@ -805,11 +806,8 @@ void auto_allreduce_ring() {
 // the ranks with background receives waited for them first, the late rank, which has none,
 // returned at once and sent nothing, and the others hung (found by review).
 void error_while_armed(const char* algorithm) {
-    Comm c = duplicate_world();
-    if (!accepted(c.comm, "allgather", algorithm)) {
-        MPI_Comm_free(&c.comm);
-        return;
-    }
+    Comm c;
+    if (!duplicate_world_choosing(c, {{"allgather", algorithm}})) return;
     const std::string label = fmt::format("{} with an argument error while armed", algorithm);
     const int n = 4096;
     auto good_call = [&](int call) {
