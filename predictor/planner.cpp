@@ -81,33 +81,20 @@ void Planner::digest(Learned& learned, const std::vector<Contribution>& vector, 
 bool Planner::make_communicators() {
     // The first exchange on this communicator: every rank decides it alike, so the
     // duplicates are collective in step, and a failure (the MPI out of communicators) is
-    // the same on every rank: no exchange then, nor later (failure()). Both at once: their
-    // agreements on a context id overlap (two blocking duplicates cost 7-8 ms of the first
-    // call over an emulated 1 Gbit/s network at 8 ranks).
-    MPI_Comm* const made[2] = {&comm_, &data_comm_};
-    MPI_Request requests[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
-    int results[2] = {MPI_ERR_OTHER, MPI_ERR_OTHER};
-    for (int i = 0; i < 2 && (i == 0 || results[0] == MPI_SUCCESS); ++i)
-        results[i] = PMPI_Comm_idup(priv_, made[i], &requests[i]);
-    // One at a time: MPICH 4.0.2 raises a failed MPI_Waitall on MPI_COMM_WORLD's handler
-    // (fatal by default, mpi.shim.many_communicators.exchange), where MPI_Wait returns it.
-    // Open MPI 4 raises a failed MPI_Comm_idup there too, but its context ids (up to INT_MAX)
-    // do not run out as MPICH's 2048 do. A duplicate that fails when posted is the same
-    // everywhere (so is the second, then not posted).
-    for (int i = 0; i < 2; ++i)
-        if (results[i] == MPI_SUCCESS) results[i] = PMPI_Wait(&requests[i], MPI_STATUS_IGNORE);
-    if (results[0] != MPI_SUCCESS || results[1] != MPI_SUCCESS) {
-        // A duplicate that failed leaves no communicator to free (MPICH's handle then is not
-        // MPI_COMM_NULL, and freeing it crashes).
-        for (int i = 0; i < 2; ++i) {
-            if (results[i] == MPI_SUCCESS) PMPI_Comm_free(made[i]);
-            *made[i] = MPI_COMM_NULL;
+    // the same on every rank: no exchange then, nor later (failure()). Blocking, one after
+    // the other: two MPI_Comm_idup posted together saved 2-4 ms of this first call over the
+    // emulated network, but with them mpi.shim.dispatch.np3 (threads, the helper thread
+    // among them) hung once in CI, not since in 43 runs; Open MPI 4.1's nonblocking context
+    // ids have known hangs beside other threads' collectives (open-mpi/ompi#2025).
+    for (MPI_Comm* made : {&comm_, &data_comm_}) {
+        if (const int rc = PMPI_Comm_dup(priv_, made); rc != MPI_SUCCESS) {
+            *made = MPI_COMM_NULL;
+            if (comm_ != MPI_COMM_NULL) PMPI_Comm_free(&comm_);
+            failure_ = rc;
+            return false;
         }
-        failure_ = results[0] != MPI_SUCCESS ? results[0] : results[1];
-        return false;
+        PMPI_Comm_set_errhandler(*made, MPI_ERRORS_RETURN);
     }
-    PMPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
-    PMPI_Comm_set_errhandler(data_comm_, MPI_ERRORS_RETURN);
     return true;
 }
 
