@@ -243,15 +243,9 @@ constexpr int kNodesNeedView = -1;
 // This process's count of the communicator's nodes from the world's map, or 0 where there is
 // no map or a member translates to no world rank.
 int translated_node_count(const State& s, MPI_Comm over, int ranks) {
-    MPI_Group group = MPI_GROUP_NULL, world = MPI_GROUP_NULL;
-    const auto count = static_cast<std::size_t>(ranks);
-    std::vector<int> members(count), world_ranks(count, MPI_UNDEFINED);
+    std::vector<int> members(static_cast<std::size_t>(ranks));
     std::iota(members.begin(), members.end(), 0);
-    PMPI_Comm_group(over, &group);
-    PMPI_Comm_group(s.world, &world);
-    PMPI_Group_translate_ranks(group, ranks, members.data(), world, world_ranks.data());
-    PMPI_Group_free(&group);
-    PMPI_Group_free(&world);
+    const std::vector<int> world_ranks = detail::world_ranks_of(s, over, members);
     // A node as node_communicator() makes it: a shared-memory node, cut into PAPSHIM_NODE_SIZE
     // consecutive world ranks where that is set.
     const int node_size = s.config.node_size;
@@ -566,13 +560,8 @@ void map_world_nodes(State& s) {
     MPI_Comm node = MPI_COMM_NULL;
     if (PMPI_Comm_split_type(s.world, MPI_COMM_TYPE_SHARED, s.world_rank, MPI_INFO_NULL, &node) == MPI_SUCCESS &&
         node != MPI_COMM_NULL) {
-        MPI_Group group = MPI_GROUP_NULL, world = MPI_GROUP_NULL;
         const int first = 0;
-        PMPI_Comm_group(node, &group);
-        PMPI_Comm_group(s.world, &world);
-        PMPI_Group_translate_ranks(group, 1, &first, world, &lowest);
-        PMPI_Group_free(&group);
-        PMPI_Group_free(&world);
+        lowest = world_ranks_of(s, node, std::span(&first, 1)).front();
         PMPI_Comm_free(&node);
     }
     std::vector<int> lowest_of(std::size_t(s.world_size), -1);

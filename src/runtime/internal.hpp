@@ -4,7 +4,9 @@
 
 #include <mpi.h>
 
+#include <span>
 #include <string>
+#include <vector>
 
 #include "papshim/runtime.hpp"
 
@@ -14,6 +16,8 @@ namespace papshim::runtime::detail {
 // Lowest rank of `comm` for which `bad` holds, or INT_MAX (collective).
 int lowest_rank_with(MPI_Comm comm, int rank, bool bad);
 void verbose(int level, const std::string& line);
+// The world ranks of `ranks` of `comm` (MPI_UNDEFINED for a process outside the world; local).
+std::vector<int> world_ranks_of(const State& s, MPI_Comm comm, std::span<const int> ranks);
 
 // trace_sink.cpp
 // Registers the names records refer to (algorithms of every collective, builtin ops).

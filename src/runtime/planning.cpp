@@ -126,13 +126,8 @@ void measure_link(CommContext& ctx) {
     if (ctx.link || ctx.inter || ctx.size < 2 || s.config.tau_us > 0) return;
     // The pair MPI_Init measured (any duplicate of the world, and most communicators that span
     // it in order): its model, without measuring again.
-    MPI_Group group = MPI_GROUP_NULL, world = MPI_GROUP_NULL;
-    int ends[2] = {0, ctx.size - 1}, world_ends[2] = {-1, -1};
-    PMPI_Comm_group(private_comm(ctx), &group);
-    PMPI_Comm_group(s.world, &world);
-    PMPI_Group_translate_ranks(group, 2, ends, world, world_ends);
-    PMPI_Group_free(&group);
-    PMPI_Group_free(&world);
+    const int ends[2] = {0, ctx.size - 1};
+    const std::vector<int> world_ends = detail::world_ranks_of(s, private_comm(ctx), ends);
     if (world_ends[0] == 0 && world_ends[1] == s.world_size - 1) {
         ctx.link = s.link;
         return;

@@ -106,6 +106,17 @@ void verbose(int level, const std::string& line) {
     if (state().config.verbose >= level) fmt::print(stderr, "papshim: {}\n", line);
 }
 
+std::vector<int> world_ranks_of(const State& s, MPI_Comm comm, std::span<const int> ranks) {
+    std::vector<int> world_ranks(ranks.size(), MPI_UNDEFINED);
+    MPI_Group group = MPI_GROUP_NULL, world = MPI_GROUP_NULL;
+    PMPI_Comm_group(comm, &group);
+    PMPI_Comm_group(s.world, &world);
+    PMPI_Group_translate_ranks(group, int(ranks.size()), ranks.data(), world, world_ranks.data());
+    PMPI_Group_free(&group);
+    PMPI_Group_free(&world);
+    return world_ranks;
+}
+
 }  // namespace detail
 
 double now() { return clock::local_now() + state().clock_offset; }
