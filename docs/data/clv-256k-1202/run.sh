@@ -2,6 +2,7 @@
 # auto's Reduce at 256 KiB across emulated 1 Gbit/s nodes (one rank per node): MAIN (the tree where no plan runs,
 # Clairvoyant's plan from 512 KiB) against CLV256 (the same build with Clairvoyant's plan from 256 KiB), interleaved
 MAIN=${MAIN:-/tmp/m10} CLV256=${CLV256:-/tmp/bv256}  # MAIN: a build of 843d9b2; CLV256: 8f327e0 with network_reduce_min_bytes = 256 * 1024
+# Usage: run.sh ROUND (rounds 1-3 were run; ../clv-128k-1202/summarise.py reads them with that directory's)
 round=${1:-1}
 for np in 4 8; do
   for B in $MAIN $CLV256; do

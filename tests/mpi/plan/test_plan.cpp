@@ -626,7 +626,7 @@ void auto_gatherv_classic() {
     MPI_Comm_free(&c.comm);
 }
 
-// `auto` on Reduces of 512 KiB under a persistently late rank: with one rank per node, once
+// `auto` on Reduces of 256 KiB under a persistently late rank: with one rank per node, once
 // the guard trusts the predictions and sees the imbalance, it runs Clairvoyant's plan
 // (before, and where the predicted arrivals of the early ranks come a round or more apart,
 // counted as declined, what it runs unplanned: native, or from 4 ranks on Open MPI 4 the
@@ -646,16 +646,18 @@ void auto_reduce_clairvoyant(Roots roots) {
     if (roots == Roots::fixed_interleaved) choices.push_back({"allreduce", "auto"});
     Comm c;
     if (!duplicate_world_choosing(c, choices)) return;
-    constexpr int kInts = (512 << 10) / int(sizeof(int)) + 1;
+    // Just above the 256 KiB from which the rule plans Clairvoyant with one rank per node
+    // (and the chain on one node, the tree across nodes of two).
+    constexpr int kInts = (256 << 10) / int(sizeof(int)) + 1;
     const int fixed_root = c.size > 2 ? 1 : 0;
-    const std::string label = fmt::format("auto reduce 512 KiB pattern l, {} root",
+    const std::string label = fmt::format("auto reduce 256 KiB pattern l, {} root",
                                           roots == Roots::fixed               ? "fixed"
                                           : roots == Roots::fixed_interleaved ? "fixed interleaved"
                                           : roots == Roots::rotating          ? "rotating"
                                                                               : "rotating in-place");
     int clairvoyant_calls = 0, chain_calls = 0, binomial_calls = 0;
     for (int call = 0; call < 24; ++call) {
-        // Ten times the other patterns' delay, as for BDR: far above 6τ for 512 KiB on a node.
+        // Ten times the other patterns' delay, as for BDR: far above 6τ for 256 KiB on a node.
         compute(10 * delay_for('l', call, c.rank, c.size));
         reduce_call(c, false, kInts, rotating ? call % c.size : fixed_root, call, label,
                     roots == Roots::rotating_in_place);
@@ -725,15 +727,15 @@ void auto_reduce_clairvoyant(Roots roots) {
     MPI_Comm_free(&c.comm);
 }
 
-// `auto`'s Reduce of 512 KiB under fresh random delays (its plans go unused: the exchange on
+// `auto`'s Reduce of 256 KiB under fresh random delays (its plans go unused: the exchange on
 // every call rests, plan::ExchangeRest), then one rank persistently late (a plan runs, the rest
 // ends): results against native on every call, and the planner's state the same on every rank
 // (which calls exchange must be decided alike, or the exchange's collectives mismatch).
 void auto_reduce_rest() {
     Comm c;
     if (!duplicate_world_choosing(c, {{"reduce", "auto"}})) return;
-    constexpr int kInts = (512 << 10) / int(sizeof(int)) + 1;
-    const std::string label = "auto reduce 512 KiB, fresh random then one late rank";
+    constexpr int kInts = (256 << 10) / int(sizeof(int)) + 1;
+    const std::string label = "auto reduce 256 KiB, fresh random then one late rank";
     const auto same_everywhere = [&](const char* when) {
         const papshim_plan_stats s = stats_of(c.comm);
         long mine[4] = {s.exchanges, s.planned, s.declined, long(s.resting)}, low[4], high[4];
