@@ -19,7 +19,6 @@ Planner::~Planner() {
     // An exchange on the board needs nothing more (the segment may be gone already).
     if (posted_ && !posted_board_) complete_exchange();
     for (Background& b : background_) discard_background(b.seq);
-    if (data_comm_ != MPI_COMM_NULL) PMPI_Comm_free(&data_comm_);
     if (comm_ != MPI_COMM_NULL) PMPI_Comm_free(&comm_);
 }
 
@@ -78,23 +77,23 @@ void Planner::digest(Learned& learned, const std::vector<Contribution>& vector, 
     learned.armed = learned.guard.maybe_imbalanced();
 }
 
-bool Planner::make_communicators() {
+bool Planner::make_communicator() {
     // The first exchange on this communicator: every rank decides it alike, so the
-    // duplicates are collective in step, and a failure (the MPI out of communicators) is
-    // the same on every rank: no exchange then, nor later (failure()). Blocking, one after
-    // the other: two MPI_Comm_idup posted together saved 2-4 ms of this first call over the
-    // emulated network, but with them mpi.shim.dispatch.np3 (threads, the helper thread
-    // among them) hung once in CI, not since in 43 runs; Open MPI 4.1's nonblocking context
-    // ids have known hangs beside other threads' collectives (open-mpi/ompi#2025).
-    for (MPI_Comm* made : {&comm_, &data_comm_}) {
-        if (const int rc = PMPI_Comm_dup(priv_, made); rc != MPI_SUCCESS) {
-            *made = MPI_COMM_NULL;
-            if (comm_ != MPI_COMM_NULL) PMPI_Comm_free(&comm_);
-            failure_ = rc;
-            return false;
-        }
-        PMPI_Comm_set_errhandler(*made, MPI_ERRORS_RETURN);
+    // duplicate is collective in step, and a failure (the MPI out of communicators) is the
+    // same on every rank: no exchange then, nor later (failure()). One duplicate carries both
+    // the exchange (a collective) and the planned calls' messages (point to point): MPI
+    // matches the two apart on one communicator, and each duplicate costs this first call
+    // rounds of agreement on a context id over the network. Blocking: two MPI_Comm_idup
+    // (when there were two duplicates) saved 2-4 ms here over the emulated network, but with
+    // them mpi.shim.dispatch.np3 (threads, the helper thread among them) hung once in CI;
+    // Open MPI 4.1's nonblocking context ids have known hangs beside other threads'
+    // collectives (open-mpi/ompi#2025).
+    if (const int rc = PMPI_Comm_dup(priv_, &comm_); rc != MPI_SUCCESS) {
+        comm_ = MPI_COMM_NULL;
+        failure_ = rc;
+        return false;
     }
+    PMPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
     return true;
 }
 
@@ -125,7 +124,7 @@ void Planner::enter(const void* site, const predict::Signature& signature, std::
         case Follow::sampled: exchange = cadence_.next(policy, now_.armed, resting()); break;
     }
     if (!exchange || failure_ != MPI_SUCCESS) return;
-    if (comm_ == MPI_COMM_NULL && !make_communicators()) return;
+    if (comm_ == MPI_COMM_NULL && !make_communicator()) return;
 
     mine_ = Contribution{};
     mine_.arrival_ns = to_global_(arrival_ticks);

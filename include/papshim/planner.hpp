@@ -204,10 +204,11 @@ public:
     // so a hash collision costs a plan, never a truncated message. On the calling thread.
     bool same_layout(std::uint64_t blocks, std::span<const std::uint64_t> block_bytes) const;
 
-    // Planned calls' point-to-point traffic goes over a communicator of its own (made with the
-    // exchange's), so receives posted ahead of a call meet nothing else.
-    MPI_Comm data_comm() const { return data_comm_; }
-    // The MPI error that kept the exchange's communicators from being made (the same on every
+    // Planned calls' point-to-point traffic goes over the exchange's communicator, which
+    // carries no other point-to-point message (the exchange is a collective, which MPI never
+    // matches with them), so receives posted ahead of a call meet nothing else.
+    MPI_Comm data_comm() const { return comm_; }
+    // The MPI error that kept the exchange's communicator from being made (the same on every
     // rank), or MPI_SUCCESS: with one, this planner exchanges nothing.
     int failure() const { return failure_; }
 
@@ -234,8 +235,8 @@ public:
     void discard_background(std::uint64_t seq);
 
 private:
-    // comm_ and data_comm_, at the first exchange; false (and failure_ set) where MPI could not.
-    bool make_communicators();
+    // comm_, at the first exchange; false (and failure_ set) where MPI could not.
+    bool make_communicator();
     // What the exchanged vectors taught so far. The main thread reads `now_` during a call
     // while the helper thread may already digest that call's exchange: it digests into
     // `next_`, which becomes `now_` at the next entry.
@@ -253,9 +254,8 @@ private:
                        std::int64_t tau_ns);
 
     MPI_Comm priv_ = MPI_COMM_NULL;
-    MPI_Comm comm_ = MPI_COMM_NULL;       // the exchange's duplicate, from the first exchange on
-    MPI_Comm data_comm_ = MPI_COMM_NULL;  // planned calls' messages, made with comm_
-    int failure_ = MPI_SUCCESS;           // why comm_ could not be made (failure())
+    MPI_Comm comm_ = MPI_COMM_NULL;  // the exchange's and planned calls' duplicate, from the first exchange on
+    int failure_ = MPI_SUCCESS;      // why comm_ could not be made (failure())
     int size_ = 1;
     predict::Settings settings_;
     ToGlobalNs to_global_;

@@ -1,9 +1,10 @@
 # auto's first call, its other nine, the schedule named's first call, and the ratios of mean e to native's
-import gzip,json,statistics as st,sys
+import gzip,json,os,statistics as st,sys
 pre=sys.argv[1:] or ['before','after']
 for np in (4,8):
   for c in ('reduce','allreduce'):
     for b in pre:
+      if not os.path.exists(f'{b}-r1-np{np}-{c}.json.gz'): continue  # a set run at one p only
       firsts=[];rest=[];named=[];ratio=[];nratio=[]
       for r in (1,2,3):
         d=json.load(gzip.open(f'{b}-r{r}-np{np}-{c}.json.gz'))
