@@ -306,14 +306,14 @@ int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, 
             if (node::NodeView* view = runtime::node_view(ctx)) board = &view->segment;
         // A communicator MPI could not make for papshim here (the node view, for the board
         // above or an earlier call) makes this call native already: the planner takes no part
-        // (its first exchange would make two more communicators).
+        // (its first exchange would make one more communicator).
         if (!ctx.native_only()) {
             // The unit of the guard (Guard::observe, plan::assess): τ of what a PAP-aware
             // step moves, but of an Allgatherv's mean block (guard_segment_bytes).
             const std::int64_t guard_tau_ns = runtime::tau_ns(ctx, guard_segment_bytes(kind, *shape, ctx.size));
             planner->enter(caller, signature, arrival, guard_tau_ns, ctx.policy, follow, shape->blocks, board);
             if (const int error = planner->failure(); error != MPI_SUCCESS)
-                runtime::run_natively(ctx, error, "papshim's communicators for its exchange of predictions");
+                runtime::run_natively(ctx, error, "papshim's communicator for its exchange of predictions");
             planning.seq = planner->seq();
             planning.guard = &planner->guard();
             planning.planner = planner;

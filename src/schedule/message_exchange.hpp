@@ -27,11 +27,12 @@ inline constexpr int kStepTagBase = 0x2000;
 inline constexpr int kStepTagSpan = 0x600;
 inline constexpr int kSelfCopyTag = kStepTagBase - 1;
 inline int step_tag(std::size_t step, int base = kStepTagBase) { return base + static_cast<int>(step % kStepTagSpan); }
-// Planned calls run on their own communicator, in one tag span per (algorithm, sequence
-// parity). The receives a rank posts in the background for call k+1 must not meet call k's
-// messages; and receives armed for one algorithm must not meet another's when the call runs a
-// different one (papshim_set_algorithm between calls): cancelling them fails once a faster
-// rank's message has matched, and that message is then lost to the call.
+// Planned calls run on the planner's communicator (its exchange, a collective, never meets
+// them), in one tag span per (algorithm, sequence parity). The receives a rank posts in the
+// background for call k+1 must not meet call k's messages; and receives armed for one
+// algorithm must not meet another's when the call runs a different one
+// (papshim_set_algorithm between calls): cancelling them fails once a faster rank's message
+// has matched, and that message is then lost to the call.
 inline constexpr int kPlannedAlgorithmSlots = 8;  // Allgather algorithms, by their index in the table
 static_assert(kStepTagBase + 2 * kPlannedAlgorithmSlots * kStepTagSpan - 1 <= 32767);
 inline int planned_tag_base(std::uint64_t seq, std::size_t algorithm_slot) {

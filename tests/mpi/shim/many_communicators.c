@@ -1,7 +1,7 @@
 /* An application that makes many communicators up front and then uses each: natively MPICH
  * 4.0.2 has room for 2048 per process, but papshim makes its own beside them (a duplicate per
  * communicator it runs an algorithm on; node communicators, a shared-memory window and the
- * exchange's duplicates where its algorithms need them), so under papshim MPI runs out before
+ * exchange's duplicate where its algorithms need them), so under papshim MPI runs out before
  * the application does. papshim must then run those communicators' collectives natively, with
  * one line saying so, and never give a wrong result or end the job (it did: a receive on
  * MPI_COMM_NULL, a segfault on a window never made, then an abort with the reason).
