@@ -4,7 +4,7 @@
 MAIN=${MAIN:-/tmp/m10} CLV256=${CLV256:-/tmp/bv256}  # MAIN: a build of 843d9b2; CLV256: 8f327e0 with network_reduce_min_bytes = 256 * 1024
 # Usage: run.sh ROUND (rounds 1-3 were run; ../clv-128k-1202/summarise.py reads them with that directory's)
 round=${1:-1}
-for np in 4 8; do
+for np in ${NPS:-4 8}; do  # rounds 8-9: NPS=6
   for B in $MAIN $CLV256; do
     tag=$([ $B = $MAIN ] && echo main || echo clv256)-r$round-np$np
     echo "== $tag $(date)"
