@@ -42,12 +42,13 @@ std::string_view auto_reduction_candidate(Collective collective, std::uint64_t b
     // late rank and 0.50-0.93x under a staircase from 256 KiB to 4 MiB (root 0 or the late
     // rank). The predicted chain did a little better at 256 KiB but lost 1.5x under the
     // staircase from 1 MiB; at 64 KiB Clairvoyant's root ended later than native's. From
-    // 256 KiB since 2026-12-02 ("Clairvoyant's Reduce plan from 256 KiB"; six rounds at p = 4
-    // and 8 against the binomial tree auto runs unplanned there): auto 0.35-0.51x native's
-    // mean time in the call under one late rank or a staircase of 6-10 tau where the tree
-    // takes 0.55-0.76x, up to 0.2 worse under 2 tau staircases at p = 8 (0.51-0.62x against
-    // 0.37-0.61x). At 128 KiB the plan won under one late rank (0.51-0.80x where auto runs
-    // native) but lost to native under small staircases at p = 8 (up to 1.36x): not there.
+    // 256 KiB since 2026-12-02 ("Clairvoyant's Reduce plan from 256 KiB and 128 KiB"; seven
+    // rounds at p = 4 and 8, two at p = 6, against the binomial tree auto runs unplanned
+    // there): auto 0.35-0.58x native's mean time in the call under one late rank of 6-10 tau
+    // and 0.42-0.51x under 10 tau staircases where the tree takes 0.59-0.76x; up to 0.2 worse
+    // under 2 tau at p = 8 (staircase 0.48-0.62x against 0.36-0.61x). At 128 KiB the plan won
+    // under one late rank (0.51-0.80x where auto runs native) but lost to native under small
+    // staircases at p = 8 (up to 1.36x): not there.
     constexpr std::uint64_t network_scatter_min_bytes = 512 * 1024, network_chain_min_bytes = 2 << 20;
     constexpr std::uint64_t network_reduce_min_bytes = 256 * 1024;
     if (layout == NodeLayout::one_rank_per_node) {
