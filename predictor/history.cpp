@@ -85,6 +85,8 @@ std::uint64_t block_hash(std::span<const std::uint64_t> block_bytes) {
 std::optional<Prediction> CommHistory::enter(const void* site, const Signature& signature, std::uint64_t arrival,
                                              const Settings& settings, bool at_root) {
     std::optional<Prediction> expected = next_;
+    RootStream* stream = ranks_ > 0 && signature.root >= 0 ? &stream_for(signature) : nullptr;
+    if (stream) site = stream_site(*stream, site, signature.root, at_root);
     if (current_) sites_[current_].successor = site;
     Site& here = sites_[site];
     if (have_exit_ && arrival >= last_exit_) {  // current_*: the previous call's still
@@ -94,7 +96,7 @@ std::optional<Prediction> CommHistory::enter(const void* site, const Signature& 
     }
     ++calls_;
     here.rotation.add(signature.root, ranks_);
-    if (ranks_ > 0 && signature.root >= 0) stream_for(signature).rotation.add(signature.root, ranks_);
+    if (stream) stream->rotation.add(signature.root, ranks_);
     here.signature = signature;
     current_ = site;
     current_arrival_ = arrival;
@@ -177,6 +179,19 @@ CommHistory::RootStream& CommHistory::stream_for(const Signature& signature) {
     }
     it->last_call = calls_;
     return *it;
+}
+
+const void* CommHistory::stream_site(RootStream& stream, const void* site, std::int32_t root, bool at_root) const {
+    if (!at_root) {
+        stream.loop_site = site;
+        return site;
+    }
+    // Only a root the trusted rotation predicted: a fixed root with a site of its own never
+    // made a non-root call of the signature, and two sites with roots of their own never
+    // make the stream trusted.
+    const bool predicted = stream.rotation.follows_step(kStreamRepeats) &&
+                           stream.rotation.next(ranks_, kStreamRepeats) == root % ranks_;
+    return predicted && stream.loop_site ? stream.loop_site : site;
 }
 
 const CommHistory::RootStream* CommHistory::find_stream(const Signature& signature) const {

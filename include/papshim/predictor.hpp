@@ -144,16 +144,23 @@ private:
     // The stream is trusted from three equal steps in a row, a site from two: two sites of
     // one signature with roots of their own (one rotating, one fixed) interleave into a
     // stream whose steps alternate and may coincide twice, never three times.
+    // Where the stream's rotation is trusted, this rank's root call is learnt as a call of
+    // the site it makes the others from (`loop_site`): its own root site is entered once in
+    // p calls, so its series would warm up only after 2p calls, and the sites around it
+    // would learn a successor that changes every time.
     struct RootStream {
         std::uint64_t key = 0;  // the signature's hash with root -1
         Rotation rotation;
         std::uint64_t last_call = 0;  // calls_ at its last call (the oldest stream is replaced)
+        const void* loop_site = nullptr;  // this rank's last site of the signature as a non-root
     };
     static constexpr std::size_t kRootStreams = 4;
     static constexpr int kSiteRepeats = 2;
     static constexpr int kStreamRepeats = 3;
     RootStream& stream_for(const Signature& signature);
     const RootStream* find_stream(const Signature& signature) const;
+    // The site this call is learnt as (a root call of a trusted rotation: loop_site).
+    const void* stream_site(RootStream& stream, const void* site, std::int32_t root, bool at_root) const;
     Signature predicted_signature(const Site& site) const;
     static const Series* compute_series(const Site& next, bool after_root);
     std::optional<Prediction> predict_after(const Site& current, std::uint64_t current_exit) const;

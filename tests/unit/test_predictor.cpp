@@ -370,6 +370,39 @@ TEST_CASE("a rotating root whose root calls come from a site of their own") {
     }
 }
 
+TEST_CASE("a rotating root's calls from a site of its own are learnt as the loop's calls") {
+    // The same loop, timed: every rank computes 1 000 ticks between calls and spends 100
+    // inside as a non-root, 300 as the root. Once the stream is trusted, a root call is learnt
+    // as a call of the rank's non-root site: the root predicts from the loop's series (not
+    // from a site entered once in p calls, which warms up after 2p calls), and every
+    // prediction is exact once the root's own time inside has two samples.
+    const Settings s = with(Method::last);
+    for (const int ranks : {4, 8}) {
+        for (int rank = 0; rank < ranks; ++rank) {
+            CommHistory history(ranks);
+            std::uint64_t now = 0;
+            std::optional<Prediction> predicted;
+            for (int k = 0; k < 6 * ranks; ++k) {
+                Signature sig = signature_of(4096);
+                sig.root = k % ranks;
+                const bool at_root = sig.root == rank;
+                now += 1'000;
+                INFO("p = " << ranks << ", rank " << rank << ", call " << k);
+                if (k >= 4 * ranks) {
+                    REQUIRE(predicted);
+                    CHECK(predicted->arrival == now);
+                    CHECK(predicted->signature == sig);
+                }
+                history.enter(site(at_root ? 1 : 0), sig, now, s, at_root);
+                if (k > ranks) REQUIRE(history.next());
+                predicted = history.next();
+                now += at_root ? 300 : 100;
+                history.leave(now, s);
+            }
+        }
+    }
+}
+
 TEST_CASE("two sites of one signature, one rotating and one fixed, each predicted from its own roots") {
     // A reduces to rank k, B always to rank 0, alternating (p = 7): the communicator's stream
     // of the signature steps by -k and k + 1 in turn, twice equal at k = 3 but never three

@@ -634,10 +634,10 @@ void auto_gatherv_classic() {
 // ranks native, without exchanging). The root is fixed, or rotating (root = call mod p, a loop
 // that reduces to each rank in turn), from one call site or with the root reducing in place
 // from a site of its own: the predicted signature includes the root, and the predictor
-// follows a constant step across the sites, so all get plans (the in-place run at 512 KiB:
-// at 256 KiB, with one rank per node and four ranks, fewer of its predictions proved good, its
-// exchange rested before any plan ran, and none did, where 4 of 24 do at 512 KiB; the others
-// plan about 15 of 24 at either size). `fixed_interleaved`: a fixed
+// follows a constant step across the sites and learns the root's calls as the loop's, so all
+// get plans (the in-place run about 14 of 24 with one rank per node and four ranks, where the
+// root's site of its own, learnt apart, warmed up too late for any: its exchange rested
+// first). `fixed_interleaved`: a fixed
 // root with a 64 KiB Allreduce after each Reduce, a call papshim handles under `auto` but, with
 // one rank per node, does not follow (too small to plan): plans are numbered by the calls
 // followed, so the Reduces still get them (numbered by every call, none did). Results against
@@ -650,11 +650,10 @@ void auto_reduce_clairvoyant(Roots roots) {
     Comm c;
     if (!duplicate_world_choosing(c, choices)) return;
     // Just above the 256 KiB from which the rule plans Clairvoyant with one rank per node
-    // (and the chain on one node, the tree across nodes of two); 512 KiB in place (above).
-    const int kib = roots == Roots::rotating_in_place ? 512 : 256;
-    const int ints = (kib << 10) / int(sizeof(int)) + 1;
+    // (and the chain on one node, the tree across nodes of two).
+    const int ints = (256 << 10) / int(sizeof(int)) + 1;
     const int fixed_root = c.size > 2 ? 1 : 0;
-    const std::string label = fmt::format("auto reduce {} KiB pattern l, {} root", kib,
+    const std::string label = fmt::format("auto reduce 256 KiB pattern l, {} root",
                                           roots == Roots::fixed               ? "fixed"
                                           : roots == Roots::fixed_interleaved ? "fixed interleaved"
                                           : roots == Roots::rotating          ? "rotating"
