@@ -89,6 +89,13 @@ std::optional<Prediction> CommHistory::enter(const void* site, const Signature& 
     if (stream) site = stream_site(*stream, site, signature.root, at_root);
     if (current_) sites_[current_].successor = site;
     Site& here = sites_[site];
+    if (pending_.site == site) {
+        const auto miss = [arrival](std::uint64_t predicted) {
+            return std::abs(double(arrival) - double(predicted));
+        };
+        if (pending_.from_exit) here.from_exit_miss.add(miss(*pending_.from_exit));
+        if (pending_.from_entry) here.from_entry_miss.add(miss(*pending_.from_entry));
+    }
     if (have_exit_ && arrival >= last_exit_) {  // current_*: the previous call's still
         here.compute.add(double(arrival - last_exit_), settings);
         if (current_at_root_) here.compute_after_root.add(double(arrival - last_exit_), settings);
@@ -104,7 +111,7 @@ std::optional<Prediction> CommHistory::enter(const void* site, const Signature& 
     // This call's exit is not known yet: predict it from the site's usual time inside, in
     // this rank's role (the root's own series once it has two samples).
     const Series& inside = at_root && here.elapsed_root.ready() ? here.elapsed_root : here.elapsed;
-    next_ = inside.ready() ? predict_after(here, arrival + std::uint64_t(inside.value())) : std::nullopt;
+    next_ = predict_after(here, arrival, inside);
     return expected;
 }
 
@@ -121,14 +128,22 @@ void CommHistory::leave(std::uint64_t exit, const Settings& settings) {
     // barrier-synchronised arrivals, 1-2 tau off where the entry's was within 0.15 tau).
 }
 
-std::optional<Prediction> CommHistory::predict_after(const Site& current, std::uint64_t current_exit) const {
+std::optional<Prediction> CommHistory::predict_after(const Site& current, std::uint64_t arrival, const Series& inside) {
+    pending_ = {};
     if (!current.successor) return std::nullopt;
     const auto it = sites_.find(current.successor);
     if (it == sites_.end()) return std::nullopt;
     const Site& next = it->second;
+    pending_.site = current.successor;
     const Series* compute = compute_series(next, current_at_root_);
-    if (!compute) return std::nullopt;
-    return Prediction{predicted_signature(next), current_exit + std::uint64_t(std::max(0.0, compute->value()))};
+    if (compute && inside.ready())
+        pending_.from_exit = arrival + std::uint64_t(inside.value()) + std::uint64_t(std::max(0.0, compute->value()));
+    if (next.between.ready()) pending_.from_entry = arrival + std::uint64_t(std::max(0.0, next.between.value()));
+    const bool entry_better = next.from_entry_miss.ready() && next.from_exit_miss.ready() &&
+                              next.from_entry_miss.value < next.from_exit_miss.value;
+    const std::optional<std::uint64_t> predicted = entry_better ? pending_.from_entry : pending_.from_exit;
+    if (!predicted) return std::nullopt;
+    return Prediction{predicted_signature(next), *predicted};
 }
 
 const Series* CommHistory::compute_series(const Site& next, bool after_root) {

@@ -131,6 +131,22 @@ private:
         Series elapsed;       // ticks inside the calls where this rank was not the root
         Series elapsed_root;  // ... where it was (a root falls back to `elapsed` until it is ready)
         Signature signature;
+        // How far this site's arrivals fell from the two ways of predicting them (an EMA of
+        // the miss, weight Series::kErrorWeight): from the previous call's exit (its entry +
+        // time inside + `compute`) and from its entry (+ `between`). The exit's is the rule;
+        // the entry's is used where it missed by less: where the ranks
+        // leave a call at times that change from call to call but restart together (a
+        // barrier after a Reduce whose plan or root moves, as in papshim-bench), the time
+        // from the exit swings with the exit, the time between entries does not.
+        struct Miss {
+            double value = 0;
+            long count = 0;
+            void add(double miss) {
+                value = count++ == 0 ? miss : Series::kErrorWeight * miss + (1 - Series::kErrorWeight) * value;
+            }
+            bool ready() const { return count >= kMinSamples; }
+        };
+        Miss from_exit_miss, from_entry_miss;
         const void* successor = nullptr;  // the site that followed this one last time
         // The roots of this site's calls: a loop that reduces to each rank in turn then plans
         // every call, not none.
@@ -163,7 +179,9 @@ private:
     const void* stream_site(RootStream& stream, const void* site, std::int32_t root, bool at_root) const;
     Signature predicted_signature(const Site& site) const;
     static const Series* compute_series(const Site& next, bool after_root);
-    std::optional<Prediction> predict_after(const Site& current, std::uint64_t current_exit) const;
+    // The next call's prediction at the entry of `current` (`arrival`), this rank's time
+    // inside it being `inside`; records both candidates in `pending_`.
+    std::optional<Prediction> predict_after(const Site& current, std::uint64_t arrival, const Series& inside);
 
     int ranks_ = 0;
     std::unordered_map<const void*, Site> sites_;
@@ -175,6 +193,11 @@ private:
     std::uint64_t last_exit_ = 0;
     bool have_exit_ = false;
     std::optional<Prediction> next_;
+    // Both candidate arrivals made for the next call, judged at its entry (Site::Miss).
+    struct Candidates {
+        const void* site = nullptr;
+        std::optional<std::uint64_t> from_exit, from_entry;
+    } pending_;
 };
 
 }  // namespace papshim::predict

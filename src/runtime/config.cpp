@@ -251,7 +251,8 @@ std::vector<VariableInfo> describe_variables(const AlgorithmNames& names) {
                     "bytes per rank in a node's shared-memory segment: the largest vector the dynamic_leader "
                     "Allreduce takes, and the largest result broadcast through shared memory"});
     vars.push_back({"PAPSHIM_PREDICTOR", "ema", "ema, sma, last",
-                    "how a call site's history of compute intervals predicts the next arrival: exponential "
+                    "how a call site's history of compute intervals (or of the time between entries, where "
+                    "that has predicted its arrivals better) predicts the next arrival: exponential "
                     "moving average, simple moving average, or the last value"});
     vars.push_back({"PAPSHIM_EMA_ALPHA", "0.25", "0 < alpha <= 1", "weight of the newest sample in the EMA"});
     vars.push_back({"PAPSHIM_SMA_WINDOW", "8", "1..1024", "samples in the SMA"});

@@ -255,31 +255,32 @@ TEST_CASE("a rotating root whose next entry follows the others, not its own exit
     }
 }
 
-TEST_CASE("after a root call, the common compute series where the time between calls swings more than the root's correction") {
+TEST_CASE("after a root call, where the time between calls swings alike on every rank, the root predicts as the others do") {
     // As papshim-bench's rotated order of two algorithms: every rank enters one period after
     // the previous entry, the period alternating 20 000 and 120 000 ticks. Every rank's
-    // common series swings alike; the root's own would catch one phase only (it is the root
-    // every fourth call), so its error would be its own. Expected: entry + time inside as
-    // root + the common series' value, which the test mirrors.
+    // series swing alike; the root's own compute series would catch one phase only (it is the
+    // root every fourth call), so its error would be its own. The others, whose time inside
+    // never changes, predict entry + the smoothed time between entries (from the exit or the
+    // entry: the same value); the root's prediction from its exit (time inside as root + the
+    // common compute series) misses by more than that, so it predicts the same way, and the
+    // plans, which use arrivals relative to each other, see one error on every rank.
     const Settings s = with(Method::ema);
     CommHistory history(4);
-    Series common, inside_root;
-    std::uint64_t arrival = 1'000'000, previous_exit = 0;
+    Series between;
+    std::uint64_t arrival = 1'000'000, previous_arrival = 0;
     for (int k = 0; k < 40; ++k) {
         const bool root = k % 4 == 0;
         Signature sig = signature_of(64);
         sig.root = k % 4;
         history.enter(site(0), sig, arrival, s, root);
-        if (k > 0) common.add(double(arrival - previous_exit), s);
-        const std::uint64_t exit = arrival + (root ? 9'000 : 1'000);
+        if (k > 0) between.add(double(arrival - previous_arrival), s);
         if (root && k >= 16) {
             INFO("call " << k);
             REQUIRE(history.next());
-            CHECK(history.next()->arrival == arrival + std::uint64_t(inside_root.value()) + std::uint64_t(common.value()));
+            CHECK(history.next()->arrival == arrival + std::uint64_t(between.value()));
         }
-        if (root) inside_root.add(9'000, s);
-        history.leave(exit, s);
-        previous_exit = exit;
+        history.leave(arrival + (root ? 9'000 : 1'000), s);
+        previous_arrival = arrival;
         arrival += k % 2 == 0 ? 20'000 : 120'000;
     }
 }
@@ -400,6 +401,29 @@ TEST_CASE("a rotating root's calls from a site of its own are learnt as the loop
                 history.leave(now, s);
             }
         }
+    }
+}
+
+TEST_CASE("ranks that restart together after exits that vary are predicted from the time between entries") {
+    // A Reduce followed by a barrier: this rank leaves the Reduce 1 000 to 40 000 ticks after
+    // entering, by its place in that call's tree, and every rank enters the next one 100 000
+    // ticks after the last entry (the barrier waits for the slowest). The time from the exit
+    // swings with the exit; the time between entries does not, and once it has missed by
+    // less than half as much the predictions come from it.
+    const Settings s = with(Method::ema);
+    CommHistory history(4);
+    const std::uint64_t inside[] = {1'000, 40'000, 12'000, 25'000, 3'000};
+    std::optional<Prediction> predicted;
+    for (int k = 0; k < 40; ++k) {
+        const std::uint64_t arrival = 1'000'000 + 100'000 * std::uint64_t(k);
+        INFO("call " << k);
+        if (k >= 6) {
+            REQUIRE(predicted);
+            CHECK(predicted->arrival == arrival);
+        }
+        history.enter(site(0), signature_of(4096), arrival, s);
+        predicted = history.next();
+        history.leave(arrival + inside[k % 5], s);
     }
 }
 
