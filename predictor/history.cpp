@@ -90,8 +90,8 @@ std::optional<Prediction> CommHistory::enter(const void* site, const Signature& 
     if (current_) sites_[current_].successor = site;
     Site& here = sites_[site];
     if (pending_.site == site) {
-        const auto miss = [arrival](std::uint64_t predicted) {
-            return std::abs(double(arrival) - double(predicted));
+        const auto miss = [arrival](std::uint64_t predicted) {  // in ticks, exact before the conversion
+            return double(arrival >= predicted ? arrival - predicted : predicted - arrival);
         };
         if (pending_.from_exit) here.from_exit_miss.add(miss(*pending_.from_exit));
         if (pending_.from_entry) here.from_entry_miss.add(miss(*pending_.from_entry));
@@ -201,12 +201,15 @@ const void* CommHistory::stream_site(RootStream& stream, const void* site, std::
         stream.loop_site = site;
         return site;
     }
-    // Only a root the trusted rotation predicted: a fixed root with a site of its own never
-    // made a non-root call of the signature, and two sites with roots of their own never
-    // make the stream trusted.
-    const bool predicted = stream.rotation.follows_step(kStreamRepeats) &&
+    // Only a root that a trusted, moving rotation predicted, and only into a site whose own
+    // root moves: a fixed root (step 0) keeps its site even where an earlier loop left a
+    // loop_site; sites with fixed roots of their own keep theirs even where their roots
+    // interleave into a constant step (two roots p/2 apart, three sites unrolling a rotation).
+    const bool predicted = stream.rotation.follows_step(kStreamRepeats) && stream.rotation.last_step != 0 &&
                            stream.rotation.next(ranks_, kStreamRepeats) == root % ranks_;
-    return predicted && stream.loop_site ? stream.loop_site : site;
+    if (!predicted || !stream.loop_site || stream.loop_site == site) return site;
+    const auto loop = sites_.find(stream.loop_site);
+    return loop != sites_.end() && loop->second.rotation.last_step > 0 ? stream.loop_site : site;
 }
 
 const CommHistory::RootStream* CommHistory::find_stream(const Signature& signature) const {

@@ -110,7 +110,9 @@ public:
     // The next call's prediction, made at enter(): this call's entry + the site's smoothed
     // time inside + the next site's smoothed compute interval (after a root call, the one
     // learnt after root calls where compute_series allows it). That is the spec's f + s with
-    // the exit predicted, because the exchange leaves at entry (DESIGN §5). leave() does not
+    // the exit predicted, because the exchange leaves at entry (DESIGN §5). Where that has
+    // missed the next site's arrivals by more than this call's entry + the next site's
+    // smoothed time between entries has, the latter (Site::Miss). leave() does not
     // refine it with the real exit, so the prediction exchanged, planned from, traced and
     // reported is one and the same. nullopt while any series it needs warms up.
     std::optional<Prediction> next() const { return next_; }

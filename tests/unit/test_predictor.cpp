@@ -232,8 +232,9 @@ TEST_CASE("a rotating root whose next entry follows the others, not its own exit
     // k + 1 one period after call k, whatever its exit. The root stays 9 000 ticks inside and
     // then computes 8 000 ticks less than a non-root before the next entry. From one compute
     // series for both roles the call after a root call was predicted up to 8 000 ticks late;
-    // the series after root calls makes it exact once it has two samples (the time between
-    // entries being steady).
+    // the series after root calls made it exact once it had two samples, and so does the
+    // time between entries, steady here, which the prediction now takes where the exit's
+    // missed more.
     for (Method method : {Method::ema, Method::sma, Method::last}) {
         const Settings s = with(method);
         CommHistory history(4);
@@ -255,33 +256,45 @@ TEST_CASE("a rotating root whose next entry follows the others, not its own exit
     }
 }
 
-TEST_CASE("after a root call, where the time between calls swings alike on every rank, the root predicts as the others do") {
+TEST_CASE("after a root call, where the time between calls swings alike on every rank, no root predicts from its own series") {
     // As papshim-bench's rotated order of two algorithms: every rank enters one period after
     // the previous entry, the period alternating 20 000 and 120 000 ticks. Every rank's
-    // series swing alike; the root's own compute series would catch one phase only (it is the
-    // root every fourth call), so its error would be its own. The others, whose time inside
-    // never changes, predict entry + the smoothed time between entries (from the exit or the
-    // entry: the same value); the root's prediction from its exit (time inside as root + the
-    // common compute series) misses by more than that, so it predicts the same way, and the
-    // plans, which use arrivals relative to each other, see one error on every rank.
+    // series swing alike; the root's own compute series after root calls would catch one
+    // phase only (each rank is the root every fourth call), so its error would be its own.
+    // Each rank predicts either from its exit with the common compute series (entry + time
+    // inside as root + the common series, compute_series' rule) or from its entry (+ the
+    // time between entries, the same on every rank), whichever missed less on that rank:
+    // both err with the others, the own series' value is never used.
     const Settings s = with(Method::ema);
-    CommHistory history(4);
-    Series between;
-    std::uint64_t arrival = 1'000'000, previous_arrival = 0;
-    for (int k = 0; k < 40; ++k) {
-        const bool root = k % 4 == 0;
-        Signature sig = signature_of(64);
-        sig.root = k % 4;
-        history.enter(site(0), sig, arrival, s, root);
-        if (k > 0) between.add(double(arrival - previous_arrival), s);
-        if (root && k >= 16) {
-            INFO("call " << k);
-            REQUIRE(history.next());
-            CHECK(history.next()->arrival == arrival + std::uint64_t(between.value()));
+    constexpr int kRanks = 4;
+    for (int rank = 0; rank < kRanks; ++rank) {
+        CommHistory history(kRanks);
+        Series common, inside_root, between;
+        std::uint64_t arrival = 1'000'000, previous_exit = 0, previous_arrival = 0;
+        for (int k = 0; k < 40; ++k) {
+            const bool root = k % kRanks == rank;
+            Signature sig = signature_of(64);
+            sig.root = k % kRanks;
+            history.enter(site(0), sig, arrival, s, root);
+            if (k > 0) {
+                common.add(double(arrival - previous_exit), s);
+                between.add(double(arrival - previous_arrival), s);
+            }
+            const std::uint64_t exit = arrival + (root ? 9'000 : 1'000);
+            if (root && k >= 16) {
+                INFO("rank " << rank << ", call " << k);
+                REQUIRE(history.next());
+                const std::uint64_t from_exit =
+                    arrival + std::uint64_t(inside_root.value()) + std::uint64_t(common.value());
+                const std::uint64_t from_entry = arrival + std::uint64_t(between.value());
+                CHECK((history.next()->arrival == from_exit || history.next()->arrival == from_entry));
+            }
+            if (root) inside_root.add(9'000, s);
+            history.leave(exit, s);
+            previous_exit = exit;
+            previous_arrival = arrival;
+            arrival += k % 2 == 0 ? 20'000 : 120'000;
         }
-        history.leave(arrival + (root ? 9'000 : 1'000), s);
-        previous_arrival = arrival;
-        arrival += k % 2 == 0 ? 20'000 : 120'000;
     }
 }
 
@@ -409,7 +422,7 @@ TEST_CASE("ranks that restart together after exits that vary are predicted from 
     // entering, by its place in that call's tree, and every rank enters the next one 100 000
     // ticks after the last entry (the barrier waits for the slowest). The time from the exit
     // swings with the exit; the time between entries does not, and once it has missed by
-    // less than half as much the predictions come from it.
+    // less the predictions come from it.
     const Settings s = with(Method::ema);
     CommHistory history(4);
     const std::uint64_t inside[] = {1'000, 40'000, 12'000, 25'000, 3'000};
@@ -447,6 +460,38 @@ TEST_CASE("two sites of one signature, one rotating and one fixed, each predicte
             INFO("call " << k << (a_site ? " at A" : " at B"));
             REQUIRE(history.next());
             CHECK(history.next()->signature.root == (a_site ? 0 : (k + 1) % kRanks));
+        }
+    }
+}
+
+TEST_CASE("sites with fixed roots of their own keep their series where the roots interleave into a constant step") {
+    // X reduces to rank 0 and Y to rank p/2, alternating: the stream's step is p/2 every time
+    // and is trusted, but each site's root is fixed, so the root's calls stay at its own site
+    // (learnt as the other site, its series would mix two intervals). Different compute
+    // before X and Y: every rank predicts exactly once each site has its samples.
+    const Settings s = with(Method::last);
+    for (const int ranks : {2, 4, 6}) {
+        for (int rank = 0; rank < ranks; ++rank) {
+            CommHistory history(ranks);
+            std::uint64_t now = 0;
+            std::optional<Prediction> predicted;
+            for (int k = 0; k < 24; ++k) {
+                const bool at_x = k % 2 == 0;
+                Signature sig = signature_of(2048);
+                sig.root = at_x ? 0 : ranks / 2;
+                const bool at_root = sig.root == rank;
+                now += at_x ? 5'000 : 20'000;
+                INFO("p = " << ranks << ", rank " << rank << ", call " << k);
+                if (k >= 8) {
+                    REQUIRE(predicted);
+                    CHECK(predicted->arrival == now);
+                    CHECK(predicted->signature == sig);
+                }
+                history.enter(site(at_x ? 0 : 1), sig, now, s, at_root);
+                predicted = history.next();
+                now += at_root ? 700 : 100;
+                history.leave(now, s);
+            }
         }
     }
 }
