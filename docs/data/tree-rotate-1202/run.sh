@@ -5,7 +5,7 @@
 # B: a copy of build/openmpi at 02329de. Usage: run.sh ROUND
 B=${B:-/tmp/m16}
 round=${1:-1}
-for np in 4 8; do
+for np in ${NPS:-4 8}; do  # round 3: NPS=6
   for root in 0 rotate; do
     tag=np$np-root$root-r$round
     echo "== $tag $(date +%T)"
