@@ -699,13 +699,11 @@ bool auto_may_run_classic([[maybe_unused]] const CommContext& ctx, [[maybe_unuse
 }
 
 // auto_reduction_classic's algorithm for this call on the communicator's layout, where it
-// applies to the call's op and type; null: native. `imbalanced`: the guard's, identical on
-// every rank.
-const ReductionAlgorithm* auto_classic_reduction(CommContext& ctx, Collective kind, const ReductionBuffers& b,
-                                                 bool imbalanced) {
+// applies to the call's op and type; null: native.
+const ReductionAlgorithm* auto_classic_reduction(CommContext& ctx, Collective kind, const ReductionBuffers& b) {
     if (!auto_may_run_classic(ctx, kind, b)) return nullptr;
     const std::string_view name = auto_reduction_classic(kind, ctx.size, std::uint64_t(b.count) * type_size(b.type),
-                                                         runtime::layout_of(ctx), imbalanced);
+                                                         runtime::layout_of(ctx));
     const ReductionAlgorithm* algorithm = name.empty() ? nullptr : find_reduction_algorithm(kind, name);
     return algorithm && algorithm->build && applicable(*algorithm, b) ? algorithm : nullptr;
 }
@@ -716,10 +714,10 @@ Outcome run_unplanned(CommContext& ctx, const ReductionAlgorithm& algorithm, con
     return Outcome{execute_reduction(schedule, b, runtime::private_comm(ctx)), algorithm.name};
 }
 
-// `auto`'s Reduce/Allreduce where it runs no plan under imbalance: auto_classic_reduction's
-// algorithm, or nullopt (native).
+// `auto`'s Reduce/Allreduce where it runs no plan: auto_classic_reduction's algorithm, or
+// nullopt (native).
 std::optional<Outcome> run_auto_classic(CommContext& ctx, Collective kind, const ReductionBuffers& b) {
-    const ReductionAlgorithm* algorithm = auto_classic_reduction(ctx, kind, b, true);
+    const ReductionAlgorithm* algorithm = auto_classic_reduction(ctx, kind, b);
     if (!algorithm) return std::nullopt;
     return run_unplanned(ctx, *algorithm, b);
 }
@@ -790,7 +788,7 @@ std::optional<Outcome> run_reduction(CommContext& ctx, Collective kind, Reductio
                                           : auto_unplanned ? nullptr
                                                            : auto_reduction(ctx, kind, b);
     // auto with nothing to follow the arrivals at this size and layout: what it runs unplanned.
-    if (choice == "auto" && !algorithm) algorithm = auto_classic_reduction(ctx, kind, b, !auto_unplanned);
+    if (choice == "auto" && !algorithm) algorithm = auto_classic_reduction(ctx, kind, b);
     if (!algorithm || ctx.native_only()) return std::nullopt;  // native_only: its node view could not be made
     const bool planned = uses_plans(kind, algorithm->name);
     // auto takes a planned algorithm for what its plan is worth: only with a plan for this call

@@ -312,18 +312,7 @@ std::string_view auto_reduction_candidate(Collective collective, std::uint64_t b
 // 0.97-1.19 at p = 8). Empty: native. Callers on another MPI than Open MPI 4 do not ask: other
 // versions' and MPICH's native collectives across nodes are not measured
 // (docs/emulated-network.md).
-// `imbalanced`: the guard sees imbalance (a call with no plan for it). With one rank per node
-// the tree then runs only where Open MPI 4.1's fixed rules would run a linear Reduce
-// (open_mpi_reduce_is_linear): where they run their own binomial tree, papshim's tied it at
-// best and lost 1.02-1.17x under a rotating root or fresh random delays (p = 4 and 6 at
-// 512 KiB, p = 8 at 1 MiB; docs/benchmarks.md, "A rotating root's own call site, and
-// predictions from the entry"). With several ranks per node the tree won at 10τ (above).
-std::string_view auto_reduction_classic(Collective collective, int ranks, std::uint64_t bytes, NodeLayout layout,
-                                        bool imbalanced = false);
-// Whether Open MPI 4.1's tuned component picks its linear Reduce for a commutative op on
-// `ranks` ranks and `bytes` from 256 KiB (ompi_coll_tuned_reduce_intra_dec_fixed, v4.1.4:
-// 4-7 ranks, 256-512 KiB or from 1 MiB; its in-order binomial tree elsewhere there).
-bool open_mpi_reduce_is_linear(int ranks, std::uint64_t bytes);
+std::string_view auto_reduction_classic(Collective collective, int ranks, std::uint64_t bytes, NodeLayout layout);
 inline constexpr int kAutoReductionClassicMinRanks = 4;
 inline constexpr std::uint64_t kAutoReduceTreeMinBytes = 256 << 10;
 inline constexpr std::uint64_t kAutoAllreduceRingMinBytes = 1 << 20;

@@ -74,17 +74,9 @@ std::string_view auto_reduction_candidate(Collective collective, std::uint64_t b
     return {};
 }
 
-bool open_mpi_reduce_is_linear(int ranks, std::uint64_t bytes) {
-    return ranks >= 4 && ranks < 8 && ((bytes >= (256 << 10) && bytes < (512 << 10)) || bytes >= (1 << 20));
-}
-
-std::string_view auto_reduction_classic(Collective collective, int ranks, std::uint64_t bytes, NodeLayout layout,
-                                        bool imbalanced) {
+std::string_view auto_reduction_classic(Collective collective, int ranks, std::uint64_t bytes, NodeLayout layout) {
     if (layout == NodeLayout::one_node || ranks < kAutoReductionClassicMinRanks) return {};
-    if (collective == Collective::reduce && bytes >= kAutoReduceTreeMinBytes) {
-        if (imbalanced && layout == NodeLayout::one_rank_per_node && !open_mpi_reduce_is_linear(ranks, bytes)) return {};
-        return "binomial";
-    }
+    if (collective == Collective::reduce && bytes >= kAutoReduceTreeMinBytes) return "binomial";
     if (collective == Collective::allreduce && layout == NodeLayout::one_rank_per_node &&
         bytes >= kAutoAllreduceRingMinBytes)
         return "ring";

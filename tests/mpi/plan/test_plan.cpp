@@ -707,10 +707,7 @@ void auto_reduce_clairvoyant(Roots roots) {
 #else
     const bool tree_where_unplanned = false;
 #endif
-    // Under imbalance with one rank per node from 8 ranks, where Open MPI runs its own binomial
-    // tree, native instead (auto_reduction_classic): the tree on the calls before that, then.
-    const bool tree_every_unplanned = tree_where_unplanned && (mixed || c.size < 8);
-    if (tree_every_unplanned && clairvoyant_calls + binomial_calls != 24)
+    if (tree_where_unplanned && clairvoyant_calls + binomial_calls != 24)
         fail(fmt::format("{}: of 24 calls {} ran clairvoyant and {} binomial (one of the two expected on every call)",
                          label, clairvoyant_calls, binomial_calls));
     if (!tree_where_unplanned && binomial_calls != 0)
