@@ -21,10 +21,7 @@ std::optional<Method> parse_method(std::string_view name) {
 }
 
 void Series::add(double sample, const Settings& settings) {
-    if (count_ > 0) {
-        const double miss = std::abs(sample - value_);
-        error_ = count_ == 1 ? miss : kErrorWeight * miss + (1 - kErrorWeight) * error_;
-    }
+    if (count_ > 0) error_.add(std::abs(sample - value_));
     ++count_;
     switch (settings.method) {
         case Method::ema:
@@ -140,7 +137,7 @@ std::optional<Prediction> CommHistory::predict_after(const Site& current, std::u
         pending_.from_exit = arrival + std::uint64_t(inside.value()) + std::uint64_t(std::max(0.0, compute->value()));
     if (next.between.ready()) pending_.from_entry = arrival + std::uint64_t(std::max(0.0, next.between.value()));
     const bool entry_better = next.from_entry_miss.ready() && next.from_exit_miss.ready() &&
-                              next.from_entry_miss.value < next.from_exit_miss.value;
+                              next.from_entry_miss.value() < next.from_exit_miss.value();
     const std::optional<std::uint64_t> predicted = entry_better ? pending_.from_entry : pending_.from_exit;
     if (!predicted) return std::nullopt;
     return Prediction{predicted_signature(next), *predicted};

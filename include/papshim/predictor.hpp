@@ -30,6 +30,20 @@ struct Settings {
 // Samples needed before a series predicts (warm-up).
 inline constexpr int kMinSamples = 2;
 
+// Misses of a prediction, smoothed (EMA of weight kWeight from the first miss): a series'
+// own error, and each site's two ways of predicting its arrivals (CommHistory::Site).
+class SmoothedMiss {
+public:
+    static constexpr double kWeight = 0.25;
+    void add(double miss) { value_ = count_++ == 0 ? miss : kWeight * miss + (1 - kWeight) * value_; }
+    bool ready() const { return count_ >= kMinSamples; }
+    double value() const { return value_; }  // 0 before the first miss
+
+private:
+    double value_ = 0;
+    long count_ = 0;
+};
+
 // One key's smoothed series of durations (in clock ticks).
 class Series {
 public:
@@ -37,14 +51,13 @@ public:
     bool ready() const { return count_ >= kMinSamples; }
     double value() const { return value_; }
     long count() const { return count_; }
-    // How far each new sample fell from the value before it, smoothed (EMA, weight
-    // kErrorWeight): the series' own prediction error. 0 until the second sample.
-    double error() const { return error_; }
-    static constexpr double kErrorWeight = 0.25;
+    // How far each new sample fell from the value before it, smoothed (SmoothedMiss): the
+    // series' own prediction error. 0 until the second sample.
+    double error() const { return error_.value(); }
 
 private:
     double value_ = 0;
-    double error_ = 0;
+    SmoothedMiss error_;
     long count_ = 0;
     std::vector<double> window_;  // SMA: the last `window` samples, circular
     std::size_t next_ = 0;
@@ -112,7 +125,7 @@ public:
     // learnt after root calls where compute_series allows it). That is the spec's f + s with
     // the exit predicted, because the exchange leaves at entry (DESIGN §5). Where that has
     // missed the next site's arrivals by more than this call's entry + the next site's
-    // smoothed time between entries has, the latter (Site::Miss). leave() does not
+    // smoothed time between entries has, the latter (Site::from_entry_miss). leave() does not
     // refine it with the real exit, so the prediction exchanged, planned from, traced and
     // reported is one and the same. nullopt while any series it needs warms up.
     std::optional<Prediction> next() const { return next_; }
@@ -133,22 +146,14 @@ private:
         Series elapsed;       // ticks inside the calls where this rank was not the root
         Series elapsed_root;  // ... where it was (a root falls back to `elapsed` until it is ready)
         Signature signature;
-        // How far this site's arrivals fell from the two ways of predicting them (an EMA of
-        // the miss, weight Series::kErrorWeight): from the previous call's exit (its entry +
+        // How far this site's arrivals fell from the two ways of predicting them (smoothed):
+        // from the previous call's exit (its entry +
         // time inside + `compute`) and from its entry (+ `between`). The exit's is the rule;
         // the entry's is used where it missed by less: where the ranks
         // leave a call at times that change from call to call but restart together (a
         // barrier after a Reduce whose plan or root moves, as in papshim-bench), the time
         // from the exit swings with the exit, the time between entries does not.
-        struct Miss {
-            double value = 0;
-            long count = 0;
-            void add(double miss) {
-                value = count++ == 0 ? miss : Series::kErrorWeight * miss + (1 - Series::kErrorWeight) * value;
-            }
-            bool ready() const { return count >= kMinSamples; }
-        };
-        Miss from_exit_miss, from_entry_miss;
+        SmoothedMiss from_exit_miss, from_entry_miss;
         const void* successor = nullptr;  // the site that followed this one last time
         // The roots of this site's calls: a loop that reduces to each rank in turn then plans
         // every call, not none.
@@ -195,7 +200,7 @@ private:
     std::uint64_t last_exit_ = 0;
     bool have_exit_ = false;
     std::optional<Prediction> next_;
-    // Both candidate arrivals made for the next call, judged at its entry (Site::Miss).
+    // Both candidate arrivals made for the next call, judged at its entry (Site::from_exit_miss, from_entry_miss).
     struct Candidates {
         const void* site = nullptr;
         std::optional<std::uint64_t> from_exit, from_entry;
