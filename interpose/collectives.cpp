@@ -691,8 +691,8 @@ bool auto_may_run_classic([[maybe_unused]] const CommContext& ctx, [[maybe_unuse
 #if defined(OPEN_MPI) && OMPI_MAJOR_VERSION == 4
     if (b.count <= 0 || b.type == MPI_DATATYPE_NULL) return false;
     const std::uint64_t bytes = std::uint64_t(b.count) * type_size(b.type);
-    return !auto_reduction_classic(kind, ctx.size, bytes, NodeLayout::one_rank_per_node).empty() ||
-           !auto_reduction_classic(kind, ctx.size, bytes, NodeLayout::mixed).empty();
+    return !auto_reduction_classic(kind, ctx.size, bytes, NodeLayout::one_rank_per_node, true).empty() ||
+           !auto_reduction_classic(kind, ctx.size, bytes, NodeLayout::mixed, true).empty();
 #else
     return false;
 #endif
@@ -703,14 +703,15 @@ bool auto_may_run_classic([[maybe_unused]] const CommContext& ctx, [[maybe_unuse
 const ReductionAlgorithm* auto_classic_reduction(CommContext& ctx, Collective kind, const ReductionBuffers& b) {
     if (!auto_may_run_classic(ctx, kind, b)) return nullptr;
     const std::string_view name = auto_reduction_classic(kind, ctx.size, std::uint64_t(b.count) * type_size(b.type),
-                                                         runtime::layout_of(ctx));
+                                                         runtime::layout_of(ctx), b.commutative);
     const ReductionAlgorithm* algorithm = name.empty() ? nullptr : find_reduction_algorithm(kind, name);
     return algorithm && algorithm->build && applicable(*algorithm, b) ? algorithm : nullptr;
 }
 
 // A schedule that plans nothing (`algorithm` has a builder), built once per root and op.
 Outcome run_unplanned(CommContext& ctx, const ReductionAlgorithm& algorithm, const ReductionBuffers& b) {
-    const schedule::Schedule& schedule = ctx.schedule_for({algorithm.build, b.root, b.commutative});
+    const int segments = algorithm.segments_for_bytes ? algorithm.segments_for_bytes(vector_bytes(b.count, b.type)) : 0;
+    const schedule::Schedule& schedule = ctx.schedule_for({algorithm.build, b.root, b.commutative, segments});
     return Outcome{execute_reduction(schedule, b, runtime::private_comm(ctx)), algorithm.name};
 }
 
@@ -725,7 +726,7 @@ std::optional<Outcome> run_auto_classic(CommContext& ctx, Collective kind, const
 // `auto` for Reduce/Allreduce once its guard shows imbalance (run_reduction checks it),
 // identical on every rank (the guard comes from the exchanged vectors): where it runs no plan,
 // native or the classic algorithm measured to beat native at this size and layout
-// (auto_reduction_classic: across nodes the binomial tree for a Reduce, with one rank per node
+// (auto_reduction_classic: across nodes the (pipelined) binomial tree for a Reduce, with one rank per node
 // the ring for an Allreduce); under the imbalance the communicator's sampled exchanges show
 // (Guard::kImbalanceFactor), the algorithm measured to win at this size and node layout
 // (auto_reduction_candidate): on one node, one that follows the real

@@ -91,9 +91,10 @@ struct CommContext {
         schedule::Builder build = nullptr;
         int root = -1;
         bool commutative = true;
+        int segments = 0;  // BuildInput::segments
         bool operator<(const ScheduleKey& other) const {
             auto tie = [](const ScheduleKey& k) {
-                return std::tuple(reinterpret_cast<std::uintptr_t>(k.build), k.root, k.commutative);
+                return std::tuple(reinterpret_cast<std::uintptr_t>(k.build), k.root, k.commutative, k.segments);
             };
             return tie(*this) < tie(other);
         }

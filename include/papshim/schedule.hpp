@@ -74,6 +74,9 @@ struct BuildInput {
     std::span<const std::uint64_t> block_bytes;
     int root = -1;            // Reduce: the root; -1 for the all-collectives
     bool commutative = true;  // reductions: whether the op may be applied out of rank order
+    // Reductions cut into pieces by the vector's size: how many
+    // (ReductionAlgorithm::segments_for_bytes, identical everywhere); 0: the builder's default.
+    int segments = 0;
 };
 
 using Builder = Schedule (*)(const BuildInput&);

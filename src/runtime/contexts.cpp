@@ -525,6 +525,7 @@ const schedule::Schedule& CommContext::schedule_for(const ScheduleKey& key) {
         input.rank = rank;
         input.root = key.root;
         input.commutative = key.commutative;
+        input.segments = key.segments;
         it = schedules.emplace(key, key.build(input)).first;
     }
     return it->second;

@@ -7,7 +7,9 @@
 
 #include <fmt/format.h>
 
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <numeric>
 #include <span>
 #include <vector>
@@ -184,4 +186,39 @@ TEST_CASE("reduction blocks cover the vector exactly") {
             CHECK(next == total);
             CHECK(papshim::schedule::reduction_blocks(total, blocks, 0, blocks).count == total);
         }
+}
+
+// An algorithm that cuts the vector by its size: the pieces are what the schedule moves, a
+// power of two of about 16 KiB each up to a cap, and every count of them keeps the data flow.
+TEST_CASE("a size-cut schedule moves the pieces its size asks for, each reduced once") {
+    int cut = 0;
+    for (Collective c : {Collective::reduce, Collective::allreduce})
+        for (const auto& a : papshim::reduction_algorithms(c)) {
+            if (!a.segments_for_bytes) continue;
+            ++cut;
+            for (std::uint64_t bytes : {std::uint64_t(0), std::uint64_t(1), std::uint64_t(8), std::uint64_t(16 << 10),
+                                        std::uint64_t((16 << 10) + 1), std::uint64_t(256 << 10), std::uint64_t(1 << 20),
+                                        std::uint64_t(4 << 20), std::uint64_t(1) << 40, ~std::uint64_t(0)}) {
+                const int segments = a.segments_for_bytes(bytes);
+                INFO(fmt::format("{} {} bytes={} segments={}", papshim::collective_name(c), a.name, bytes, segments));
+                CHECK(segments >= 1);
+                CHECK(std::has_single_bit(unsigned(segments)));
+                CHECK(segments <= 1024);
+                if (bytes > 0 && bytes <= (16u << 20)) CHECK(double(bytes) / segments <= 16 << 10);
+                if (bytes >= (32u << 10) && bytes <= (16u << 20)) CHECK(double(bytes) / segments > 8 << 10);
+            }
+            CHECK(a.segments_for_bytes(1 << 20) == 64);
+            for (int segments : {1, 2, 5, 64, 1024})
+                for (int p : {1, 2, 3, 7, 8, 9, 33}) {
+                    const int root = c == Collective::reduce ? p - 1 : -1;
+                    BuildInput input;
+                    input.root = root;
+                    input.segments = segments;
+                    const ScheduleSet set = ScheduleSet::build(a.build, p, input);
+                    INFO(fmt::format("{} p={} segments={}", a.name, p, segments));
+                    CHECK(set.blocks() == segments);
+                    CHECK(check_reduction_flow(set, root, true) == "");
+                }
+        }
+    CHECK(cut == 1);  // the pipelined binomial Reduce
 }

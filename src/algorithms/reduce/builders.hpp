@@ -1,12 +1,16 @@
 // The pure Reduce schedule builders. Every builder accepts any p >= 1 and any root.
 #pragma once
 
+#include <cstdint>
+
 #include "papshim/algorithms.hpp"
 #include "papshim/schedule.hpp"
 
 namespace papshim::reduce {
 
 schedule::Schedule build_binomial(const schedule::BuildInput& input);
+schedule::Schedule build_pipelined_binomial(const schedule::BuildInput& input);
+int pipelined_binomial_segments(std::uint64_t bytes);
 schedule::Schedule build_rabenseifner(const schedule::BuildInput& input);
 schedule::Schedule build_clairvoyant(const schedule::BuildInput& input);
 schedule::Schedule build_predicted_chain(const schedule::BuildInput& input);

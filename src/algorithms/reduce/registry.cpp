@@ -12,8 +12,10 @@ namespace papshim::reduce {
 // pieces per round (planners in rounds), plans from predicted arrivals
 namespace {
 
-constexpr std::array<ReductionAlgorithm, 5> kAlgorithms{{
+constexpr std::array<ReductionAlgorithm, 6> kAlgorithms{{
     {"binomial", build_binomial, nullptr, true, false, false, nullptr},
+    {"pipelined_binomial", build_pipelined_binomial, nullptr, false, false, false, nullptr, false,
+     pipelined_binomial_segments},
     {"rabenseifner", build_rabenseifner, nullptr, false, false, false, nullptr},
     {"arrival_chain", nullptr, run_arrival_chain, false, true, false, nullptr},
     {"clairvoyant", build_clairvoyant, nullptr, false, true, false, clairvoyant::segments_for, true},

@@ -658,7 +658,7 @@ void auto_reduce_clairvoyant(Roots roots) {
                                           : roots == Roots::fixed_interleaved ? "fixed interleaved"
                                           : roots == Roots::rotating          ? "rotating"
                                                                               : "rotating in-place");
-    int clairvoyant_calls = 0, chain_calls = 0, binomial_calls = 0;
+    int clairvoyant_calls = 0, chain_calls = 0, tree_calls = 0;
     for (int call = 0; call < 24; ++call) {
         // Ten times the other patterns' delay, as for BDR: far above 6τ for 512 KiB on a node.
         compute(10 * delay_for('l', call, c.rank, c.size));
@@ -669,7 +669,7 @@ void auto_reduce_clairvoyant(Roots roots) {
         papshim_get_last_algorithm(c.comm, "reduce", ran, sizeof ran);
         clairvoyant_calls += std::string(ran) == "clairvoyant" ? 1 : 0;
         chain_calls += std::string(ran) == "arrival_chain" ? 1 : 0;
-        binomial_calls += std::string(ran) == "binomial" ? 1 : 0;
+        tree_calls += std::string(ran) == "pipelined_binomial" ? 1 : 0;  // MPI_SUM: commutative
     }
     const papshim_plan_stats s = stats_of(c.comm);
     const int node_ranks = ranks_per_node(c.comm);
@@ -699,19 +699,19 @@ void auto_reduce_clairvoyant(Roots roots) {
         s.declined == 0)
         fail(fmt::format("{}: never ran clairvoyant with one rank per node ({} exchanges, "
                          "all {} predictions good, none declined)", label, s.exchanges, s.assessed));
-    // Where it runs no plan, auto's Reduce across nodes from 4 ranks is the binomial tree on
-    // Open MPI 4 (auto_reduction_classic), elsewhere native.
+    // Where it runs no plan, auto's Reduce across nodes from 4 ranks is the pipelined binomial
+    // tree on Open MPI 4 (auto_reduction_classic), elsewhere native.
     const bool mixed = node_size && std::atoi(node_size) > 1 && std::atoi(node_size) < c.size;
 #if defined(OPEN_MPI) && OMPI_MAJOR_VERSION == 4
     const bool tree_where_unplanned = (rank_per_node || mixed) && c.size >= 4;
 #else
     const bool tree_where_unplanned = false;
 #endif
-    if (tree_where_unplanned && clairvoyant_calls + binomial_calls != 24)
-        fail(fmt::format("{}: of 24 calls {} ran clairvoyant and {} binomial (one of the two expected on every call)",
-                         label, clairvoyant_calls, binomial_calls));
-    if (!tree_where_unplanned && binomial_calls != 0)
-        fail(fmt::format("{}: ran binomial {} times (native expected where no plan runs)", label, binomial_calls));
+    if (tree_where_unplanned && clairvoyant_calls + tree_calls != 24)
+        fail(fmt::format("{}: of 24 calls {} ran clairvoyant and {} pipelined_binomial (one of the two expected on "
+                         "every call)", label, clairvoyant_calls, tree_calls));
+    if (!tree_where_unplanned && tree_calls != 0)
+        fail(fmt::format("{}: ran pipelined_binomial {} times (native expected where no plan runs)", label, tree_calls));
     if (!rank_per_node && s.declined != 0)
         fail(fmt::format("{}: declined {} plans on shared nodes (Clairvoyant is not auto's there)", label, s.declined));
     if (!rank_per_node && clairvoyant_calls > 0)

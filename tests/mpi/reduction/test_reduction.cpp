@@ -420,7 +420,8 @@ void run_case(const Comm& c, const Case& k, Tally& t) {
 
 std::vector<std::string> algorithms_of(const char* collective) {
     // The names papshim-info lists; kept here so the test fails if one disappears.
-    if (std::string(collective) == "reduce") return {"binomial", "rabenseifner", "arrival_chain", "clairvoyant", "predicted_chain", "auto"};
+    if (std::string(collective) == "reduce")
+        return {"binomial", "pipelined_binomial", "rabenseifner", "arrival_chain", "clairvoyant", "predicted_chain", "auto"};
     return {"recursive_doubling", "rabenseifner", "ring", "dynamic_leader", "arrival_chain", "hierarchical", "clairvoyant",
             "clairvoyant_bcast", "predicted_chain", "predicted_scatter", "auto"};
 }
