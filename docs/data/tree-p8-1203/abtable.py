@@ -1,17 +1,8 @@
 #!/usr/bin/env python3
 """auto's e / native's before (old: whole-vector tree where no plan runs) and after (new: the pipelined tree), from ab.sh's logs."""
-import re, sys
+import sys
+from benchlog import ratios as read
 rnd = sys.argv[1] if len(sys.argv) > 1 else "1"
-def read(log):
-    values, size, pattern, delay = {}, None, None, None
-    for line in open(log):
-        s = re.match(r'(\S+ [KM]iB) vector', line)
-        if s: size = s.group(1); continue
-        m = re.match(r'(one-late|staircase|uniform)?\s+(0|\d+tau)?\s*(native|auto)\s+[\d.]+ [mu]?s\s+([\d.]+)', line)
-        if m:
-            pattern = m.group(1) or pattern; delay = m.group(2) or delay
-            values[(size, pattern, delay, m.group(3))] = m.group(4)
-    return values
 print("| root | vector | balanced (three) | one late, 10τ | staircase, 10τ | fresh random, 10τ |")
 print("|---|---|---|---|---|---|")
 for root in ("rotate", "0"):
