@@ -708,7 +708,8 @@ const ReductionAlgorithm* auto_classic_reduction(CommContext& ctx, Collective ki
     return algorithm && algorithm->build && applicable(*algorithm, b) ? algorithm : nullptr;
 }
 
-// A schedule that plans nothing (`algorithm` has a builder), built once per root and op.
+// A schedule that plans nothing (`algorithm` has a builder), built once per root, op and
+// piece count (CommContext::schedule_for).
 Outcome run_unplanned(CommContext& ctx, const ReductionAlgorithm& algorithm, const ReductionBuffers& b) {
     const int segments = algorithm.segments_for_bytes ? algorithm.segments_for_bytes(vector_bytes(b.count, b.type)) : 0;
     const schedule::Schedule& schedule = ctx.schedule_for({algorithm.build, b.root, b.commutative, segments});

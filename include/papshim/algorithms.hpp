@@ -303,7 +303,7 @@ std::string_view auto_reduction_candidate(Collective collective, std::uint64_t b
 // The algorithm of papshim's own `auto` runs for a Reduce/Allreduce of `bytes` over `ranks`
 // laid out as `layout` wherever it runs no plan (balanced arrivals, a call it does not
 // follow, no trusted plan): across nodes from kAutoReductionClassicMinRanks ranks, the
-// binomial tree for a Reduce from kAutoReduceTreeMinBytes (pipelined in 16 KiB pieces for a
+// binomial tree for a Reduce from kAutoReduceTreeMinBytes (pipelined in pieces of 8-16 KiB for a
 // commutative op, since 2026-12-03: 0.22-0.95x native's mean time at p = 4-8, balanced or
 // not, where the whole-vector tree lost up to 1.2x at p = 8 under imbalance; whole vectors in
 // rank order for a non-commutative one), and with one rank per node the

@@ -86,7 +86,8 @@ struct CommContext {
     // every call), from the algorithm chosen here and the policy (update_policy).
     std::array<std::atomic<std::uint64_t>, collective_count> native_below{};
     // Schedules without predicted arrivals are pure functions of (algorithm, p, rank, root,
-    // op commutativity), so each is built once per communicator.
+    // op commutativity, pieces of a size-cut algorithm), so each is built once per
+    // communicator; size-cut ones are dropped past kSizeCutSchedules (schedule_for).
     struct ScheduleKey {
         schedule::Builder build = nullptr;
         int root = -1;
@@ -100,6 +101,10 @@ struct CommContext {
         }
     };
     std::map<ScheduleKey, schedule::Schedule> schedules;
+    // A size-cut schedule holds a transfer per piece (up to ~200 KB at 1024 pieces), one per
+    // root and piece count: a rotating root over many ranks would keep p of them.
+    static constexpr std::size_t kSizeCutSchedules = 16;
+    std::size_t size_cut_schedules = 0;
     // auto's classic algorithm per Allgatherv layout (predict::block_hash of the block bytes):
     // fastest_classic_allgatherv costs 0.16 ms at 64 ranks. Up to kClassicLayouts, the oldest
     // dropped first; only the thread calling a collective on this communicator touches it.

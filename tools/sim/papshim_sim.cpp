@@ -95,7 +95,7 @@ void define_reduce_options(CLI::App& app, ReduceOptions& options) {
                "simulate these Reduce algorithms instead of the Allgather ones:\n"
                "clairvoyant (planned from the pattern's arrivals), chain (in\n"
                "arrival order to the root, in N pieces), predicted_chain, binomial,\n"
-               "pipelined_binomial (the tree in 16 KiB pieces),\n"
+               "pipelined_binomial (the tree in 8-16 KiB pieces),\n"
                "rabenseifner; arrival_chain, papshim's node algorithm (a chain\n"
                "inside each node, the node leaders' binomial tree; docs/simulator.md)",
                "A[,A...]");

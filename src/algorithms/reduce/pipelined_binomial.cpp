@@ -1,5 +1,5 @@
 // Pipelined binomial-tree Reduce (commutative ops): the binomial tree rooted at the root, with
-// the vector cut into pieces of about 16 KiB that move up the tree one behind the other, as MPI
+// the vector cut into pieces of 8-16 KiB that move up the tree one behind the other, as MPI
 // libraries' segmented trees do. A rank of subtree height h sends piece t to its parent at
 // step t + h, and receives piece t from each child of height c at step t + c, so every link
 // carries one piece per step and a piece moves on the step after its last child's arrived.
@@ -37,16 +37,18 @@ void for_each_child(int relative, int p, Visit visit) {
     for (int mask = 1; mask < limit && relative + mask < p; mask <<= 1) visit(relative + mask);
 }
 
-// The steps a piece takes to climb from r's deepest leaf to r: 0 for a leaf.
+// The steps a piece takes to climb from r's deepest leaf to r: 0 for a leaf. r's subtree is
+// the ranks [r, r + lowbit(r)) within p (all p for r = 0), a binomial tree of that many ranks,
+// whose height is floor(log2) of its size.
 int subtree_height(int relative, int p) {
-    int height = 0;
-    for_each_child(relative, p, [&](int child) { height = std::max(height, 1 + subtree_height(child, p)); });
-    return height;
+    const int size = relative == 0 ? p : std::min(relative & -relative, p - relative);
+    return std::bit_width(unsigned(size)) - 1;
 }
 
 }  // namespace
 
-// A power of two, so that few schedules serve every size.
+// A power of two, so that few schedules serve every size: pieces of 8-16 KiB (16 KiB at
+// powers of two, what was measured) up to 16 MiB, larger beyond.
 int pipelined_binomial_segments(std::uint64_t bytes) {
     const std::uint64_t pieces = bytes / kSegmentBytes + (bytes % kSegmentBytes != 0 ? 1 : 0);
     if (pieces >= std::uint64_t(kMaxSegments)) return kMaxSegments;

@@ -9,7 +9,7 @@
 namespace papshim::reduce {
 
 // name, schedule builder or node state machine, keeps rank order, arrival-ordered, slot-sized,
-// pieces per round (planners in rounds), plans from predicted arrivals
+// pieces per round (planners in rounds), plans from predicted arrivals, pieces by size
 namespace {
 
 constexpr std::array<ReductionAlgorithm, 6> kAlgorithms{{
