@@ -43,7 +43,7 @@ ALGORITHMS = {
                    "bdr", "bslb"],
     "allreduce": ["auto", "recursive_doubling", "rabenseifner", "ring", "dynamic_leader", "arrival_chain",
                   "hierarchical", "clairvoyant", "clairvoyant_bcast", "predicted_chain", "predicted_scatter"],
-    "reduce": ["auto", "binomial", "rabenseifner", "arrival_chain", "clairvoyant", "predicted_chain"],
+    "reduce": ["auto", "binomial", "pipelined_binomial", "rabenseifner", "arrival_chain", "clairvoyant", "predicted_chain"],
 }
 
 # What an algorithm hands a call to by its own documented rule, besides native:
