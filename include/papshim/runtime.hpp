@@ -104,7 +104,6 @@ struct CommContext {
     // A size-cut schedule holds a transfer per piece (up to ~200 KB at 1024 pieces), one per
     // root and piece count: a rotating root over many ranks would keep p of them.
     static constexpr std::size_t kSizeCutSchedules = 16;
-    std::size_t size_cut_schedules = 0;
     // auto's classic algorithm per Allgatherv layout (predict::block_hash of the block bytes):
     // fastest_classic_allgatherv costs 0.16 ms at 64 ranks. Up to kClassicLayouts, the oldest
     // dropped first; only the thread calling a collective on this communicator touches it.

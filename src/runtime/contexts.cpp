@@ -523,10 +523,9 @@ const schedule::Schedule& CommContext::schedule_for(const ScheduleKey& key) {
         // Past the bound every size-cut schedule is dropped and rebuilt on use: a build costs
         // far less than the large call it serves. The caller's reference from an earlier call
         // is no longer used (one call at a time per communicator).
-        if (key.segments > 0 && ++size_cut_schedules > kSizeCutSchedules) {
-            std::erase_if(schedules, [](const auto& entry) { return entry.first.segments > 0; });
-            size_cut_schedules = 1;
-        }
+        const auto size_cut = [](const auto& entry) { return entry.first.segments > 0; };
+        if (key.segments > 0 && std::size_t(std::ranges::count_if(schedules, size_cut)) >= kSizeCutSchedules)
+            std::erase_if(schedules, size_cut);
         schedule::BuildInput input;
         input.ranks = size;
         input.rank = rank;
