@@ -367,15 +367,15 @@ int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, 
 // last one is kept: a persistent pattern plans the same vector call after call), or the
 // balanced form without a plan.
 const schedule::Schedule& planned_schedule(CommContext& ctx, schedule::Builder build, const Planning& planning,
-                                           int root = -1) {
+                                           int root = -1, int segments = 0) {
     if (!planning.plan) {
         ++ctx.unplanned_calls;
-        return ctx.schedule_for({build, root});
+        return ctx.schedule_for({build, root, true, segments});
     }
     ++ctx.planned_calls;
     const std::vector<std::int64_t>& arrivals = planning.plan->arrival_ns;
     auto& last = ctx.planned;
-    if (last.build != build || last.root != root || last.step_ns != planning.tau_ns ||
+    if (last.build != build || last.root != root || last.step_ns != planning.tau_ns || last.segments != segments ||
         !std::ranges::equal(last.block_bytes, planning.blocks) || last.arrival_ns != arrivals) {
         schedule::BuildInput input;
         input.ranks = ctx.size;
@@ -384,10 +384,12 @@ const schedule::Schedule& planned_schedule(CommContext& ctx, schedule::Builder b
         input.step_ns = planning.tau_ns;
         input.block_bytes = planning.blocks;
         input.root = root;
+        input.segments = segments;
         last.schedule = build(input);
         last.build = build;
         last.root = root;
         last.step_ns = planning.tau_ns;
+        last.segments = segments;
         last.block_bytes.assign(planning.blocks.begin(), planning.blocks.end());
         last.arrival_ns = arrivals;
     }
@@ -708,11 +710,16 @@ const ReductionAlgorithm* auto_classic_reduction(CommContext& ctx, Collective ki
     return algorithm && algorithm->build && applicable(*algorithm, b) ? algorithm : nullptr;
 }
 
+// The pieces `algorithm` cuts this call's vector into (BuildInput::segments; 0: its own).
+int segments_for_call(const ReductionAlgorithm& algorithm, const ReductionBuffers& b) {
+    return algorithm.segments_for_bytes ? algorithm.segments_for_bytes(vector_bytes(b.count, b.type)) : 0;
+}
+
 // A schedule that plans nothing (`algorithm` has a builder), built once per root, op and
 // piece count (CommContext::schedule_for).
 Outcome run_unplanned(CommContext& ctx, const ReductionAlgorithm& algorithm, const ReductionBuffers& b) {
-    const int segments = algorithm.segments_for_bytes ? algorithm.segments_for_bytes(vector_bytes(b.count, b.type)) : 0;
-    const schedule::Schedule& schedule = ctx.schedule_for({algorithm.build, b.root, b.commutative, segments});
+    const schedule::Schedule& schedule =
+        ctx.schedule_for({algorithm.build, b.root, b.commutative, segments_for_call(algorithm, b)});
     return Outcome{execute_reduction(schedule, b, runtime::private_comm(ctx)), algorithm.name};
 }
 
@@ -733,7 +740,8 @@ std::optional<Outcome> run_auto_classic(CommContext& ctx, Collective kind, const
 // (auto_reduction_candidate): on one node, one that follows the real
 // arrivals through shared memory and needs no prediction (the dynamic leader, spec §5, or the
 // arrival-ordered chain, §6.5); with one rank per node, a planned algorithm: the predicted
-// scatter or chain for an Allreduce, Clairvoyant for a Reduce, each only with a trusted plan
+// scatter or chain for an Allreduce, the predicted chain for a Reduce (Clairvoyant's plan,
+// pipelined; Clairvoyant's own until 2026-12-03), each only with a trusted plan
 // for this call (else the classic or native); across nodes of several ranks each, the
 // classic or native.
 // Clairvoyant's Allreduce is not picked: measured, it loses to the chain even under
@@ -824,7 +832,7 @@ std::optional<Outcome> run_reduction(CommContext& ctx, Collective kind, Reductio
     }
     if (algorithm->build && !planned) return run_unplanned(ctx, *algorithm, b);
     if (algorithm->build) {
-        return Outcome{execute_reduction(planned_schedule(ctx, algorithm->build, rounds, b.root), b,
+        return Outcome{execute_reduction(planned_schedule(ctx, algorithm->build, rounds, b.root, segments_for_call(*algorithm, b)), b,
                                          runtime::private_comm(ctx)),
                        algorithm->name};
     }

@@ -286,8 +286,10 @@ struct ReductionAlgorithm {
     int (*round_pieces)(int ranks);
     // Builds its schedule from the exchanged predicted arrivals (a plan; its balanced form without one).
     bool plans = false;
-    // Cuts the vector into this many pieces for a vector of `bytes` (BuildInput::segments);
-    // null: the schedule does not depend on the size.
+    // Cuts the vector into this many pieces for a vector of `bytes` (BuildInput::segments), or
+    // into more where its structure asks (the predicted scatter: whole chunks per rank's
+    // piece), never into larger ones but one whole vector where nothing overlaps (the
+    // predicted scatter at p = 2); null: the schedule does not depend on the size.
     int (*segments_for_bytes)(std::uint64_t bytes) = nullptr;
 };
 

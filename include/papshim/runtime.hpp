@@ -66,6 +66,7 @@ struct CommContext {
         schedule::Builder build = nullptr;
         int root = -1;
         std::int64_t step_ns = 0;
+        int segments = 0;  // BuildInput::segments
         std::vector<std::uint64_t> block_bytes;
         std::vector<std::int64_t> arrival_ns;
         schedule::Schedule schedule;

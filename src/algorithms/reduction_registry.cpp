@@ -37,6 +37,18 @@ std::string_view auto_reduction_candidate(Collective collective, std::uint64_t b
     // (0.46-0.69x), where the scatter's many parallel messages lose to the chain's one
     // stream per link. Planned only where the guard sees a predictable imbalance; otherwise
     // what auto runs without a plan (auto_reduction_classic: the ring from 1 MiB, or native).
+    // Since 2026-12-03 the scatter up to 8 MiB (docs/benchmarks.md, "The predicted chain
+    // Reduce and the predicted scatter in pieces"): in chunks of at most 48 KiB, under TCP's
+    // eager limit, it took 0.40-0.48x native's excess at 2-4 MiB, p = 8, where the chain took
+    // 0.47-0.57x in the same run (the scatter in 4 chunks 0.53-0.61x): the chunks past the
+    // eager limit, not the parallel streams, had lost it those sizes. The chain from 8 MiB,
+    // where it was measured (0.45-0.49x) and the scatter in chunks not.
+    // A Reduce with one rank per node: since 2026-12-03 the predicted chain, in 16 KiB pieces
+    // (p = 4 and 8, root 0 or rotating, 256 KiB-4 MiB; same section): `auto` 0.33-0.75x
+    // native's mean time in the call under one late rank or a staircase of 10 tau, where it
+    // took 0.35-0.74x with Clairvoyant's plan (0.01-0.17 less cell by cell, p = 8 one late
+    // rank 0.44-0.58x against 0.49-0.68x); at 2 tau 0.30-0.89x (0.39-0.91x), with a rotating
+    // root 0.02-0.06 more than before, near the unplanned tree's. Before:
     // A Reduce, same network (docs/benchmarks.md, "Clairvoyant Reduce under auto across
     // nodes"): Clairvoyant's plan cut native's mean time in the call to 0.51-0.58x under one
     // late rank and 0.50-0.93x under a staircase from 256 KiB to 4 MiB (root 0 or the late
@@ -49,10 +61,10 @@ std::string_view auto_reduction_candidate(Collective collective, std::uint64_t b
     // under 2 tau at p = 8 (staircase 0.48-0.62x against 0.36-0.61x). At 128 KiB the plan won
     // under one late rank (0.51-0.80x where auto runs native) but lost to native under small
     // staircases at p = 8 (up to 1.36x): not there.
-    constexpr std::uint64_t network_scatter_min_bytes = 512 * 1024, network_chain_min_bytes = 2 << 20;
+    constexpr std::uint64_t network_scatter_min_bytes = 512 * 1024, network_chain_min_bytes = 8 << 20;
     constexpr std::uint64_t network_reduce_min_bytes = 256 * 1024;
     if (layout == NodeLayout::one_rank_per_node) {
-        if (collective == Collective::reduce) return bytes >= network_reduce_min_bytes ? "clairvoyant" : "";
+        if (collective == Collective::reduce) return bytes >= network_reduce_min_bytes ? "predicted_chain" : "";
         if (collective != Collective::allreduce || bytes < network_scatter_min_bytes) return {};
         return bytes >= network_chain_min_bytes ? "predicted_chain" : "predicted_scatter";
     }

@@ -3,6 +3,7 @@
 // power of two, and appending steps. Blocks are element ranges (schedule::reduction_block).
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <numeric>
@@ -136,10 +137,24 @@ inline schedule::Schedule build_binomial_bcast(const schedule::BuildInput& input
     return plan;
 }
 
-// Blocks of the predicted chains: a builder does not know the vector's size, and 16 keeps
-// the pipeline's fill (one block per hop) small against the vector at p <= 16 while a block
-// of a 1 MiB vector (64 KiB) still travels at the link's rate.
+// Blocks of the predicted chains when the size is not given (BuildInput::segments 0: the
+// simulator's checks); calls cut the vector by pipeline_pieces.
 constexpr int kChainBlocks = 16;
+
+// The pieces a pipelined schedule cuts a vector of `bytes` into (ReductionAlgorithm::
+// segments_for_bytes): a power of two, so that few schedules serve every size, of at most
+// 16 KiB (8-16 KiB; 16 KiB at the powers of two), 1024 at most (larger vectors take larger
+// pieces). Measured over Open MPI's TCP on the emulated 1 Gbit/s network (docs/benchmarks.md,
+// "A pipelined binomial Reduce"): 16 KiB pieces go eagerly and keep a pipeline's fill small;
+// 64 KiB pieces (past the eager limit) wait for their receives step by step and took 2-3x
+// native's time in a tree, 4 KiB ones paid per-step costs.
+inline int pipeline_pieces(std::uint64_t bytes) {
+    constexpr std::uint64_t piece_bytes = 16 << 10;
+    constexpr int most = 1024;
+    const std::uint64_t pieces = bytes / piece_bytes + (bytes % piece_bytes != 0 ? 1 : 0);
+    if (pieces >= std::uint64_t(most)) return most;
+    return int(std::bit_ceil(std::max<std::uint64_t>(pieces, 1)));
+}
 
 // A pipelined chain along chain[0] -> chain[1] -> ... from step `first_step` on: block t
 // crosses hop h at step first_step + t + h, so every hop carries one block per step and a

@@ -2,6 +2,8 @@
 // cost models the node leaders' phase chooses between (bytes: the whole vector).
 #pragma once
 
+#include <cstdint>
+
 #include "papshim/algorithms.hpp"
 #include "papshim/schedule.hpp"
 
@@ -14,6 +16,7 @@ schedule::Schedule build_clairvoyant_scatter(const schedule::BuildInput& input);
 schedule::Schedule build_clairvoyant_bcast(const schedule::BuildInput& input);
 schedule::Schedule build_predicted_chain(const schedule::BuildInput& input);
 schedule::Schedule build_predicted_scatter(const schedule::BuildInput& input);
+int predicted_scatter_segments(std::uint64_t bytes);
 
 // Node-level state machines (src/algorithms/node_steps.hpp).
 int run_dynamic_leader(node::NodeView& view, const ReductionBuffers& buffers, MPI_Comm comm);

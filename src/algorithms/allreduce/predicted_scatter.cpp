@@ -9,6 +9,8 @@
 // can move with L's data still outside, in few steps, where a pipelined chain needs N + p.
 // Commutative ops.
 
+#include <algorithm>
+
 #include "../reduction_steps.hpp"
 #include "builders.hpp"
 
@@ -20,9 +22,14 @@ namespace {
 // the others over K steps, so the early ranks finish (K + 1)/K vectors' time after L
 // arrives. Few, because every step costs a round of message start-ups: 4 measured best at
 // 1 MiB on the emulated 1 Gbit/s network (0.51-0.64x native's excess against 0.66-0.96 with
-// 2, in single runs whose JSON was not kept).
-// One piece has no pass to overlap.
-int chunks_for(int pieces) { return pieces > 1 ? 4 : 1; }
+// 2, in single runs whose JSON was not kept); more where a chunk would pass kChunkBytes
+// (the segments of predicted_scatter_segments). One piece has no pass to overlap.
+int chunks_for(int pieces, int segments) {
+    if (pieces <= 1) return 1;
+    return std::max(4, (segments + pieces - 1) / pieces);  // no chunk larger than a segment
+}
+
+constexpr std::uint64_t kChunkBytes = 48 << 10;
 
 // Step 0: the early ranks (`early`, piece i owned by early[i], `chunks` blocks a piece)
 // reduce-scatter their data in one direct exchange, so early[i] holds the early ranks'
@@ -44,10 +51,16 @@ void add_early_reduce_scatter(schedule::Schedule& plan, std::span<const int> ear
 
 }  // namespace
 
+// Segments of at most kChunkBytes: below Open MPI TCP's 64 KiB eager limit (docs/benchmarks.md,
+// "The predicted chains and scatter in pieces").
+int predicted_scatter_segments(std::uint64_t bytes) {
+    return int(std::clamp<std::uint64_t>(bytes / kChunkBytes + (bytes % kChunkBytes != 0 ? 1 : 0), 1, 4096));
+}
+
 schedule::Schedule build_predicted_scatter(const schedule::BuildInput& input) {
     const int p = input.ranks;
     const int early_count = p - 1;
-    const int chunks = chunks_for(early_count);
+    const int chunks = chunks_for(early_count, input.segments);
     schedule::Schedule plan = reduction::empty_schedule(input, p > 1 ? early_count * chunks : 1);
     if (p <= 1) return plan;
     std::vector<int> early = predicted_order(input);

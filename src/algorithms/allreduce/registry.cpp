@@ -3,13 +3,14 @@
 
 #include <array>
 
+#include "../reduction_steps.hpp"
 #include "builders.hpp"
 #include "../reduce/clairvoyant.hpp"
 
 namespace papshim::allreduce {
 
 // name, schedule builder or node state machine, keeps rank order, arrival-ordered, slot-sized,
-// pieces per round (planners in rounds), plans from predicted arrivals
+// pieces per round (planners in rounds), plans from predicted arrivals, pieces by size
 namespace {
 
 constexpr std::array<ReductionAlgorithm, 10> kAlgorithms{{
@@ -22,7 +23,7 @@ constexpr std::array<ReductionAlgorithm, 10> kAlgorithms{{
     {"clairvoyant", build_clairvoyant_scatter, nullptr, false, true, false, clairvoyant::reduce_scatter_pieces, true},
     {"clairvoyant_bcast", build_clairvoyant_bcast, nullptr, false, true, false, clairvoyant::segments_for, true},
     {"predicted_chain", build_predicted_chain, nullptr, false, true, false, nullptr, true},
-    {"predicted_scatter", build_predicted_scatter, nullptr, false, true, false, nullptr, true},
+    {"predicted_scatter", build_predicted_scatter, nullptr, false, true, false, nullptr, true, predicted_scatter_segments},
 }};
 
 }  // namespace

@@ -10,7 +10,6 @@ namespace papshim::reduce {
 
 schedule::Schedule build_binomial(const schedule::BuildInput& input);
 schedule::Schedule build_pipelined_binomial(const schedule::BuildInput& input);
-int pipelined_binomial_segments(std::uint64_t bytes);
 schedule::Schedule build_rabenseifner(const schedule::BuildInput& input);
 schedule::Schedule build_clairvoyant(const schedule::BuildInput& input);
 schedule::Schedule build_predicted_chain(const schedule::BuildInput& input);

@@ -9,7 +9,8 @@
 // early ranks' data crosses (eagerly, in most MPIs) while the late one is away.
 // The piece size was measured (docs/benchmarks.md, "A pipelined binomial Reduce"): over
 // Open MPI's TCP, 16 KiB pieces beat its Reduce balanced and under imbalance, while 64 KiB
-// pieces (past its eager limit) took 2-3x its time and 4 KiB ones lost balanced.
+// pieces (past its eager limit) took 2-3x its time and 4 KiB ones lost balanced
+// (reduction::pipeline_pieces).
 
 #include <algorithm>
 #include <bit>
@@ -25,9 +26,7 @@ using reduction::add_send;
 
 namespace {
 
-constexpr std::uint64_t kSegmentBytes = 16 << 10;
 constexpr int kDefaultSegments = 16;  // when the size is not given (the simulator's checks)
-constexpr int kMaxSegments = 1024;    // 16 MiB in 16 KiB pieces; larger vectors take larger ones
 
 // Relative rank r's children in the binomial tree over p ranks: r + 2^j for 2^j below r's
 // lowest set bit (every power of two below p for r = 0), within p.
@@ -46,14 +45,6 @@ int subtree_height(int relative, int p) {
 }
 
 }  // namespace
-
-// A power of two, so that few schedules serve every size: pieces of 8-16 KiB (16 KiB at
-// powers of two, what was measured) up to 16 MiB, larger beyond.
-int pipelined_binomial_segments(std::uint64_t bytes) {
-    const std::uint64_t pieces = bytes / kSegmentBytes + (bytes % kSegmentBytes != 0 ? 1 : 0);
-    if (pieces >= std::uint64_t(kMaxSegments)) return kMaxSegments;
-    return int(std::bit_ceil(std::max<std::uint64_t>(pieces, 1)));
-}
 
 schedule::Schedule build_pipelined_binomial(const schedule::BuildInput& input) {
     const int p = input.ranks;

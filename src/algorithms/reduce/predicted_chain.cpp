@@ -13,7 +13,8 @@
 namespace papshim::reduce {
 
 schedule::Schedule build_predicted_chain(const schedule::BuildInput& input) {
-    schedule::Schedule plan = reduction::empty_schedule(input, reduction::kChainBlocks);
+    schedule::Schedule plan =
+        reduction::empty_schedule(input, input.segments > 0 ? input.segments : reduction::kChainBlocks);
     if (input.ranks <= 1) return plan;
     const int root = input.root < 0 ? 0 : input.root;
     std::vector<int> chain = predicted_order(input);

@@ -3,6 +3,7 @@
 
 #include <array>
 
+#include "../reduction_steps.hpp"
 #include "builders.hpp"
 #include "clairvoyant.hpp"
 
@@ -15,11 +16,11 @@ namespace {
 constexpr std::array<ReductionAlgorithm, 6> kAlgorithms{{
     {"binomial", build_binomial, nullptr, true, false, false, nullptr},
     {"pipelined_binomial", build_pipelined_binomial, nullptr, false, false, false, nullptr, false,
-     pipelined_binomial_segments},
+     reduction::pipeline_pieces},
     {"rabenseifner", build_rabenseifner, nullptr, false, false, false, nullptr},
     {"arrival_chain", nullptr, run_arrival_chain, false, true, false, nullptr},
     {"clairvoyant", build_clairvoyant, nullptr, false, true, false, clairvoyant::segments_for, true},
-    {"predicted_chain", build_predicted_chain, nullptr, false, true, false, nullptr, true},
+    {"predicted_chain", build_predicted_chain, nullptr, false, true, false, nullptr, true, reduction::pipeline_pieces},
 }};
 
 }  // namespace

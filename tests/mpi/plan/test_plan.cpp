@@ -627,9 +627,8 @@ void auto_gatherv_classic() {
 }
 
 // `auto` on Reduces of 256 KiB under a persistently late rank: with one rank per node, once
-// the guard trusts the predictions and sees the imbalance, it runs Clairvoyant's plan
-// (before, and where the predicted arrivals of the early ranks come a round or more apart,
-// counted as declined, what it runs unplanned: native, or from 4 ranks on Open MPI 4 the
+// the guard trusts the predictions and sees the imbalance, it runs the predicted chain's plan
+// (Clairvoyant's before 2026-12-03; before a plan, what it runs unplanned: native, or from 4 ranks on Open MPI 4 the
 // binomial tree; on one node the arrival chain instead; across nodes of several
 // ranks native, without exchanging). The root is fixed, or rotating (root = call mod p, a loop
 // that reduces to each rank in turn), from one call site or with the root reducing in place
@@ -643,13 +642,13 @@ void auto_gatherv_classic() {
 // followed, so the Reduces still get them (numbered by every call, none did). Results against
 // native on the root.
 enum class Roots { fixed, fixed_interleaved, rotating, rotating_in_place };
-void auto_reduce_clairvoyant(Roots roots) {
+void auto_reduce_planned(Roots roots) {
     const bool rotating = roots != Roots::fixed;
     std::vector<Choice> choices{{"reduce", "auto"}};
     if (roots == Roots::fixed_interleaved) choices.push_back({"allreduce", "auto"});
     Comm c;
     if (!duplicate_world_choosing(c, choices)) return;
-    // Just above the 256 KiB from which the rule plans Clairvoyant with one rank per node
+    // Just above the 256 KiB from which the rule plans the predicted chain with one rank per node
     // (and the chain on one node, the tree across nodes of two).
     const int ints = (256 << 10) / int(sizeof(int)) + 1;
     const int fixed_root = c.size > 2 ? 1 : 0;
@@ -658,7 +657,7 @@ void auto_reduce_clairvoyant(Roots roots) {
                                           : roots == Roots::fixed_interleaved ? "fixed interleaved"
                                           : roots == Roots::rotating          ? "rotating"
                                                                               : "rotating in-place");
-    int clairvoyant_calls = 0, chain_calls = 0, tree_calls = 0;
+    int planned_calls = 0, chain_calls = 0, tree_calls = 0;
     for (int call = 0; call < 24; ++call) {
         // Ten times the other patterns' delay, as for BDR: far above 6τ for 512 KiB on a node.
         compute(10 * delay_for('l', call, c.rank, c.size));
@@ -667,7 +666,7 @@ void auto_reduce_clairvoyant(Roots roots) {
         if (roots == Roots::fixed_interleaved) reduce_call(c, true, (64 << 10) / int(sizeof(int)), -1, call, label);
         char ran[64] = {};
         papshim_get_last_algorithm(c.comm, "reduce", ran, sizeof ran);
-        clairvoyant_calls += std::string(ran) == "clairvoyant" ? 1 : 0;
+        planned_calls += std::string(ran) == "predicted_chain" ? 1 : 0;
         chain_calls += std::string(ran) == "arrival_chain" ? 1 : 0;
         tree_calls += std::string(ran) == "pipelined_binomial" ? 1 : 0;  // MPI_SUM: commutative
     }
@@ -676,18 +675,18 @@ void auto_reduce_clairvoyant(Roots roots) {
     const bool rank_per_node = node_ranks == 1;
     const char* node_size = std::getenv("PAPSHIM_NODE_SIZE");
     if (std::getenv("TEST_PLAN_VERBOSE") && c.rank == 0)
-        fmt::print("{}: {} of 24 calls ran clairvoyant (exchanges {} assessed {} good {} "
-                   "armed {} planned {} declined {} mispredicted {})\n", label, clairvoyant_calls, s.exchanges,
+        fmt::print("{}: {} of 24 calls ran predicted_chain (exchanges {} assessed {} good {} "
+                   "armed {} planned {} declined {} mispredicted {})\n", label, planned_calls, s.exchanges,
                    s.assessed, s.good, s.armed, s.planned, s.declined, s.mispredicted);
     // The root, fixed or rotating by one, is predicted from the third call on, before any
     // plan can exist (a series needs two samples): no agreed plan may be for another root.
     // (Without the rotation predicted, every agreed plan of the rotating run was.)
     if (s.mispredicted != 0)
         fail(fmt::format("{}: {} calls had an agreed plan made for another call", label, s.mispredicted));
-    // auto runs Clairvoyant only with a trusted plan for the call (its balanced form loses).
-    if (clairvoyant_calls != s.planned)
-        fail(fmt::format("{}: ran clairvoyant {} times but {} calls had a plan", label,
-                         clairvoyant_calls, s.planned));
+    // auto runs the predicted chain only with a trusted plan for the call (its balanced form loses).
+    if (planned_calls != s.planned)
+        fail(fmt::format("{}: ran predicted_chain {} times but {} calls had a plan", label,
+                         planned_calls, s.planned));
     // Every rank predicts the same signature for the same call whatever the root's call site,
     // so plans are agreed (the ranks disagreed on every call when the root's site of its own
     // broke the rotation each site saw).
@@ -695,9 +694,9 @@ void auto_reduce_clairvoyant(Roots roots) {
         fail(fmt::format("{}: no plan agreed in {} exchanges", label, s.exchanges));
     // (Where the early ranks' predicted arrivals come a round or more apart, auto declines the
     // plan: each declined call is counted.)
-    if (rank_per_node && c.size > 1 && s.armed && s.assessed >= 8 && s.good == s.assessed && clairvoyant_calls == 0 &&
+    if (rank_per_node && c.size > 1 && s.armed && s.assessed >= 8 && s.good == s.assessed && planned_calls == 0 &&
         s.declined == 0)
-        fail(fmt::format("{}: never ran clairvoyant with one rank per node ({} exchanges, "
+        fail(fmt::format("{}: never ran predicted_chain with one rank per node ({} exchanges, "
                          "all {} predictions good, none declined)", label, s.exchanges, s.assessed));
     // Where it runs no plan, auto's Reduce across nodes from 4 ranks is the pipelined binomial
     // tree on Open MPI 4 (auto_reduction_classic), elsewhere native.
@@ -707,15 +706,15 @@ void auto_reduce_clairvoyant(Roots roots) {
 #else
     const bool tree_where_unplanned = false;
 #endif
-    if (tree_where_unplanned && clairvoyant_calls + tree_calls != 24)
-        fail(fmt::format("{}: of 24 calls {} ran clairvoyant and {} pipelined_binomial (one of the two expected on "
-                         "every call)", label, clairvoyant_calls, tree_calls));
+    if (tree_where_unplanned && planned_calls + tree_calls != 24)
+        fail(fmt::format("{}: of 24 calls {} ran predicted_chain and {} pipelined_binomial (one of the two expected on "
+                         "every call)", label, planned_calls, tree_calls));
     if (!tree_where_unplanned && tree_calls != 0)
         fail(fmt::format("{}: ran pipelined_binomial {} times (native expected where no plan runs)", label, tree_calls));
     if (!rank_per_node && s.declined != 0)
-        fail(fmt::format("{}: declined {} plans on shared nodes (Clairvoyant is not auto's there)", label, s.declined));
-    if (!rank_per_node && clairvoyant_calls > 0)
-        fail(fmt::format("{}: ran clairvoyant {} times on shared nodes", label, clairvoyant_calls));
+        fail(fmt::format("{}: declined {} plans on shared nodes (no planner is auto's there)", label, s.declined));
+    if (!rank_per_node && planned_calls > 0)
+        fail(fmt::format("{}: ran predicted_chain {} times on shared nodes", label, planned_calls));
     // A Reduce's non-roots may leave before every rank has entered, so on one node its
     // exchanges go by message, never through the shared-memory board (the interleaved
     // Allreduce may).
@@ -894,12 +893,12 @@ void run_matrix(bool auto_only) {
     timed("auto gather bdr", [] {
         for (int block_bytes : {64 << 10, 128 << 10, 256 << 10, 1 << 20}) auto_gather_bdr(block_bytes);
     });
-    timed("auto reduce clairvoyant", [] {
-        for (Roots roots : {Roots::fixed, Roots::fixed_interleaved, Roots::rotating}) auto_reduce_clairvoyant(roots);
+    timed("auto reduce planned", [] {
+        for (Roots roots : {Roots::fixed, Roots::fixed_interleaved, Roots::rotating}) auto_reduce_planned(roots);
 #ifndef MPICH_VERSION
         // Debian's MPICH 4.0.2 crashes natively in MPI_Reduce with MPI_IN_PLACE at the root unless
         // MPIR_CVAR_DEVICE_COLLECTIVES=none, and `auto` forwards the calls it has no plan for.
-        auto_reduce_clairvoyant(Roots::rotating_in_place);
+        auto_reduce_planned(Roots::rotating_in_place);
 #endif
     });
     timed("auto reduce rest, allreduce ring", [] {
