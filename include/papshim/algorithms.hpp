@@ -325,7 +325,8 @@ std::string_view auto_reduction_classic(Collective collective, int ranks, std::u
 inline constexpr int kAutoReductionClassicMinRanks = 4;
 inline constexpr std::uint64_t kAutoReduceTreeMinBytes = 256 << 10;
 inline constexpr std::uint64_t kAutoAllreduceRingMinBytes = 1 << 20;
-// Whether `auto` runs a planner in rounds (Clairvoyant's Reduce) on these predicted arrivals
+// Whether `auto` runs a planner in rounds (Clairvoyant's Reduce, `auto`'s until 2026-12-03;
+// none of the algorithms `auto` plans now has rounds) on these predicted arrivals
 // (the exchanged vector, any order), with round length `round_ns` and `pieces` pieces per
 // vector: only where every arrival comes within one round of the one before it (the
 // scheduler's window) or at least `pieces` rounds after it (the earlier ranks have time to

@@ -60,9 +60,11 @@ typedef struct papshim_plan_stats {
     long mispredicted;   /* followed calls for which every rank agreed on a plan, made for
                           * another call (the predicted signature: collective, size, root, op
                           * or Allgatherv layout, differed from the real one) */
-    long declined;       /* calls with a trusted plan that `auto` left to MPI: a Reduce whose
-                          * predicted arrivals come between one and N of Clairvoyant's rounds
-                          * apart, where its plan loses (docs/algorithms/clairvoyant.md §7) */
+    long declined;       /* calls with a trusted plan that `auto` left to MPI: a planner in
+                          * rounds whose predicted arrivals come between one and N of its
+                          * rounds apart, where its plan loses (docs/algorithms/clairvoyant.md
+                          * §7); Clairvoyant's Reduce, which `auto` planned until 2026-12-03
+                          * (it plans the predicted chain since): 0 under `auto` now */
     int resting;         /* `auto`'s per-call exchange rests: its Reduce/Allreduce could have run a
                           * plan on the last 16 calls in a row and did not (the guard distrusted
                           * the predictions, or the plan was declined), so only each sampled call

@@ -46,9 +46,9 @@ std::string_view auto_reduction_candidate(Collective collective, std::uint64_t b
     // A Reduce with one rank per node: since 2026-12-03 the predicted chain, in 16 KiB pieces
     // (p = 4 and 8, root 0 or rotating, 256 KiB-4 MiB; same section): `auto` 0.33-0.75x
     // native's mean time in the call under one late rank or a staircase of 10 tau, where it
-    // took 0.35-0.74x with Clairvoyant's plan (0.01-0.17 less cell by cell, p = 8 one late
+    // took 0.35-0.74x with Clairvoyant's plan (0.02-0.18 less in 17 of 18 cells, p = 8 one late
     // rank 0.44-0.58x against 0.49-0.68x); at 2 tau 0.30-0.89x (0.39-0.91x), with a rotating
-    // root 0.02-0.06 more than before, near the unplanned tree's. Before:
+    // root 0.01-0.06 more than before, near the unplanned tree's. Before:
     // A Reduce, same network (docs/benchmarks.md, "Clairvoyant Reduce under auto across
     // nodes"): Clairvoyant's plan cut native's mean time in the call to 0.51-0.58x under one
     // late rank and 0.50-0.93x under a staircase from 256 KiB to 4 MiB (root 0 or the late

@@ -137,8 +137,9 @@ inline schedule::Schedule build_binomial_bcast(const schedule::BuildInput& input
     return plan;
 }
 
-// Blocks of the predicted chains when the size is not given (BuildInput::segments 0: the
-// simulator's checks); calls cut the vector by pipeline_pieces.
+// Blocks of the predicted chain Allreduce, and of the Reduce when the size is not given
+// (BuildInput::segments 0: the simulator's checks); the Reduce's calls cut the vector by
+// pipeline_pieces (the Allreduce in 16 KiB pieces lost: docs/algorithms/predicted-chain.md).
 constexpr int kChainBlocks = 16;
 
 // The pieces a pipelined schedule cuts a vector of `bytes` into (ReductionAlgorithm::

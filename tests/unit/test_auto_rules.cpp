@@ -121,7 +121,8 @@ TEST_CASE("where auto runs no plan across nodes from 4 ranks: the pipelined bino
     CHECK(auto_reduction_candidate(Collective::allreduce, 1 << 20, slot, spread) == "predicted_scatter");
 }
 
-TEST_CASE("Clairvoyant's plan under auto: arrivals within a round of each other or N rounds apart") {
+// The round rule for a planner in rounds (Clairvoyant's Reduce, which auto planned until 2026-12-03).
+TEST_CASE("a planner in rounds under auto: arrivals within a round of each other or N rounds apart") {
     using papshim::auto_runs_round_planner;
     constexpr std::int64_t d = 1000;  // the round; N = 3 pieces
     auto staircase = [](std::int64_t step) {

@@ -218,8 +218,12 @@ TEST_CASE("a size-cut schedule moves the pieces its size asks for, each reduced 
                 }
             }
             CHECK(a.segments_for_bytes(1 << 20) == (pipelined ? 64 : 22));
+            // Roots 0, p/2 and p - 1: in rank order (the balanced form) the predicted chain's
+            // last rank is p - 1, which sends to another root in one message or is the root.
             for (int segments : {1, 2, 5, 64, 1024})
-                for (int p : {1, 2, 3, 7, 8, 9, 33}) check(a, c, p, c == Collective::reduce ? p - 1 : -1, true, segments);
+                for (int p : {1, 2, 3, 7, 8, 9, 33})
+                    for (int root : c == Collective::reduce ? std::vector<int>{0, p / 2, p - 1} : std::vector<int>{-1})
+                        check(a, c, p, root, true, segments);
         }
     CHECK(cut == 3);  // the pipelined binomial Reduce, the predicted chain Reduce, the predicted scatter
 }

@@ -51,8 +51,9 @@ void add_early_reduce_scatter(schedule::Schedule& plan, std::span<const int> ear
 
 }  // namespace
 
-// Segments of at most kChunkBytes: below Open MPI TCP's 64 KiB eager limit (docs/benchmarks.md,
-// "The predicted chains and scatter in pieces").
+// Segments of at most kChunkBytes, below Open MPI TCP's 64 KiB eager limit (docs/benchmarks.md,
+// "The predicted chain Reduce and the predicted scatter in pieces"), up to 192 MiB; larger
+// vectors take larger chunks (4096 segments at most).
 int predicted_scatter_segments(std::uint64_t bytes) {
     return int(std::clamp<std::uint64_t>(bytes / kChunkBytes + (bytes % kChunkBytes != 0 ? 1 : 0), 1, 4096));
 }
