@@ -693,8 +693,8 @@ bool auto_may_run_classic([[maybe_unused]] const CommContext& ctx, [[maybe_unuse
 #if defined(OPEN_MPI) && OMPI_MAJOR_VERSION == 4
     if (b.count <= 0 || b.type == MPI_DATATYPE_NULL) return false;
     const std::uint64_t bytes = std::uint64_t(b.count) * type_size(b.type);
-    return !auto_reduction_classic(kind, ctx.size, bytes, NodeLayout::one_rank_per_node, true).empty() ||
-           !auto_reduction_classic(kind, ctx.size, bytes, NodeLayout::mixed, true).empty();
+    return !auto_reduction_classic(kind, ctx.size, bytes, NodeLayout::one_rank_per_node).empty() ||
+           !auto_reduction_classic(kind, ctx.size, bytes, NodeLayout::mixed).empty();
 #else
     return false;
 #endif
@@ -705,7 +705,7 @@ bool auto_may_run_classic([[maybe_unused]] const CommContext& ctx, [[maybe_unuse
 const ReductionAlgorithm* auto_classic_reduction(CommContext& ctx, Collective kind, const ReductionBuffers& b) {
     if (!auto_may_run_classic(ctx, kind, b)) return nullptr;
     const std::string_view name = auto_reduction_classic(kind, ctx.size, std::uint64_t(b.count) * type_size(b.type),
-                                                         runtime::layout_of(ctx), b.commutative);
+                                                         runtime::layout_of(ctx));
     const ReductionAlgorithm* algorithm = name.empty() ? nullptr : find_reduction_algorithm(kind, name);
     return algorithm && algorithm->build && applicable(*algorithm, b) ? algorithm : nullptr;
 }

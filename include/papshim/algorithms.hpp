@@ -305,10 +305,10 @@ std::string_view auto_reduction_candidate(Collective collective, std::uint64_t b
 // The algorithm of papshim's own `auto` runs for a Reduce/Allreduce of `bytes` over `ranks`
 // laid out as `layout` wherever it runs no plan (balanced arrivals, a call it does not
 // follow, no trusted plan): across nodes from kAutoReductionClassicMinRanks ranks, the
-// binomial tree for a Reduce from kAutoReduceTreeMinBytes (pipelined in pieces of 8-16 KiB for a
-// commutative op, since 2026-12-03: 0.22-0.95x native's mean time at p = 4-8, balanced or
-// not, where the whole-vector tree lost up to 1.2x at p = 8 under imbalance; whole vectors in
-// rank order for a non-commutative one), and with one rank per node the
+// binomial tree for a Reduce from kAutoReduceTreeMinBytes (pipelined in pieces of 8-16 KiB
+// since 2026-12-03: 0.22-0.95x native's mean time at p = 4-8, balanced or not, where the
+// whole-vector tree lost up to 1.2x at p = 8 under imbalance; in rank order for a
+// non-commutative op since 2026-12-03, later), and with one rank per node the
 // ring for an Allreduce from kAutoAllreduceRingMinBytes. Measured on the emulated 1 Gbit/s network against Open MPI
 // 4.1's own (docs/benchmarks.md, "`auto`'s Reduce and Allreduce across nodes: the binomial
 // tree and the ring where no plan runs"), in mean time in the call: the tree 0.32-0.67 of
@@ -320,8 +320,7 @@ std::string_view auto_reduction_candidate(Collective collective, std::uint64_t b
 // 0.97-1.19 at p = 8). Empty: native. Callers on another MPI than Open MPI 4 do not ask: other
 // versions' and MPICH's native collectives across nodes are not measured
 // (docs/emulated-network.md).
-std::string_view auto_reduction_classic(Collective collective, int ranks, std::uint64_t bytes, NodeLayout layout,
-                                        bool commutative);
+std::string_view auto_reduction_classic(Collective collective, int ranks, std::uint64_t bytes, NodeLayout layout);
 inline constexpr int kAutoReductionClassicMinRanks = 4;
 inline constexpr std::uint64_t kAutoReduceTreeMinBytes = 256 << 10;
 inline constexpr std::uint64_t kAutoAllreduceRingMinBytes = 1 << 20;

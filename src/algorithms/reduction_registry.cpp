@@ -86,11 +86,9 @@ std::string_view auto_reduction_candidate(Collective collective, std::uint64_t b
     return {};
 }
 
-std::string_view auto_reduction_classic(Collective collective, int ranks, std::uint64_t bytes, NodeLayout layout,
-                                        bool commutative) {
+std::string_view auto_reduction_classic(Collective collective, int ranks, std::uint64_t bytes, NodeLayout layout) {
     if (layout == NodeLayout::one_node || ranks < kAutoReductionClassicMinRanks) return {};
-    if (collective == Collective::reduce && bytes >= kAutoReduceTreeMinBytes)
-        return commutative ? "pipelined_binomial" : "binomial";
+    if (collective == Collective::reduce && bytes >= kAutoReduceTreeMinBytes) return "pipelined_binomial";
     if (collective == Collective::allreduce && layout == NodeLayout::one_rank_per_node &&
         bytes >= kAutoAllreduceRingMinBytes)
         return "ring";

@@ -90,31 +90,30 @@ TEST_CASE("one rank per node: the predicted chain for a Reduce from 256 KiB") {
     CHECK(auto_reduction_candidate(Collective::reduce, 16 << 20, slot, spread) == "predicted_chain");
 }
 
-TEST_CASE("where auto runs no plan across nodes from 4 ranks: the pipelined binomial Reduce from 256 KiB (the whole-vector tree for non-commutative ops), with one rank per node the ring Allreduce from 1 MiB") {
+TEST_CASE("where auto runs no plan across nodes from 4 ranks: the pipelined binomial Reduce from 256 KiB (in rank order for a non-commutative op), with one rank per node the ring Allreduce from 1 MiB") {
     using papshim::auto_reduction_classic;
-    CHECK(auto_reduction_classic(Collective::reduce, 4, 256 * 1024, spread, true) == "pipelined_binomial");
-    CHECK(auto_reduction_classic(Collective::reduce, 64, 16 << 20, spread, true) == "pipelined_binomial");
-    CHECK(auto_reduction_classic(Collective::reduce, 4, 256 * 1024 - 1, spread, true).empty());
-    // The pipelined tree reorders; a non-commutative op keeps the rank-ordered whole-vector tree.
-    CHECK(auto_reduction_classic(Collective::reduce, 4, 256 * 1024, spread, false) == "binomial");
-    CHECK(auto_reduction_classic(Collective::reduce, 8, 4 << 20, mixed, false) == "binomial");
-    CHECK(auto_reduction_classic(Collective::allreduce, 4, 1 << 20, spread, true) == "ring");
-    CHECK(auto_reduction_classic(Collective::allreduce, 64, 16 << 20, spread, true) == "ring");
-    CHECK(auto_reduction_classic(Collective::allreduce, 8, (1 << 20) - 1, spread, true).empty());  // 1.08-1.10x at 512 KiB
+    CHECK(auto_reduction_classic(Collective::reduce, 4, 256 * 1024, spread) == "pipelined_binomial");
+    CHECK(auto_reduction_classic(Collective::reduce, 64, 16 << 20, spread) == "pipelined_binomial");
+    CHECK(auto_reduction_classic(Collective::reduce, 4, 256 * 1024 - 1, spread).empty());
+    // The pipelined tree keeps rank order for a non-commutative op, so it needs no other tree.
+    CHECK(papshim::find_reduction_algorithm(Collective::reduce, "pipelined_binomial")->keeps_rank_order);
+    CHECK(auto_reduction_classic(Collective::allreduce, 4, 1 << 20, spread) == "ring");
+    CHECK(auto_reduction_classic(Collective::allreduce, 64, 16 << 20, spread) == "ring");
+    CHECK(auto_reduction_classic(Collective::allreduce, 8, (1 << 20) - 1, spread).empty());  // 1.08-1.10x at 512 KiB
     for (const Collective c : {Collective::reduce, Collective::allreduce}) {
-        CHECK(auto_reduction_classic(c, 3, 4 << 20, spread, true).empty());  // the tree 0.90-1.08x native's time at p = 3
-        CHECK(auto_reduction_classic(c, 2, 4 << 20, spread, true).empty());
-        CHECK(auto_reduction_classic(c, 8, 4 << 20, one_node, true).empty());
-        CHECK(papshim::find_reduction_algorithm(c, auto_reduction_classic(c, 4, 4 << 20, spread, true)));
+        CHECK(auto_reduction_classic(c, 3, 4 << 20, spread).empty());  // the tree 0.90-1.08x native's time at p = 3
+        CHECK(auto_reduction_classic(c, 2, 4 << 20, spread).empty());
+        CHECK(auto_reduction_classic(c, 8, 4 << 20, one_node).empty());
+        CHECK(papshim::find_reduction_algorithm(c, auto_reduction_classic(c, 4, 4 << 20, spread)));
     }
     // Several ranks per node: the tree (two per node: 0.23-0.39x native's time balanced), not
     // the ring (it lost below 4 MiB).
-    CHECK(auto_reduction_classic(Collective::reduce, 4, 256 * 1024, mixed, true) == "pipelined_binomial");
-    CHECK(auto_reduction_classic(Collective::reduce, 4, 256 * 1024 - 1, mixed, true).empty());
-    CHECK(auto_reduction_classic(Collective::reduce, 3, 4 << 20, mixed, true).empty());
-    CHECK(auto_reduction_classic(Collective::allreduce, 8, 4 << 20, mixed, true).empty());
+    CHECK(auto_reduction_classic(Collective::reduce, 4, 256 * 1024, mixed) == "pipelined_binomial");
+    CHECK(auto_reduction_classic(Collective::reduce, 4, 256 * 1024 - 1, mixed).empty());
+    CHECK(auto_reduction_classic(Collective::reduce, 3, 4 << 20, mixed).empty());
+    CHECK(auto_reduction_classic(Collective::allreduce, 8, 4 << 20, mixed).empty());
     for (const Collective c : {Collective::allgather, Collective::allgatherv})
-        CHECK(auto_reduction_classic(c, 8, 4 << 20, spread, true).empty());
+        CHECK(auto_reduction_classic(c, 8, 4 << 20, spread).empty());
     // Where the rule names an algorithm (a Reduce from 256 KiB), the sampled exchanges follow
     // the call too, so a plan can still run there.
     CHECK(auto_reduction_candidate(Collective::reduce, 256 * 1024, slot, spread) == "predicted_chain");

@@ -222,8 +222,10 @@ TEST_CASE("a size-cut schedule moves the pieces its size asks for, each reduced 
             // last rank is p - 1, which sends to another root in one message or is the root.
             for (int segments : {1, 2, 5, 64, 1024})
                 for (int p : {1, 2, 3, 7, 8, 9, 33})
-                    for (int root : c == Collective::reduce ? std::vector<int>{0, p / 2, p - 1} : std::vector<int>{-1})
+                    for (int root : c == Collective::reduce ? std::vector<int>{0, p / 2, p - 1} : std::vector<int>{-1}) {
                         check(a, c, p, root, true, segments);
+                        if (a.keeps_rank_order) check(a, c, p, root, false, segments);
+                    }
         }
     CHECK(cut == 3);  // the pipelined binomial Reduce, the predicted chain Reduce, the predicted scatter
 }

@@ -57,9 +57,31 @@ void check_call_size(Collective collective, std::size_t bytes, int ranks) {
     }
 }
 
+namespace {
+
+void add_ints(void* in, void* inout, int* count, MPI_Datatype*) {
+    const int* from = static_cast<const int*>(in);
+    int* into = static_cast<int*>(inout);
+    for (int i = 0; i < *count; ++i) into[i] += from[i];
+}
+
+// MPI_INT's sum declared non-commutative (--op ordered), created once and left to
+// MPI_Finalize: MPI and papshim must then keep rank order, and the result is MPI_SUM's.
+MPI_Op ordered_sum() {
+    static const MPI_Op op = [] {
+        MPI_Op created = MPI_OP_NULL;
+        MPI_Op_create(&add_ints, 0, &created);
+        return created;
+    }();
+    return op;
+}
+
+}  // namespace
+
 CollectiveCall::CollectiveCall(Collective collective, std::size_t bytes, int root,
-                               std::string_view blocks, const World& world, std::size_t salt)
-    : collective_(collective), bytes_(bytes), root_(root), world_(world) {
+                               std::string_view blocks, const World& world, std::size_t salt, ReductionOp op)
+    : collective_(collective), bytes_(bytes), root_(root), op_(op == ReductionOp::ordered ? ordered_sum() : MPI_SUM),
+      world_(world) {
     const auto ranks = static_cast<std::size_t>(world.ranks);
     check_call_size(collective, bytes, world.ranks);
     if (collective == Collective::reduce || collective == Collective::allreduce) {
@@ -122,14 +144,14 @@ int CollectiveCall::run(MPI_Comm comm, bool native) {
         case Collective::reduce: {
             const int count = static_cast<int>(bytes_ / sizeof(int));
             const int root = last_root_ = root_for(comm);
-            status = native ? PMPI_Reduce(send, recv, count, MPI_INT, MPI_SUM, root, comm)
-                            : MPI_Reduce(send, recv, count, MPI_INT, MPI_SUM, root, comm);
+            status = native ? PMPI_Reduce(send, recv, count, MPI_INT, op_, root, comm)
+                            : MPI_Reduce(send, recv, count, MPI_INT, op_, root, comm);
             break;
         }
         case Collective::allreduce: {
             const int count = static_cast<int>(bytes_ / sizeof(int));
-            status = native ? PMPI_Allreduce(send, recv, count, MPI_INT, MPI_SUM, comm)
-                            : MPI_Allreduce(send, recv, count, MPI_INT, MPI_SUM, comm);
+            status = native ? PMPI_Allreduce(send, recv, count, MPI_INT, op_, comm)
+                            : MPI_Allreduce(send, recv, count, MPI_INT, op_, comm);
             break;
         }
     }

@@ -63,7 +63,7 @@ void check_call_size(Collective collective, std::size_t bytes, int ranks);
 class CollectiveCall {
 public:
     CollectiveCall(Collective collective, std::size_t bytes, int root, std::string_view blocks,
-                   const World& world, std::size_t salt);
+                   const World& world, std::size_t salt, ReductionOp op = ReductionOp::sum);
 
     // One call site for every call of a collective: papshim keys its arrival history by the
     // return address, and the check, the warm-up and the measured calls must share it as an
@@ -87,6 +87,7 @@ private:
     Collective collective_;
     std::size_t bytes_;
     int root_;
+    MPI_Op op_;                          // Reduce, Allreduce: MPI_SUM or ordered_sum()
     int last_root_ = 0;                  // the root of the last call run
     int check_root_ = -1;                // check(): the root every call uses (-1: none)
     std::map<MPI_Comm, int> rotations_;  // kRotatingRoot: calls run so far, per communicator

@@ -272,9 +272,14 @@ double arrival_delay(const ArrivalPattern& pattern, std::uint64_t seed, std::uin
 
 std::string root_text(int root) { return root == kRotatingRoot ? "rotate" : std::to_string(root); }
 
+const char* op_name(ReductionOp op) { return op == ReductionOp::ordered ? "ordered" : "sum"; }
+
 std::string collective_title(const Options& options) {
     const char* name = collective_mpi_name(options.collective);
-    if (options.collective == Collective::reduce) return fmt::format("{} (root {})", name, root_text(options.root));
+    const std::string op = options.op == ReductionOp::ordered ? ", non-commutative sum" : "";
+    if (options.collective == Collective::reduce)
+        return fmt::format("{} (root {}{})", name, root_text(options.root), op);
+    if (options.collective == Collective::allreduce && !op.empty()) return fmt::format("{} ({})", name, op.substr(2));
     if (options.collective == Collective::allgatherv) return fmt::format("{} ({} blocks)", name, options.blocks);
     return name;
 }
@@ -400,6 +405,18 @@ void define_options(CLI::App& app, Options& options) {
         "root of --collective reduce (default: 0), or rotate: call k of\n"
         "each algorithm reduces to rank k mod p",
         "N|rotate");
+    cli::add_parsed(
+        app, "--op", options.op,
+        [](const std::string& text) {
+            if (text == "sum") return ReductionOp::sum;
+            if (text == "ordered") return ReductionOp::ordered;
+            throw std::invalid_argument("expected sum or ordered, got '" + text + "'");
+        },
+        "operation of --collective reduce and allreduce on MPI_INT:\n"
+        "sum (MPI_SUM, default) or ordered (the same sum as a user op\n"
+        "declared non-commutative, which MPI and papshim combine in rank\n"
+        "order)",
+        "sum|ordered");
     cli::add_parsed(app, "--bytes", options.bytes, parse_byte_list,
                     "bytes per rank (Allgather(v)) or of the vector (Reduce,\n"
                     "Allreduce): comma-separated sizes and doubling ranges, units\n"
@@ -493,6 +510,8 @@ ParseResult parse_options(int argc, char** argv) {
                                collective_name(options.collective));
         if (app.count("--root") && options.collective != Collective::reduce)
             return "--root is for --collective reduce";
+        if (app.count("--op") && options.collective != Collective::reduce && options.collective != Collective::allreduce)
+            return "--op is for --collective reduce and allreduce";
         if (app.count("--blocks") && options.collective != Collective::allgatherv)
             return "--blocks is for --collective allgatherv";
         return {};
@@ -506,7 +525,7 @@ ParseResult parse_options(int argc, char** argv) {
     // nobody takes the overhead suite's numbers for the --pattern they gave.
     const std::vector<const char*> ignored_flags =
         options.suite == Suite::overhead
-            ? std::vector<const char*>{"--collective", "--allgatherv", "--blocks", "--root", "--bytes", "--algorithms",
+            ? std::vector<const char*>{"--collective", "--allgatherv", "--blocks", "--root", "--op", "--bytes", "--algorithms",
                                        "--pattern", "--seed"}
             : std::vector<const char*>{"--rounds", "--keep-trace"};
     std::string ignored;

@@ -42,10 +42,16 @@ inline constexpr int kRotatingRoot = -1;
 // "0", "3" or "rotate": for titles.
 std::string root_text(int root);
 
+// --op: the reductions' operation. `ordered` is MPI_INT's sum created as a non-commutative
+// user op: the same result, but MPI and papshim must combine in rank order.
+enum class ReductionOp { sum, ordered };
+const char* op_name(ReductionOp op);
+
 struct Options {
     Suite suite = Suite::overhead;
     Collective collective = Collective::allgather;
     int root = 0;                         // reduce; kRotatingRoot: call k's root is k mod p
+    ReductionOp op = ReductionOp::sum;    // reduce and allreduce
     std::string blocks = "decreasing";    // allgatherv: block_distributions.hpp
     std::vector<std::size_t> bytes;       // allgather and sweep suites
     std::vector<std::string> algorithms;  // allgather and sweep suites

@@ -119,6 +119,8 @@ Json metadata(const Options& options, const World& world, int argc, char** argv,
     if (options.suite != Suite::overhead) {
         chosen["collective"] = collective_name(options.collective);
         if (options.collective == Collective::reduce) chosen["root"] = root_json(options.root);
+        if (options.collective == Collective::reduce || options.collective == Collective::allreduce)
+            chosen["op"] = op_name(options.op);
         if (options.collective == Collective::allgatherv) chosen["blocks"] = options.blocks;
         chosen["bytes"] = options.bytes;
         chosen["algorithms"] = options.algorithms;

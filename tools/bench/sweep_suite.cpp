@@ -245,7 +245,7 @@ Json run_sweep_suite(const Options& options, const World& world) {
         Size size;
         size.bytes = options.bytes[size_index];
         CollectiveCall call(options.collective, size.bytes, options.root, options.blocks, world,
-                            size_index);
+                            size_index, options.op);
         call.check(algorithms);
         size.counts = call.counts();
         size.measured = measure_tau(size.bytes, world);
@@ -303,6 +303,8 @@ Json run_sweep_suite(const Options& options, const World& world) {
     // The patterns and delays asked for are in the metadata's options.
     Json results = {{"suite", "sweep"}, {"collective", collective_name(options.collective)}};
     if (options.collective == Collective::reduce) results["root"] = root_json(options.root);
+    if (options.collective == Collective::reduce || options.collective == Collective::allreduce)
+        results["op"] = op_name(options.op);
     results["bytes_are"] = per_rank(options.collective) ? "per rank" : "the whole vector";
     results["iterations"] = options.iterations;
     results["warmup"] = options.warmup;

@@ -15,7 +15,7 @@ namespace {
 
 constexpr std::array<ReductionAlgorithm, 6> kAlgorithms{{
     {"binomial", build_binomial, nullptr, true, false, false, nullptr},
-    {"pipelined_binomial", build_pipelined_binomial, nullptr, false, false, false, nullptr, false,
+    {"pipelined_binomial", build_pipelined_binomial, nullptr, true, false, false, nullptr, false,
      reduction::pipeline_pieces},
     {"rabenseifner", build_rabenseifner, nullptr, false, false, false, nullptr},
     {"arrival_chain", nullptr, run_arrival_chain, false, true, false, nullptr},

@@ -311,7 +311,9 @@ bool expect_own(const Case& k, const Comm& c) {
     // auto_reduction_classic): whatever ran, the result is checked.
     if (k.algorithm == "auto") return false;
     // Algorithms that reorder the op leave non-commutative ones to MPI.
-    if (!k.kind->commutative && k.algorithm != "binomial" && k.algorithm != "recursive_doubling") return false;
+    if (!k.kind->commutative && k.algorithm != "binomial" && k.algorithm != "pipelined_binomial" &&
+        k.algorithm != "recursive_doubling")
+        return false;
     return true;
 }
 
@@ -500,7 +502,7 @@ void run_comm(const Comm& c, const Kinds& kinds, bool world, int world_size, Tal
                 Case k{collective, algorithm, &kinds.get("double:sum"), (1 << 18) + 5, false, 0, 'u', ++seed};
                 run_case(c, k, t);
                 // A non-commutative user op on 1 MiB: the algorithms that keep rank order (and
-                // auto's binomial Reduce with one rank per node) run it, the others forward it.
+                // auto's pipelined binomial Reduce across nodes) run it, the others forward it.
                 Case ordered{collective, algorithm, &kinds.get("mat2x2:user_noncommutative"), (1 << 16) + 1, false,
                              c.size - 1, '-', ++seed};
                 run_case(c, ordered, t);
