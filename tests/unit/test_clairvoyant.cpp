@@ -54,13 +54,17 @@ std::string describe(const clv::Plan& plan) {
     return out;
 }
 
-// Both schedulers, which must agree move for move (order of service and combine flags too).
+// The three schedulers, which must agree move for move (order of service and combine flags
+// too).
 clv::Plan both(const clv::Problem& pr) {
     const clv::Plan reference = clv::schedule_reference(pr);
     const clv::Plan tree = clv::schedule_segment_tree(pr);
-    INFO(fmt::format("a=[{}] d={} root={} N={}\nreference {}\nsegment tree {}", fmt::join(pr.arrival_ns, ","),
-                     pr.round_ns, pr.root, pr.segments, describe(reference), describe(tree)));
+    const clv::Plan queues = clv::schedule_segment_queues(pr);
+    INFO(fmt::format("a=[{}] d={} root={} N={}\nreference {}\nsegment tree {}\nsegment queues {}",
+                     fmt::join(pr.arrival_ns, ","), pr.round_ns, pr.root, pr.segments, describe(reference),
+                     describe(tree), describe(queues)));
     REQUIRE(reference == tree);
+    REQUIRE(reference == queues);
     return tree;
 }
 
@@ -256,7 +260,7 @@ TEST_CASE("both schedulers reproduce the Python models' plans") {
     CHECK(cases == 627);
 }
 
-TEST_CASE("the segment tree equals the reference on thousands of random integer patterns") {
+TEST_CASE("the segment tree and the segment queues equal the reference on thousands of random integer patterns") {
     std::mt19937_64 rng(9);
     for (int t = 0; t < 5000; t += papshim::test::sample_stride) {
         const int p = 1 + int(rng() % (t < 4000 ? 24 : 90));
@@ -344,6 +348,28 @@ TEST_CASE("huge and tiny round lengths") {
     // The largest spread taken, and one beyond it refused.
     CHECK_NOTHROW(both(problem({0, std::int64_t(1) << 40}, 3, 0, 2)));
     CHECK_THROWS_AS(clv::schedule_segment_tree(problem({0, (std::int64_t(1) << 40) + 1}, 3, 0, 2)), std::invalid_argument);
+    CHECK_THROWS_AS(clv::schedule_segment_queues(problem({0, (std::int64_t(1) << 40) + 1}, 3, 0, 2)), std::invalid_argument);
+}
+
+TEST_CASE("the segment queues count their operations: a rank leaves every queue when it sends") {
+    clv::QueueOperations ops;
+    // One rank: no window of two, nothing queued.
+    clv::schedule_segment_queues(problem({0}, 1, 0, 4), &ops);
+    CHECK(ops.inserts == 0);
+    CHECK(ops.erases == 0);
+    // Two ranks at once, N = 3, root 0. Round 0: both join all 3 queues (6 inserts); rank 1
+    // sends s0 to the root and leaves its 3 queues, the root leaves queue 0 (P'), then sends
+    // s1 to rank 1 and leaves queue 2 and queue 1 (6 erases). Round 1: both rejoin the queues
+    // of what they hold, 2 each; rank 1 hands s1 back (2 erases), the root sends s2 (2 erases,
+    // not s1's queue: P'). Round 2: the root rejoins 2 queues, rank 1 one; rank 1 sends s2
+    // (1 erase) and leaves; the root, which did not send, goes back into queue 2 at the end.
+    const clv::Plan plan = clv::schedule_segment_queues(problem({0, 0}, 1, 0, 3), &ops);
+    CHECK(round_moves(plan, 0) == Strings{"p1->p0 s0", "p0->p1 s1"});
+    CHECK(round_moves(plan, 1) == Strings{"p1->p0 s1", "p0->p1 s2"});
+    CHECK(round_moves(plan, 2) == Strings{"p1->p0 s2"});
+    CHECK(plan.rounds == 3);
+    CHECK(ops.inserts == 6 + 4 + 3 + 1);
+    CHECK(ops.erases == 6 + 4 + 1);
 }
 
 TEST_CASE("the builders' balanced form: no usable arrivals means every rank at once") {

@@ -129,7 +129,7 @@ void define_reduce_options(CLI::App& app, ReduceOptions& options) {
                 ranks.push_back(papshim::cli::parse_integer<int>(part, 2, 65536));
             return ranks;
         },
-        "time Clairvoyant's two schedulers on [CLV] §5.7's instances at\n"
+        "time Clairvoyant's three schedulers on [CLV] §5.7's instances at\n"
         "these P (N = P unless --bench-segments papshim) and exit",
         "P[,P...]");
     add_parsed(

@@ -111,9 +111,11 @@ int simulate(const ReduceOptions& options, const Common& common) {
                options.allreduce ? "allreduce" : "reduce", p, root, common.pattern_text, common.seed, model.latency, model.per_byte, model.reduce_per_byte,
                model.overhead, model.contention ? "on" : "off");
     std::vector<Row> rows;
-    const std::size_t default_shm_slot = papshim::Config{}.shm_slot;  // PAPSHIM_SHM_SLOT unset
+    // PAPSHIM_SHM_SLOT unset (auto): the slot for this machine's largest node.
+    const int node_ranks = model.ranks_per_node > 0 && model.ranks_per_node < p ? model.ranks_per_node : p;
+    const std::size_t default_shm_slot = papshim::shm_slot_for_node(node_ranks);
     if (node_algorithms)
-        fmt::print("node algorithms: {}, shared-memory slot {} B (PAPSHIM_SHM_SLOT's default), chain pieces of {} B\n",
+        fmt::print("node algorithms: {}, shared-memory slot {} B (PAPSHIM_SHM_SLOT's default, auto), chain pieces of {} B\n",
                    model.ranks_per_node > 0 && model.ranks_per_node < p
                        ? fmt::format("nodes of {} consecutive ranks", model.ranks_per_node)
                        : std::string("one node"),
@@ -146,7 +148,7 @@ int simulate(const ReduceOptions& options, const Common& common) {
                            bytes, segments, d, plan.rounds, table.back().steps, cost * 1e6);
             } else if (const auto node_algorithm = node_reduction(name, options.allreduce)) {
                 if (name == "dynamic_leader" && bytes > double(default_shm_slot))
-                    fmt::print("note: papshim runs dynamic_leader only up to PAPSHIM_SHM_SLOT bytes (default {}); "
+                    fmt::print("note: papshim runs dynamic_leader only up to PAPSHIM_SHM_SLOT bytes (by default {} here); "
                                "this row models a larger slot\n", default_shm_slot);
                 table.push_back({name, bytes, -1, 0,
                                  sim::simulate_node_reduction(*node_algorithm, arrival, bytes, root,
@@ -201,29 +203,34 @@ int simulate(const ReduceOptions& options, const Common& common) {
     return 0;
 }
 
-// [CLV] Table 1's linear/segment-tree ratios (spec §6.2), uniform and skewed, by P = N.
+// [CLV] Table 1 (spec §6.2): linear/segment-tree and pairing-heap/segment-tree time ratios,
+// uniform and skewed, by P = N.
 struct PaperRatio {
     int ranks;
-    double uniform, skewed;
+    double uniform_linear, uniform_pairing, skewed_linear, skewed_pairing;
 };
-constexpr PaperRatio kPaper[] = {{4, 0.49, 0.45},  {8, 0.62, 0.61},   {16, 0.73, 0.61},  {32, 0.97, 0.67},
-                                 {64, 1.26, 0.64}, {128, 2.00, 0.61}, {256, 4.05, 0.64}, {512, 19.33, 1.36}};
+constexpr PaperRatio kPaper[] = {
+    {4, 0.49, 1.84, 0.45, 2.45},     {8, 0.62, 3.07, 0.61, 5.68},      {16, 0.73, 3.53, 0.61, 5.34},
+    {32, 0.97, 5.72, 0.67, 8.60},    {64, 1.26, 8.17, 0.64, 14.37},    {128, 2.00, 12.46, 0.61, 21.04},
+    {256, 4.05, 15.58, 0.64, 22.77}, {512, 19.33, 43.64, 1.36, 82.98}};
 
 // The scheduler-only benchmark (spec §5.3) in integer time: one unit = 10^6 ticks, d drawn
 // from [0.001, 1] units; uniform: arrivals from [0, P + 0.1] units and a random root;
 // skewed: all at 0 but rank P-1 at N units, root 0; balanced (papshim's run-time default):
-// all at 0, root 0.
+// all at 0, root 0. The three schedulers must give the same plan.
 int scheduler_bench(const ReduceOptions& options, const Common& common) {
     constexpr std::int64_t kUnit = 1'000'000;
-    fmt::print("Clairvoyant schedulers, {} instances per row, N = {}\n", options.runs,
-               options.bench_papshim_segments ? "papshim's (ceil(log2 P))" : "P ([CLV] §5.7)");
-    fmt::print("{:>6} {:>6} {:<9} {:>14} {:>14} {:>10} {:>10} {:>9}\n", "P", "N", "pattern", "reference ms",
-               "seg. tree ms", "ref/seg", "paper", "rounds");
+    fmt::print("Clairvoyant schedulers, {} instances per row, N = {}; ratios are times over the segment tree's, "
+               "[CLV] Table 1's in brackets; queue ops per P*N^2: the queues' inserts and erases\n",
+               options.runs, options.bench_papshim_segments ? "papshim's (ceil(log2 P))" : "P ([CLV] §5.7)");
+    fmt::print("{:>6} {:>6} {:<9} {:>13} {:>13} {:>13} {:>8} {:>7} {:>8} {:>7} {:>9} {:>8}\n", "P", "N", "pattern",
+               "reference ms", "seg. tree ms", "queues ms", "ref/seg", "[CLV]", "que/seg", "[CLV]", "ops/PN^2",
+               "rounds");
     for (int p : options.bench_ranks) {
         const int n = options.bench_papshim_segments ? clv::segments_for(p) : p;
         for (const char* pattern : {"uniform", "skewed", "balanced"}) {
             std::mt19937_64 rng(common.seed * 1000003 + std::uint64_t(p));
-            double reference = 0, tree = 0;
+            double reference = 0, tree = 0, queues = 0, operations = 0;
             std::int64_t rounds = 0;
             for (int run = 0; run < options.runs; ++run) {
                 std::vector<std::int64_t> a(std::size_t(p), 0);
@@ -236,20 +243,27 @@ int scheduler_bench(const ReduceOptions& options, const Common& common) {
                     a.back() = std::int64_t(n) * kUnit;
                 }
                 problem.arrival_ns = a;
-                clv::Plan from_tree, from_reference;
+                clv::Plan from_tree, from_reference, from_queues;
+                clv::QueueOperations ops;
                 tree += seconds_per_call([&] { from_tree = clv::schedule_segment_tree(problem); }, 1e-3);
                 reference += seconds_per_call([&] { from_reference = clv::schedule_reference(problem); }, 1e-3);
-                if (!(from_tree == from_reference))
+                queues += seconds_per_call([&] { from_queues = clv::schedule_segment_queues(problem, &ops); }, 1e-3);
+                if (!(from_tree == from_reference) || !(from_queues == from_reference))
                     throw std::runtime_error(fmt::format("the schedulers disagree at P={} N={} ({})", p, n, pattern));
                 rounds += from_tree.rounds;
+                operations += double(ops.inserts + ops.erases) / (double(p) * double(n) * double(n));
             }
-            std::string paper = "-";
+            std::string paper_linear = "-", paper_pairing = "-";
             for (const auto& row : kPaper)
-                if (row.ranks == p && n == p && pattern[0] != 'b')
-                    paper = fmt::format("{:.2f}", pattern[0] == 'u' ? row.uniform : row.skewed);
-            fmt::print("{:>6} {:>6} {:<9} {:>14.4f} {:>14.4f} {:>10.2f} {:>10} {:>9}\n", p, n, pattern,
-                       reference / options.runs * 1e3, tree / options.runs * 1e3, reference / tree, paper,
-                       rounds / options.runs);
+                if (row.ranks == p && n == p && pattern[0] != 'b') {
+                    const bool uniform = pattern[0] == 'u';
+                    paper_linear = fmt::format("{:.2f}", uniform ? row.uniform_linear : row.skewed_linear);
+                    paper_pairing = fmt::format("{:.2f}", uniform ? row.uniform_pairing : row.skewed_pairing);
+                }
+            fmt::print("{:>6} {:>6} {:<9} {:>13.4f} {:>13.4f} {:>13.4f} {:>8.2f} {:>7} {:>8.2f} {:>7} {:>9.3f} {:>8}\n", p,
+                       n, pattern, reference / options.runs * 1e3, tree / options.runs * 1e3,
+                       queues / options.runs * 1e3, reference / tree, paper_linear, queues / tree, paper_pairing,
+                       operations / options.runs, rounds / options.runs);
         }
     }
     return 0;

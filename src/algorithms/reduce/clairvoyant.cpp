@@ -14,6 +14,7 @@
 #include <string>
 
 #include "../reduction_steps.hpp"
+#include "clairvoyant_instance.hpp"
 #include "builders.hpp"
 
 namespace papshim::clairvoyant {
@@ -23,16 +24,9 @@ namespace {
 // every sum of times far from overflow, and such a prediction is noise anyway.
 constexpr std::int64_t kLatestNs = std::int64_t(1) << 40;  // about 18 minutes
 
-// The problem in the form both schedulers use: arrivals relative to the earliest, and d no
-// longer than the spread + 1 — any longer d puts every rank in one window in every round,
-// so the plan is the same (and `avail += d` stays far from overflow).
-struct Instance {
-    int ranks;
-    int segments;
-    int root;
-    std::int64_t d;
-    std::vector<std::int64_t> arrival;
-};
+}  // namespace
+
+namespace detail {
 
 Instance normalise(const Problem& problem) {
     const int p = problem.ranks;
@@ -53,10 +47,11 @@ Instance normalise(const Problem& problem) {
     return in;
 }
 
-// The idle rounds (one rank alone in its window) until `next` joins `lone`'s window.
-std::int64_t idle_rounds(std::int64_t lone, std::int64_t next, std::int64_t d) { return (next - lone) / d; }
+}  // namespace detail
 
-}  // namespace
+using detail::idle_rounds;
+using detail::Instance;
+using detail::normalise;
 
 // --- the linear reference (§4.5) ---------------------------------------------------------
 

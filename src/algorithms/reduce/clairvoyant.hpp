@@ -1,9 +1,11 @@
 // Clairvoyant (spec allgather-bdr-bslb-and-clairvoyant.md §4, docs/algorithms/clairvoyant.md):
 // a reduction tree per segment planned from every rank's predicted arrival, so that the ranks
 // that arrive first reduce among themselves and the last arrivals' data travels the shortest
-// way. Two schedulers give the same plan: the linear reference (§4.5), kept as the tests'
-// oracle, and the segment-tree version (§4.6 with its corrections) that the builders use.
-// Both are pure integer functions of their input, so every rank computes the same plan.
+// way. Three schedulers give the same plan: the linear reference (§4.5), kept as the tests'
+// oracle, the segment-tree version (§4.6 with its corrections) that the builders use, and
+// the per-segment queues of the original's "pairing heap" version (§4.4 item 6), kept for the
+// scheduler-only benchmark (§5.3). All are pure integer functions of their input, so every
+// rank computes the same plan.
 #pragma once
 
 #include <cstdint>
@@ -44,6 +46,18 @@ struct Plan {
 // below 2^62 ns including the rounds a rank is active (far beyond any real prediction).
 Plan schedule_reference(const Problem& problem);
 Plan schedule_segment_tree(const Problem& problem);
+
+// [CLV]'s pairing-heap scheme (seed §4.2, Lemma 1): one ordered queue of candidate senders
+// per segment — the window's ranks that hold it, have not sent this round and did not receive
+// it this round — in window order, the root first; a rank leaves every queue it is in when it
+// sends and joins them again at the next round. std::set stands in for boost's pairing heap
+// (papshim does not depend on boost): the same operations, each O(log P). `operations`, if
+// given, gets how many inserts and erases the plan took (Lemma 1 bounds them by O(P N^2)).
+struct QueueOperations {
+    std::int64_t inserts = 0;
+    std::int64_t erases = 0;
+};
+Plan schedule_segment_queues(const Problem& problem, QueueOperations* operations = nullptr);
 
 // The segment count papshim's builders use for p ranks: ceil(log2 p) (1 for p <= 2). Builders
 // see no message size, so N is a function of p alone: a balanced plan then takes
