@@ -365,18 +365,19 @@ int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, 
 
 // The schedule of a planned algorithm for this call: from the plan's arrival vector (the
 // last one is kept: a persistent pattern plans the same vector call after call), or the
-// balanced form without a plan.
+// balanced form without a plan. `commutative`: the reduction's op (Allgather: true).
 const schedule::Schedule& planned_schedule(CommContext& ctx, schedule::Builder build, const Planning& planning,
-                                           int root = -1, int segments = 0) {
+                                           int root = -1, int segments = 0, bool commutative = true) {
     if (!planning.plan) {
         ++ctx.unplanned_calls;
-        return ctx.schedule_for({build, root, true, segments});
+        return ctx.schedule_for({build, root, commutative, segments});
     }
     ++ctx.planned_calls;
     const std::vector<std::int64_t>& arrivals = planning.plan->arrival_ns;
     auto& last = ctx.planned;
     if (last.build != build || last.root != root || last.step_ns != planning.tau_ns || last.segments != segments ||
-        !std::ranges::equal(last.block_bytes, planning.blocks) || last.arrival_ns != arrivals) {
+        last.commutative != commutative || !std::ranges::equal(last.block_bytes, planning.blocks) ||
+        last.arrival_ns != arrivals) {
         schedule::BuildInput input;
         input.ranks = ctx.size;
         input.rank = ctx.rank;
@@ -385,11 +386,13 @@ const schedule::Schedule& planned_schedule(CommContext& ctx, schedule::Builder b
         input.block_bytes = planning.blocks;
         input.root = root;
         input.segments = segments;
+        input.commutative = commutative;
         last.schedule = build(input);
         last.build = build;
         last.root = root;
         last.step_ns = planning.tau_ns;
         last.segments = segments;
+        last.commutative = commutative;
         last.block_bytes.assign(planning.blocks.begin(), planning.blocks.end());
         last.arrival_ns = arrivals;
     }
@@ -832,8 +835,9 @@ std::optional<Outcome> run_reduction(CommContext& ctx, Collective kind, Reductio
     }
     if (algorithm->build && !planned) return run_unplanned(ctx, *algorithm, b);
     if (algorithm->build) {
-        return Outcome{execute_reduction(planned_schedule(ctx, algorithm->build, rounds, b.root, segments_for_call(*algorithm, b)), b,
-                                         runtime::private_comm(ctx)),
+        const auto& schedule =
+            planned_schedule(ctx, algorithm->build, rounds, b.root, segments_for_call(*algorithm, b), b.commutative);
+        return Outcome{execute_reduction(schedule, b, runtime::private_comm(ctx)),
                        algorithm->name};
     }
     node::NodeView* view = runtime::node_view(ctx);

@@ -308,7 +308,9 @@ std::string_view auto_reduction_candidate(Collective collective, std::uint64_t b
 // binomial tree for a Reduce from kAutoReduceTreeMinBytes (pipelined in pieces of 8-16 KiB
 // since 2026-12-03: 0.22-0.95x native's mean time at p = 4-8, balanced or not, where the
 // whole-vector tree lost up to 1.2x at p = 8 under imbalance; in rank order for a
-// non-commutative op since 2026-12-03, later), and with one rank per node the
+// non-commutative op since 2026-12-03, later: at p = 8 0.39-0.93x native's with root 0,
+// 0.59-0.76x with a rotating root, but 1.19-1.32x with a rotating root and the last rank
+// late, Open MPI's in-order tree being rooted at that rank), and with one rank per node the
 // ring for an Allreduce from kAutoAllreduceRingMinBytes. Measured on the emulated 1 Gbit/s network against Open MPI
 // 4.1's own (docs/benchmarks.md, "`auto`'s Reduce and Allreduce across nodes: the binomial
 // tree and the ring where no plan runs"), in mean time in the call: the tree 0.32-0.67 of

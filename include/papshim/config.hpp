@@ -3,7 +3,9 @@
 // environment once at MPI_Init and checks that every rank got the same values.
 #pragma once
 
+#include <algorithm>
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -42,7 +44,9 @@ struct Config {
     int node_size = 0;
     // Bytes of each rank's slot in a node's shared-memory segment: the largest vector the
     // dynamic-leader Allreduce takes, and the largest result broadcast through the segment.
-    std::size_t shm_slot = 65536;
+    // 0 (PAPSHIM_SHM_SLOT=auto, the default) until MPI_Init sets it from the world's largest
+    // node (shm_slot_for_node); a number given stays.
+    std::size_t shm_slot = 0;
     // Arrival prediction (DESIGN §5): how a call site's history is smoothed.
     std::string predictor = "ema";  // ema, sma or last
     double ema_alpha = 0.25;
@@ -71,6 +75,21 @@ struct Config {
     // Canonical "NAME=value" lines, identical on ranks with the same configuration.
     std::vector<std::string> canonical() const;
 };
+
+// PAPSHIM_SHM_SLOT=auto: the slot for nodes of at most `local_ranks` ranks, so that a
+// segment ((local_ranks + 1) slots) stays within kShmSegmentBudget: a power of two from
+// kShmSlotMin (the old fixed default) to kShmSlotMax. Its pages are taken as they are written
+// (a dynamic leader's deposits), not when the segment is made. Since 2026-12-03
+// (docs/benchmarks.md, "The dynamic leader beyond 64 KiB"): the dynamic leader took
+// 0.49-0.88x native's mean time in the call on one node under imbalance at 256 KiB-4 MiB,
+// where a 64 KiB slot left those sizes to MPI.
+inline constexpr std::size_t kShmSegmentBudget = std::size_t(64) << 20;
+inline constexpr std::size_t kShmSlotMin = std::size_t(64) << 10;
+inline constexpr std::size_t kShmSlotMax = std::size_t(4) << 20;
+constexpr std::size_t shm_slot_for_node(int local_ranks) {
+    const std::size_t fits = kShmSegmentBudget / (std::size_t(std::max(local_ranks, 1)) + 1);
+    return std::clamp(std::bit_floor(fits), kShmSlotMin, kShmSlotMax);
+}
 
 // One documented variable: what papshim-info and papshim-run --help print.
 struct VariableInfo {

@@ -67,6 +67,7 @@ struct CommContext {
         int root = -1;
         std::int64_t step_ns = 0;
         int segments = 0;  // BuildInput::segments
+        bool commutative = true;  // BuildInput::commutative
         std::vector<std::uint64_t> block_bytes;
         std::vector<std::int64_t> arrival_ns;
         schedule::Schedule schedule;

@@ -74,7 +74,7 @@ std::string_view auto_reduction_candidate(Collective collective, std::uint64_t b
     // Reduce by 3-43% at 1-4 MiB (named, it only tied native: the leaders' binomial Reduce
     // dominates), the dynamic leader's 64 KiB Allreduce by 6-9% on balanced arrivals (named,
     // 0.61-1.03x native's time). So nothing that follows the arrivals there (a Reduce runs
-    // the binomial tree: auto_reduction_classic).
+    // the pipelined binomial tree: auto_reduction_classic).
     if (layout != NodeLayout::one_node) return {};
     // Measured on one node (p = 4, 10-20τ; docs/benchmarks.md): the dynamic leader's
     // Allreduce beats native wherever it fits a slot (0.71-0.79x its time at 64 KiB); the

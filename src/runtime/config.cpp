@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
 #include <cmath>
 
@@ -197,7 +198,7 @@ std::vector<std::string> Config::canonical() const {
     lines.push_back(fmt::format("PAPSHIM_VERBOSE={}", verbose));
     lines.push_back(fmt::format("PAPSHIM_TRACE_BUFFER={}", trace_buffer));
     lines.push_back(fmt::format("PAPSHIM_NODE_SIZE={}", node_size));
-    lines.push_back(fmt::format("PAPSHIM_SHM_SLOT={}", shm_slot));
+    lines.push_back(shm_slot ? fmt::format("PAPSHIM_SHM_SLOT={}", shm_slot) : "PAPSHIM_SHM_SLOT=auto");
     lines.push_back(fmt::format("PAPSHIM_PREDICTOR={}", predictor));
     lines.push_back(fmt::format("PAPSHIM_EMA_ALPHA={}", ema_alpha));
     lines.push_back(fmt::format("PAPSHIM_SMA_WINDOW={}", sma_window));
@@ -247,9 +248,12 @@ std::vector<VariableInfo> describe_variables(const AlgorithmNames& names) {
                     "ranks per node for papshim's node-aware algorithms: 0 = the MPI's shared-memory "
                     "split; N = virtual nodes of N consecutive world ranks (within that split), e.g. to "
                     "test several nodes on one machine; papshim-run --emulate-network sets it"});
-    vars.push_back({"PAPSHIM_SHM_SLOT", "65536", "1024..67108864",
+    vars.push_back({"PAPSHIM_SHM_SLOT", "auto", "auto, or 1024..67108864",
                     "bytes per rank in a node's shared-memory segment: the largest vector the dynamic_leader "
-                    "Allreduce takes, and the largest result broadcast through shared memory"});
+                    "Allreduce takes, and the largest result broadcast through shared memory; auto: the "
+                    "largest power of two from 64 KiB to 4 MiB with which a segment of the world's largest "
+                    "node (its ranks + 1 slots) stays within 64 MiB, e.g. 4 MiB up to 15 ranks per node, "
+                    "512 KiB at 64, 256 KiB at 128 (a segment's pages are taken only as they are written)"});
     vars.push_back({"PAPSHIM_PREDICTOR", "ema", "ema, sma, last",
                     "how a call site's history of compute intervals (or of the time between entries, where "
                     "that has predicted its arrivals better) predicts the next arrival: exponential "
@@ -342,7 +346,12 @@ ParseResult parse_config(const Lookup& lookup, const std::vector<std::string>& e
     if (auto e = integer("PAPSHIM_VERBOSE", 0, 2, cfg.verbose)) return *e;
     if (auto e = integer("PAPSHIM_TRACE_BUFFER", 1, 100000000, cfg.trace_buffer)) return *e;
     if (auto e = integer("PAPSHIM_NODE_SIZE", 0, 1000000, cfg.node_size)) return *e;
-    if (auto e = integer("PAPSHIM_SHM_SLOT", 1024, 67108864, cfg.shm_slot)) return *e;
+    if (const char* v = lookup("PAPSHIM_SHM_SLOT"); v && std::string_view(v) != "auto") {
+        const auto n = parse_integer(v);
+        if (!n || *n < 1024 || *n > 67108864)
+            return invalid("PAPSHIM_SHM_SLOT", v, "auto, or an integer in 1024..67108864");
+        cfg.shm_slot = std::size_t(*n);
+    }
     if (const char* v = lookup("PAPSHIM_NETWORK")) {
         // meta.txt holds it as one key=value line: a line break would split it.
         const std::string_view text(v);

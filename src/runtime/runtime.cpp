@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstdlib>
+#include <map>
 #include <sstream>
 
 #include "internal.hpp"
@@ -231,6 +232,15 @@ void initialise(const AlgorithmNames& names, bool thread_multiple) {
     // no message for it (a node view made in that call cost 10-15 ms over an emulated
     // 1 Gbit/s network at 8 ranks).
     if (s.config.mode == Mode::dispatch) detail::map_world_nodes(s);
+    // PAPSHIM_SHM_SLOT=auto: from the largest node, the same on every rank (every rank holds
+    // the same map, or none); the fixed 64 KiB where there is no map.
+    if (s.config.shm_slot == 0) {
+        std::map<int, int> ranks_on;
+        for (int node : s.node_of_world) ++ranks_on[node];
+        int largest = 0;
+        for (const auto& [node, ranks] : ranks_on) largest = std::max(largest, ranks);
+        s.config.shm_slot = largest > 0 ? shm_slot_for_node(largest) : kShmSlotMin;
+    }
     if (s.config.mode == Mode::profile || (s.config.mode == Mode::dispatch && (tracing() || !all_native)))
         context(MPI_COMM_WORLD);
     arm_finish_at_self_deletion();

@@ -1,3 +1,4 @@
+#include <bit>
 #include <catch.hpp>
 
 #include <algorithm>
@@ -40,6 +41,39 @@ TEST_CASE("defaults without any variable") {
     CHECK_FALSE(r.config->tracing());
     CHECK(r.config->callsite_depth == 1);
     CHECK(r.config->trace_buffer == 65536);
+    CHECK(r.config->shm_slot == 0);  // auto: MPI_Init sets it from the largest node
+}
+
+TEST_CASE("PAPSHIM_SHM_SLOT: auto, a number, or a clear error") {
+    CHECK(parse({{"PAPSHIM_SHM_SLOT", "auto"}}).config->shm_slot == 0);
+    CHECK(parse({{"PAPSHIM_SHM_SLOT", "1024"}}).config->shm_slot == 1024);
+    CHECK(parse({{"PAPSHIM_SHM_SLOT", "67108864"}}).config->shm_slot == 67108864);
+    for (const char* bad : {"1023", "67108865", "Auto", "", "1M"}) {
+        auto r = parse({{"PAPSHIM_SHM_SLOT", bad}});
+        REQUIRE(r.error);
+        CHECK(r.error->message ==
+              "invalid PAPSHIM_SHM_SLOT='" + std::string(bad) + "': expected auto, or an integer in 1024..67108864");
+    }
+    CHECK(parse({{"PAPSHIM_SHM_SLOT", "auto"}}).config->canonical() == parse({}).config->canonical());
+}
+
+TEST_CASE("the automatic slot keeps a node's segment within its budget") {
+    using papshim::shm_slot_for_node;
+    CHECK(shm_slot_for_node(1) == papshim::kShmSlotMax);
+    CHECK(shm_slot_for_node(4) == std::size_t(4) << 20);
+    CHECK(shm_slot_for_node(15) == std::size_t(4) << 20);  // 16 slots of 4 MiB: the budget
+    CHECK(shm_slot_for_node(16) == std::size_t(2) << 20);
+    CHECK(shm_slot_for_node(64) == std::size_t(512) << 10);
+    CHECK(shm_slot_for_node(128) == std::size_t(256) << 10);
+    CHECK(shm_slot_for_node(100000) == papshim::kShmSlotMin);
+    for (int ranks = 1; ranks <= 4096; ++ranks) {
+        const std::size_t slot = shm_slot_for_node(ranks);
+        INFO(ranks);
+        CHECK(std::has_single_bit(slot));
+        CHECK(slot >= papshim::kShmSlotMin);
+        CHECK(slot <= papshim::kShmSlotMax);
+        if (slot > papshim::kShmSlotMin) CHECK((std::size_t(ranks) + 1) * slot <= papshim::kShmSegmentBudget);
+    }
 }
 
 TEST_CASE("profile mode traces into the default directory") {

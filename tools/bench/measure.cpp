@@ -7,6 +7,7 @@
 #include <climits>
 #include <cstring>
 #include <limits>
+#include <stdexcept>
 
 #include "block_distributions.hpp"
 
@@ -66,11 +67,13 @@ void add_ints(void* in, void* inout, int* count, MPI_Datatype*) {
 }
 
 // MPI_INT's sum declared non-commutative (--op ordered), created once and left to
-// MPI_Finalize: MPI and papshim must then keep rank order, and the result is MPI_SUM's.
+// MPI_Finalize: MPI and papshim must then keep rank order, and the result is MPI_SUM's (so
+// the result check cannot see an order mistake: tests/mpi/reduction checks that).
 MPI_Op ordered_sum() {
     static const MPI_Op op = [] {
         MPI_Op created = MPI_OP_NULL;
-        MPI_Op_create(&add_ints, 0, &created);
+        if (MPI_Op_create(&add_ints, 0, &created) != MPI_SUCCESS)
+            throw std::runtime_error("MPI_Op_create failed for --op ordered");
         return created;
     }();
     return op;

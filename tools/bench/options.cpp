@@ -415,7 +415,9 @@ void define_options(CLI::App& app, Options& options) {
         "operation of --collective reduce and allreduce on MPI_INT:\n"
         "sum (MPI_SUM, default) or ordered (the same sum as a user op\n"
         "declared non-commutative, which MPI and papshim combine in rank\n"
-        "order)",
+        "order: it times the rank-order paths; as the sum itself commutes,\n"
+        "the result check cannot catch a combine out of order, which\n"
+        "the mpi.reduction tests check with a matrix product)",
         "sum|ordered");
     cli::add_parsed(app, "--bytes", options.bytes, parse_byte_list,
                     "bytes per rank (Allgather(v)) or of the vector (Reduce,\n"

@@ -14,8 +14,10 @@
 // Non-commutative ops keep rank order as the whole-vector tree does (binomial.cpp): the tree
 // is rooted at rank 0, where a subtree is a range of ranks and each child's range follows its
 // parent's, and rank 0 hands each finished piece on to the root. So that children combine in
-// rank order, no two of a rank's children may deliver a piece in one step: a rank's height is
-// then that of its untruncated subtree (the step a piece leaves it does not depend on p).
+// rank order, a higher child must never deliver piece t before a lower one (with heights
+// truncated at p = 5, child 4 would deliver at step t, before child 2 at t + 1): a rank's
+// height is that of its untruncated subtree, so children deliver one step apart in rank
+// order. A p that is no power of two pays one step more for it, and the handover one more.
 
 #include <algorithm>
 #include <bit>

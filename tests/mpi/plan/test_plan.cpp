@@ -668,7 +668,7 @@ void auto_reduce_planned(Roots roots) {
         papshim_get_last_algorithm(c.comm, "reduce", ran, sizeof ran);
         planned_calls += std::string(ran) == "predicted_chain" ? 1 : 0;
         chain_calls += std::string(ran) == "arrival_chain" ? 1 : 0;
-        tree_calls += std::string(ran) == "pipelined_binomial" ? 1 : 0;  // MPI_SUM: commutative
+        tree_calls += std::string(ran) == "pipelined_binomial" ? 1 : 0;
     }
     const papshim_plan_stats s = stats_of(c.comm);
     const int node_ranks = ranks_per_node(c.comm);
