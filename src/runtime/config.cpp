@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <bit>
 #include <charconv>
 #include <cmath>
 
@@ -334,11 +333,15 @@ ParseResult parse_config(const Lookup& lookup, const std::vector<std::string>& e
     } else if (cfg.mode == Mode::profile) {
         cfg.trace_dir = default_profile_dir;
     }
-    auto integer = [&](const char* var, long lo, long hi, auto& out) -> std::optional<ParseResult> {
+    // `keyword`: a word the variable takes besides numbers, which leaves `out` as it is.
+    auto integer = [&](const char* var, long lo, long hi, auto& out,
+                       const char* keyword = nullptr) -> std::optional<ParseResult> {
         const char* v = lookup(var);
-        if (!v) return std::nullopt;
+        if (!v || (keyword && std::string_view(v) == keyword)) return std::nullopt;
         auto n = parse_integer(v);
-        if (!n || *n < lo || *n > hi) return invalid(var, v, fmt::format("an integer in {}..{}", lo, hi));
+        if (!n || *n < lo || *n > hi)
+            return invalid(var, v,
+                           fmt::format("{}an integer in {}..{}", keyword ? fmt::format("{}, or ", keyword) : "", lo, hi));
         out = static_cast<std::remove_reference_t<decltype(out)>>(*n);
         return std::nullopt;
     };
@@ -346,12 +349,7 @@ ParseResult parse_config(const Lookup& lookup, const std::vector<std::string>& e
     if (auto e = integer("PAPSHIM_VERBOSE", 0, 2, cfg.verbose)) return *e;
     if (auto e = integer("PAPSHIM_TRACE_BUFFER", 1, 100000000, cfg.trace_buffer)) return *e;
     if (auto e = integer("PAPSHIM_NODE_SIZE", 0, 1000000, cfg.node_size)) return *e;
-    if (const char* v = lookup("PAPSHIM_SHM_SLOT"); v && std::string_view(v) != "auto") {
-        const auto n = parse_integer(v);
-        if (!n || *n < 1024 || *n > 67108864)
-            return invalid("PAPSHIM_SHM_SLOT", v, "auto, or an integer in 1024..67108864");
-        cfg.shm_slot = std::size_t(*n);
-    }
+    if (auto e = integer("PAPSHIM_SHM_SLOT", 1024, 67108864, cfg.shm_slot, "auto")) return *e;
     if (const char* v = lookup("PAPSHIM_NETWORK")) {
         // meta.txt holds it as one key=value line: a line break would split it.
         const std::string_view text(v);

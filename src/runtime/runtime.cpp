@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <climits>
 #include <cstdlib>
-#include <map>
 #include <sstream>
 
 #include "internal.hpp"
@@ -235,10 +234,9 @@ void initialise(const AlgorithmNames& names, bool thread_multiple) {
     // PAPSHIM_SHM_SLOT=auto: from the largest node, the same on every rank (every rank holds
     // the same map, or none); the fixed 64 KiB where there is no map.
     if (s.config.shm_slot == 0) {
-        std::map<int, int> ranks_on;
-        for (int node : s.node_of_world) ++ranks_on[node];
-        int largest = 0;
-        for (const auto& [node, ranks] : ranks_on) largest = std::max(largest, ranks);
+        std::vector<int> ranks_on(s.node_of_world.size(), 0);  // by the node's lowest world rank
+        for (int node : s.node_of_world) ++ranks_on[std::size_t(node)];
+        const int largest = ranks_on.empty() ? 0 : *std::ranges::max_element(ranks_on);
         s.config.shm_slot = largest > 0 ? shm_slot_for_node(largest) : kShmSlotMin;
     }
     if (s.config.mode == Mode::profile || (s.config.mode == Mode::dispatch && (tracing() || !all_native)))

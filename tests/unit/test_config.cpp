@@ -1,7 +1,7 @@
-#include <bit>
 #include <catch.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <map>
 
 #include "papshim/algorithms.hpp"
