@@ -844,7 +844,7 @@ std::optional<Outcome> run_reduction(CommContext& ctx, Collective kind, Reductio
     if (!view) return std::nullopt;  // MPI could not make it: native from now on
     if (algorithm->slot_sized && !fits_slot(b)) {
         // Too large for the slots: the same family's algorithm for large vectors.
-        algorithm = find_reduction_algorithm(kind, "hierarchical");
+        algorithm = find_reduction_algorithm(kind, kind == Collective::reduce ? "arrival_chain" : "hierarchical");
         if (!algorithm) return std::nullopt;
     }
     return Outcome{algorithm->run(*view, b, runtime::private_comm(ctx)), algorithm->name};

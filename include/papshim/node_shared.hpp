@@ -39,12 +39,17 @@ struct BoardCell {
 inline constexpr std::uint64_t kBoardEmpty = ~std::uint64_t(0);
 static_assert(sizeof(BoardCell) == 32);
 
+// Set in a rank's ready line by the leader that has reduced the deposit: the slot may be
+// written again (a rank that left a Reduce early may be back before the leader got to it).
+inline constexpr std::uint64_t kDepositTaken = std::uint64_t{1} << 63;
+
 static_assert(std::atomic<std::uint64_t>::is_always_lock_free, "shared-memory flags need lock-free atomics");
 static_assert(std::atomic<std::uint32_t>::is_always_lock_free, "shared-memory flags need lock-free atomics");
 
 // The segment, laid out from its base (every offset a multiple of kLine):
 //   header lines: leader_epoch, partial_epoch, bcast_epoch
-//   ready[local_size]                 one line each: epoch of the last deposit of that rank
+//   ready[local_size]                 one line each: epoch of the last deposit of that rank,
+//                                     with kDepositTaken once the leader has reduced it
 //   chain slot [kChainSlots]          epoch, ticket, departed lines + order[local_size] cells
 //   board[kBoardSlots][local_size]    BoardCell each (32 bytes), each slot from a line
 //   data[local_size][slot_bytes]      deposits of the dynamic leader

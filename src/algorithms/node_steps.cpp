@@ -191,23 +191,35 @@ bool fits_slots(const NodeView& view, const Call& call) {
     return call.predefined && std::size_t(call.count) * std::size_t(call.shape.extent) <= view.segment.slot_bytes();
 }
 
-int leader_reduce(NodeView& view, const Call& call, bool& led) {
+int leader_reduce(NodeView& view, const Call& call, void* partial, bool publish, bool& led) {
     Segment& segment = view.segment;
     const std::uint64_t epoch = ++view.leader_calls;
     const std::size_t bytes = std::size_t(call.count) * std::size_t(call.shape.extent);
-    // leader_epoch is epoch - 1 until someone of this call claims it: nobody leaves the
-    // previous call before every rank arrived there, so exactly one claim succeeds.
+    // leader_epoch is epoch - 1 until someone of this call claims it. A rank here left the
+    // previous call, which was claimed by then (its leader or this rank), and no rank leaves
+    // this one before it is claimed: exactly one claim succeeds, even when ranks that left a
+    // Reduce early are already here while others are still in the call before.
     std::uint64_t previous = epoch - 1;
     led = segment.leader_epoch().compare_exchange_strong(previous, epoch, std::memory_order_acq_rel,
                                                          std::memory_order_acquire);
+    std::atomic<std::uint64_t>& mine = segment.ready(view.local_rank);
     if (!led) {
+        // The previous deposit (if any) must have been reduced before the slot is written.
+        wait_until([&] {
+            const std::uint64_t last = mine.load(std::memory_order_acquire);
+            return last == 0 || (last & kDepositTaken) != 0;
+        });
         std::memcpy(segment.data(view.local_rank), call.own, bytes);
-        segment.ready(view.local_rank).store(epoch, std::memory_order_release);
+        mine.store(epoch, std::memory_order_release);
         return MPI_SUCCESS;
+    }
+    if (!partial) {
+        partial = schedule::scratch_buffer(view.scratch, 0, call.shape.span(call.count), call.shape);
+        publish = true;
     }
     // Accumulate privately: other ranks may still be copying the previous result out of the
     // result slot until they arrive here.
-    if (call.out != call.own) std::memcpy(call.out, call.own, bytes);
+    if (partial != call.own) std::memcpy(partial, call.own, bytes);
     std::vector<int> pending;
     for (int r = 0; r < view.local_size; ++r)
         if (r != view.local_rank) pending.push_back(r);
@@ -220,9 +232,10 @@ int leader_reduce(NodeView& view, const Call& call, bool& led) {
                 ++i;
                 continue;
             }
-            if (const int error = PMPI_Reduce_local(segment.data(r), call.out, call.count, call.type, call.op);
+            if (const int error = PMPI_Reduce_local(segment.data(r), partial, call.count, call.type, call.op);
                 error != MPI_SUCCESS)
                 return error;
+            segment.ready(r).store(epoch | kDepositTaken, std::memory_order_release);
             pending.erase(pending.begin() + std::ptrdiff_t(i));
             progressed = true;
         }
@@ -232,7 +245,8 @@ int leader_reduce(NodeView& view, const Call& call, bool& led) {
             backoff.pause();
         }
     }
-    std::memcpy(segment.result(), call.out, bytes);
+    if (!publish) return MPI_SUCCESS;
+    std::memcpy(segment.result(), partial, bytes);
     segment.partial_epoch().store(epoch, std::memory_order_release);
     return MPI_SUCCESS;
 }

@@ -32,9 +32,12 @@ struct Call {
 bool fits_slots(const NodeView& view, const Call& call);
 
 // Dynamic leader (spec §5.5): the first rank of the node to arrive leads and reduces every
-// other rank's deposit into `call.out` as it appears, then publishes the node's partial in
-// the result slot (partial_epoch). Others deposit and return at once; `led` says which.
-int leader_reduce(NodeView& view, const Call& call, bool& led);
+// other rank's deposit as it appears into `partial` (null: scratch of its own), then, where
+// `publish` (or `partial` is null), publishes the node's partial in the result slot
+// (partial_epoch). Others deposit and return at once; `led` says which. A rank that returns
+// may come back for the next call before the leader has taken its deposit (a Reduce lets it
+// leave): it waits until the leader marks the deposit taken before writing its slot again.
+int leader_reduce(NodeView& view, const Call& call, void* partial, bool publish, bool& led);
 // Waits for the node partial of the last leader_reduce and copies it to `to`.
 void copy_partial(NodeView& view, const Call& call, void* to);
 

@@ -249,7 +249,7 @@ std::vector<VariableInfo> describe_variables(const AlgorithmNames& names) {
                     "test several nodes on one machine; papshim-run --emulate-network sets it"});
     vars.push_back({"PAPSHIM_SHM_SLOT", "auto", "auto, or 1024..67108864",
                     "bytes per rank in a node's shared-memory segment: the largest vector the dynamic_leader "
-                    "Allreduce takes, and the largest result broadcast through shared memory; auto: the "
+                    "Reduce and Allreduce take, and the largest result broadcast through shared memory; auto: the "
                     "largest power of two from 64 KiB to 4 MiB with which a segment of the world's largest "
                     "node (its ranks + 1 slots) stays within 64 MiB, e.g. 4 MiB up to 15 ranks per node, "
                     "512 KiB at 64, 256 KiB at 128 (a segment's pages are taken only as they are written)"});

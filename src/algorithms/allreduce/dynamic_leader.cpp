@@ -14,7 +14,7 @@ int run_dynamic_leader(node::NodeView& view, const ReductionBuffers& buffers, MP
     node::Call call;
     if (const int error = node::Call::make(buffers, call); error != MPI_SUCCESS) return error;
     bool led = false;
-    if (const int error = node::leader_reduce(view, call, led); error != MPI_SUCCESS) return error;
+    if (const int error = node::leader_reduce(view, call, call.out, true, led); error != MPI_SUCCESS) return error;
     if (view.node_count == 1) {
         if (!led) node::copy_partial(view, call, call.out);
         return MPI_SUCCESS;

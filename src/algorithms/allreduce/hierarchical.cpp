@@ -13,19 +13,9 @@ namespace papshim::allreduce {
 int run_hierarchical(node::NodeView& view, const ReductionBuffers& buffers, MPI_Comm comm) {
     node::Call call;
     if (const int error = node::Call::make(buffers, call); error != MPI_SUCCESS) return error;
-    if (node::fits_slots(view, call)) {
-        if (view.node_count == 1) {
-            // One node: the dynamic leader's partial is already the result.
-            return run_dynamic_leader(view, buffers, comm);
-        }
-        bool led = false;
-        if (const int error = node::leader_reduce(view, call, led); error != MPI_SUCCESS) return error;
-        if (view.local_rank == 0) {
-            if (!led) node::copy_partial(view, call, call.out);
-            if (const int error = node::leaders_allreduce(view, call, call.out); error != MPI_SUCCESS) return error;
-        }
-        return node::node_bcast(view, call, call.out, 0);
-    }
+    // Vectors that fit a slot: the dynamic leader, whose steps are this algorithm's with the
+    // leader's reduce as the first phase.
+    if (node::fits_slots(view, call)) return run_dynamic_leader(view, buffers, comm);
     return run_chain_to_leaders(view, call);
 }
 

@@ -14,7 +14,8 @@ schedule::Schedule build_rabenseifner(const schedule::BuildInput& input);
 schedule::Schedule build_clairvoyant(const schedule::BuildInput& input);
 schedule::Schedule build_predicted_chain(const schedule::BuildInput& input);
 
-// Node-level state machine (src/algorithms/node_steps.hpp).
+// Node-level state machines (src/algorithms/node_steps.hpp).
+int run_dynamic_leader(node::NodeView& view, const ReductionBuffers& buffers, MPI_Comm comm);
 int run_arrival_chain(node::NodeView& view, const ReductionBuffers& buffers, MPI_Comm comm);
 
 }  // namespace papshim::reduce

@@ -13,11 +13,12 @@ namespace papshim::reduce {
 // pieces per round (planners in rounds), plans from predicted arrivals, pieces by size
 namespace {
 
-constexpr std::array<ReductionAlgorithm, 6> kAlgorithms{{
+constexpr std::array<ReductionAlgorithm, 7> kAlgorithms{{
     {"binomial", build_binomial, nullptr, true, false, false, nullptr},
     {"pipelined_binomial", build_pipelined_binomial, nullptr, true, false, false, nullptr, false,
      reduction::pipeline_pieces},
     {"rabenseifner", build_rabenseifner, nullptr, false, false, false, nullptr},
+    {"dynamic_leader", nullptr, run_dynamic_leader, false, true, true, nullptr},
     {"arrival_chain", nullptr, run_arrival_chain, false, true, false, nullptr},
     {"clairvoyant", build_clairvoyant, nullptr, false, true, false, clairvoyant::segments_for, true},
     {"predicted_chain", build_predicted_chain, nullptr, false, true, false, nullptr, true, reduction::pipeline_pieces},

@@ -383,8 +383,9 @@ void check(const Comm& c, const Case& k, const Prepared& p, const Outcome& o, Ta
     t.own += own ? 1 : 0;
     if (expect_own(k, c) && !own) fail(t, c, k, "papshim forwarded the call to native MPI");
     // dynamic_leader hands vectors beyond its shared-memory slots (or of derived types) to
-    // hierarchical, the same family's algorithm for them.
-    const bool handed_on = k.algorithm == "dynamic_leader" && o.ran == "hierarchical";
+    // the same family's algorithm for them: hierarchical (Allreduce), arrival_chain (Reduce).
+    const bool handed_on = k.algorithm == "dynamic_leader" &&
+                           o.ran == (k.collective == "reduce" ? "arrival_chain" : "hierarchical");
     if (k.algorithm != "auto" && own && o.ran != k.algorithm && !handed_on)
         fail(t, c, k, fmt::format("ran '{}' instead", o.ran));
 
@@ -423,7 +424,8 @@ void run_case(const Comm& c, const Case& k, Tally& t) {
 std::vector<std::string> algorithms_of(const char* collective) {
     // The names papshim-info lists; kept here so the test fails if one disappears.
     if (std::string(collective) == "reduce")
-        return {"binomial", "pipelined_binomial", "rabenseifner", "arrival_chain", "clairvoyant", "predicted_chain", "auto"};
+        return {"binomial", "pipelined_binomial", "rabenseifner", "dynamic_leader", "arrival_chain", "clairvoyant",
+                "predicted_chain", "auto"};
     return {"recursive_doubling", "rabenseifner", "ring", "dynamic_leader", "arrival_chain", "hierarchical", "clairvoyant",
             "clairvoyant_bcast", "predicted_chain", "predicted_scatter", "auto"};
 }
@@ -671,7 +673,8 @@ void reproducible(Tally& t) {
         if (c.size > 1 && !must_be_native && std::string(ran) == "native") report("forwarded to native");
         if ((!reduce || c.rank == 0) && actual != expected) report("differs from native");
     };
-    const std::vector<std::string> arrival_ordered_reduce = {"arrival_chain", "clairvoyant", "predicted_chain"};
+    const std::vector<std::string> arrival_ordered_reduce = {"dynamic_leader", "arrival_chain", "clairvoyant",
+                                                             "predicted_chain"};
     const std::vector<std::string> arrival_ordered_allreduce = {"dynamic_leader", "arrival_chain", "hierarchical",
                                                                 "clairvoyant", "clairvoyant_bcast", "predicted_chain",
                                                                 "predicted_scatter"};
