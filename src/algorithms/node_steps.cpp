@@ -7,6 +7,9 @@
 #include <string>
 #include <vector>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include "allreduce/builders.hpp"
 #include "papshim/waiting.hpp"
 #include "reduce/builders.hpp"
@@ -171,6 +174,25 @@ const schedule::Schedule& leaders_schedule(NodeView& view, schedule::Builder bui
     return cache.back().plan;
 }
 
+// Maps the first `bytes` of every slot (and the result slot) into this process's page
+// tables before a call uses them, in one madvise per slot, rather than by a page fault on
+// each page the first time this rank leads or reads that slot.
+void map_slots(NodeView& view, std::size_t bytes) {
+    if (bytes <= view.mapped_slot_bytes) return;
+    static const std::size_t page = std::size_t(sysconf(_SC_PAGESIZE));
+    for (int slot = 0; slot <= view.local_size; ++slot) {
+        std::byte* const first = view.segment.data(slot);
+        const auto start = reinterpret_cast<std::uintptr_t>(first) / page * page;
+        const std::size_t length = reinterpret_cast<std::uintptr_t>(first) + bytes - start;
+#ifdef MADV_POPULATE_WRITE
+        if (madvise(reinterpret_cast<void*>(start), length, MADV_POPULATE_WRITE) == 0) continue;
+#endif
+        for (std::size_t at = 0; at < bytes; at += page)
+            static_cast<void>(*reinterpret_cast<volatile const std::byte*>(first + at));
+    }
+    view.mapped_slot_bytes = bytes;
+}
+
 }  // namespace
 
 int Call::make(const ReductionBuffers& b, Call& call) {
@@ -195,6 +217,7 @@ int leader_reduce(NodeView& view, const Call& call, void* partial, bool publish,
     Segment& segment = view.segment;
     const std::uint64_t epoch = ++view.leader_calls;
     const std::size_t bytes = std::size_t(call.count) * std::size_t(call.shape.extent);
+    map_slots(view, bytes);
     // leader_epoch is epoch - 1 until someone of this call claims it. A rank here left the
     // previous call, which was claimed by then (its leader or this rank), and no rank leaves
     // this one before it is claimed: exactly one claim succeeds, even when ranks that left a
@@ -317,6 +340,7 @@ int node_bcast(NodeView& view, const Call& call, void* buffer, int root) {
         // the node has arrived at this call.
         const std::uint64_t epoch = ++view.bcast_calls;
         const std::size_t bytes = std::size_t(call.count) * std::size_t(call.shape.extent);
+        map_slots(view, bytes);
         if (view.local_rank == root) {
             std::memcpy(view.segment.result(), buffer, bytes);
             view.segment.bcast_epoch().store(epoch, std::memory_order_release);
