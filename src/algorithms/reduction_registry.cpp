@@ -77,11 +77,17 @@ std::string_view auto_reduction_candidate(Collective collective, std::uint64_t b
     // the pipelined binomial tree: auto_reduction_classic).
     if (layout != NodeLayout::one_node) return {};
     // Measured on one node (p = 4, 10-20τ; docs/benchmarks.md): the dynamic leader's
-    // Allreduce beats native wherever it fits a slot (0.71-0.79x its time at 64 KiB); the
-    // chain's Reduce loses to native at 64 KiB (up to 1.35x) and wins from 1 MiB
-    // (0.59-0.91x); its Allreduce is native's time within ±7% from 1 MiB, so native.
+    // Allreduce beats native wherever it fits a slot (0.71-0.79x its time at 64 KiB, and
+    // 0.49-0.88x at 256 KiB-4 MiB with the automatic slot); the chain's Allreduce is native's
+    // time within ±7% from 1 MiB, so native above the slot. A Reduce: since 2026-12-04 the
+    // dynamic leader wherever it fits a slot (docs/benchmarks.md, "The dynamic leader's
+    // Reduce"): 64 KiB-4 MiB, p = 4 and 8, one late rank or random delays of 10 tau, it took
+    // 0.33-0.67x native's ē on Open MPI p = 4, root 0 or rotating (the root's end 0.71-0.91x),
+    // where the chain auto ran from 256 KiB took 0.49-1.47x and the binomial tree 0.63-1.08x;
+    // less still at p = 8 and on MPICH. Above the slot the chain from 256 KiB, as before (it
+    // lost to native at 64 KiB, up to 1.35x, and won from 1 MiB under one late rank, 0.59-0.91x).
     constexpr std::uint64_t chain_min_bytes = 256 * 1024;
-    if (collective == Collective::allreduce && bytes <= shm_slot) return "dynamic_leader";
+    if (bytes <= shm_slot) return "dynamic_leader";
     if (collective == Collective::reduce && bytes >= chain_min_bytes) return "arrival_chain";
     return {};
 }

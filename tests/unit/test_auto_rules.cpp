@@ -61,10 +61,14 @@ TEST_CASE("auto's Allreduce candidate: the dynamic leader while the vector fits 
     CHECK(auto_reduction_candidate(Collective::allreduce, 4 << 20, 8 << 20, one_node) == "dynamic_leader");  // a larger slot
 }
 
-TEST_CASE("auto's Reduce candidate: the chain from 256 KiB") {
-    CHECK(auto_reduction_candidate(Collective::reduce, 64 * 1024, slot, one_node).empty());
+TEST_CASE("auto's Reduce candidate on one node: the dynamic leader while the vector fits a slot, then the chain from 256 KiB") {
+    CHECK(auto_reduction_candidate(Collective::reduce, 8, slot, one_node) == "dynamic_leader");
+    CHECK(auto_reduction_candidate(Collective::reduce, slot, slot, one_node) == "dynamic_leader");
+    CHECK(auto_reduction_candidate(Collective::reduce, slot + 1, slot, one_node).empty());
     CHECK(auto_reduction_candidate(Collective::reduce, 256 * 1024 - 1, slot, one_node).empty());
     CHECK(auto_reduction_candidate(Collective::reduce, 256 * 1024, slot, one_node) == "arrival_chain");
+    CHECK(auto_reduction_candidate(Collective::reduce, 4 << 20, 4 << 20, one_node) == "dynamic_leader");  // the automatic slot
+    CHECK(auto_reduction_candidate(Collective::reduce, (4 << 20) + 1, 4 << 20, one_node) == "arrival_chain");
     CHECK(auto_reduction_candidate(Collective::reduce, 16 << 20, slot, one_node) == "arrival_chain");
 }
 
