@@ -182,7 +182,13 @@ TimingResult simulate_dynamic_leader(std::span<const double> arrival, double byt
 // throws.
 // allreduce_dynamic_leader: hierarchical's slot path at any size (papshim runs it up to
 // the slot), one node or several.
-enum class NodeReduction { reduce_arrival_chain, allreduce_arrival_chain, allreduce_hierarchical, allreduce_dynamic_leader };
+enum class NodeReduction {
+    reduce_arrival_chain,
+    reduce_dynamic_leader,
+    allreduce_arrival_chain,
+    allreduce_hierarchical,
+    allreduce_dynamic_leader
+};
 TimingResult simulate_node_reduction(NodeReduction algorithm, std::span<const double> arrival, double bytes, int root,
                                      double slot_bytes, const TimingModel& model);
 // Throws std::invalid_argument unless the model's nodes are consecutive ranks (ranks_per_node

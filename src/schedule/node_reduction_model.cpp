@@ -201,6 +201,26 @@ void bcast_phase(std::span<const int> members, double bytes, int root, bool fits
     }
 }
 
+// The dynamic leader's Reduce on one node (reduce/dynamic_leader.cpp): ranks deposit and
+// leave, but local rank `target`, which takes the partial: accumulated in its own buffer
+// when it leads (no copy into the result slot), else copied out of the result slot.
+void leader_reduce_phase(std::span<const int> members, double bytes, int target, const TimingModel& model,
+                         std::vector<double>& now) {
+    if (members.size() == 1) return;  // as chain_phase: a copy at most
+    std::vector<double> local;
+    for (int rank : members) local.push_back(now[std::size_t(rank)]);
+    const SharedMemoryCosts cost(bytes, model);
+    const LeaderPhase phase = leader_phase(local, cost);
+    for (std::size_t i = 0; i < members.size(); ++i) {
+        double& t = now[std::size_t(members[i])];
+        if (int(i) == target) {
+            t = int(i) == phase.leader ? phase.published - cost.copy : cost.copied_out(phase.deposited[i], phase.published);
+        } else {
+            t = phase.deposited[i];  // the leader's: when it published
+        }
+    }
+}
+
 void check_dynamic_leader_model(int ranks, const TimingModel& model) {
     if (ranks <= 0) throw std::invalid_argument("dynamic_leader: no ranks");
     if (model.ranks_per_node > 0 && model.ranks_per_node < ranks)
@@ -234,7 +254,7 @@ TimingResult simulate_node_reduction(NodeReduction algorithm, std::span<const do
     const int p = int(arrival.size());
     if (p <= 0) throw std::invalid_argument("node reduction: no ranks");
     check_node_reduction_model(model);
-    const bool reduce = algorithm == NodeReduction::reduce_arrival_chain;
+    const bool reduce = algorithm == NodeReduction::reduce_arrival_chain || algorithm == NodeReduction::reduce_dynamic_leader;
     if (reduce && (root < 0 || root >= p)) throw std::invalid_argument("node reduction: the Reduce root is not a rank");
     // Nodes of ranks_per_node consecutive ranks (the last one may be smaller), or one.
     const int per_node = model.ranks_per_node > 0 ? std::min(model.ranks_per_node, p) : p;
@@ -246,17 +266,23 @@ TimingResult simulate_node_reduction(NodeReduction algorithm, std::span<const do
         leaders.push_back(first);  // local rank 0
     }
     const TimingModel node_model = inside_node(model), leader_model = among_leaders(model);
-    const bool fits_slot = algorithm == NodeReduction::allreduce_dynamic_leader || bytes <= slot_bytes;
+    const bool fits_slot = algorithm == NodeReduction::allreduce_dynamic_leader ||
+                           algorithm == NodeReduction::reduce_dynamic_leader || bytes <= slot_bytes;
     std::vector<double> now(arrival.begin(), arrival.end());
     const int node_count = int(nodes.size());
 
     if (reduce) {
         const int root_node = root / per_node, root_local = root % per_node;
-        if (node_count == 1) {
-            chain_phase(nodes.front(), bytes, root_local, node_model, now);
-            return timing_of_exits(arrival, std::move(now));
+        // Each node's partial to its local rank `target` (the root on one node, else 0).
+        const int target = node_count == 1 ? root_local : 0;
+        for (const auto& node : nodes) {
+            if (algorithm == NodeReduction::reduce_arrival_chain) {
+                chain_phase(node, bytes, target, node_model, now);
+            } else {
+                leader_reduce_phase(node, bytes, target, node_model, now);
+            }
         }
-        for (const auto& node : nodes) chain_phase(node, bytes, 0, node_model, now);
+        if (node_count == 1) return timing_of_exits(arrival, std::move(now));
         run_phase(build_set(reduce::build_binomial, node_count, root_node), leaders, bytes, leader_model, now);
         if (root_local != 0) {  // the root node's leader hands the result to the root
             const std::vector<int> pair{leaders[std::size_t(root_node)], root};

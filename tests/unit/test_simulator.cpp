@@ -436,6 +436,21 @@ TEST_CASE("the dynamic leader's model: the first arriver reduces as deposits app
         model.ranks_per_node = 2;
         CHECK_THROWS_AS(papshim::sim::simulate_dynamic_leader(same(4, 0.0), bytes, model), std::invalid_argument);
     }
+    SECTION("the Reduce: the others deposit and leave, the root takes the partial") {
+        using papshim::sim::NodeReduction;
+        // Balanced: rank 0 leads; the root (rank 2) deposits, and copies the partial out of the
+        // result slot as the Allreduce's ranks do; ranks 1 and 3 leave once deposited.
+        const auto reduce = papshim::sim::simulate_node_reduction(NodeReduction::reduce_dynamic_leader, same(4, 0.0),
+                                                                  bytes, 2, 1e9, model);
+        const auto allreduce = papshim::sim::simulate_dynamic_leader(same(4, 0.0), bytes, model);
+        CHECK(reduce.exit[2] == Approx(allreduce.exit[2]));
+        for (std::size_t r : {1, 3}) CHECK(reduce.exit[r] == Approx(unit));
+        CHECK(reduce.exit[0] == Approx(allreduce.exit[0]));  // it led and published
+        // The root leads: it keeps the partial, no copy into the result slot.
+        const auto own = papshim::sim::simulate_node_reduction(NodeReduction::reduce_dynamic_leader, same(4, 0.0), bytes,
+                                                               0, 1e9, model);
+        CHECK(own.exit[0] == Approx(5 * unit));
+    }
 }
 
 TEST_CASE("the node algorithms' model: phases inside nodes, among leaders, inside nodes again", "[simulator][timing][shm]") {
@@ -449,8 +464,8 @@ TEST_CASE("the node algorithms' model: phases inside nodes, among leaders, insid
     model.overhead = 0;
     const double slot = 65536;
     SECTION("one rank: nothing to wait for") {
-        for (auto algorithm : {NodeReduction::reduce_arrival_chain, NodeReduction::allreduce_arrival_chain,
-                               NodeReduction::allreduce_hierarchical})
+        for (auto algorithm : {NodeReduction::reduce_arrival_chain, NodeReduction::reduce_dynamic_leader,
+                               NodeReduction::allreduce_arrival_chain, NodeReduction::allreduce_hierarchical})
             CHECK(simulate_node_reduction(algorithm, same(1, 2e-6), 1e6, 0, slot, model).exit[0] == Approx(2e-6));
     }
     SECTION("a Reduce of two ranks to the first arriver: up the chain and back") {
@@ -544,9 +559,11 @@ TEST_CASE("the node algorithms' model: phases inside nodes, among leaders, insid
     }
     SECTION("a root off its node's leader gets the result by a hand-over") {
         model.ranks_per_node = 2;
-        const auto timing = simulate_node_reduction(NodeReduction::reduce_arrival_chain, same(4, 0.0), 1000, 3, slot, model);
-        CHECK(timing.exit[3] > timing.exit[2]);
-        CHECK(timing.exit[3] > timing.exit[0]);
+        for (auto algorithm : {NodeReduction::reduce_arrival_chain, NodeReduction::reduce_dynamic_leader}) {
+            const auto timing = simulate_node_reduction(algorithm, same(4, 0.0), 1000, 3, slot, model);
+            CHECK(timing.exit[3] > timing.exit[2]);
+            CHECK(timing.exit[3] > timing.exit[0]);
+        }
     }
     SECTION("bad input") {
         CHECK_THROWS_AS(simulate_node_reduction(NodeReduction::reduce_arrival_chain, same(4, 0.0), 8, 4, slot, model),

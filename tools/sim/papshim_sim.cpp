@@ -91,13 +91,14 @@ void define_reduce_options(CLI::App& app, ReduceOptions& options) {
             return names;
         };
     };
-    add_parsed(app, "--reduce", options.algorithms, names_of(Collective::reduce, {"clairvoyant", "chain", "arrival_chain"}),
+    add_parsed(app, "--reduce", options.algorithms, names_of(Collective::reduce, {"clairvoyant", "chain", "dynamic_leader", "arrival_chain"}),
                "simulate these Reduce algorithms instead of the Allgather ones:\n"
                "clairvoyant (planned from the pattern's arrivals), chain (in\n"
                "arrival order to the root, in N pieces), predicted_chain, binomial,\n"
                "pipelined_binomial (the tree in 8-16 KiB pieces),\n"
-               "rabenseifner; arrival_chain, papshim's node algorithm (a chain\n"
-               "inside each node, the node leaders' binomial tree; docs/simulator.md)",
+               "rabenseifner; papshim's node algorithms dynamic_leader (up to the\n"
+               "slot) and arrival_chain (inside each node, then the node leaders'\n"
+               "binomial tree; docs/simulator.md)",
                "A[,A...]");
     add_parsed(app, "--allreduce", options.algorithms,
                names_of(Collective::allreduce, {"dynamic_leader", "arrival_chain", "hierarchical"}),

@@ -88,7 +88,8 @@ std::optional<sim::NodeReduction> node_reduction(const std::string& name, bool a
     if (name == "arrival_chain")
         return allreduce ? sim::NodeReduction::allreduce_arrival_chain : sim::NodeReduction::reduce_arrival_chain;
     if (name == "hierarchical" && allreduce) return sim::NodeReduction::allreduce_hierarchical;
-    if (name == "dynamic_leader" && allreduce) return sim::NodeReduction::allreduce_dynamic_leader;
+    if (name == "dynamic_leader")
+        return allreduce ? sim::NodeReduction::allreduce_dynamic_leader : sim::NodeReduction::reduce_dynamic_leader;
     return std::nullopt;
 }
 
