@@ -1,5 +1,7 @@
 // The dynamic leader's shared-memory protocol (src/algorithms/node_steps.cpp: leader_reduce,
-// copy_partial, through allreduce::run_dynamic_leader) with threads as the ranks of one node,
+// copy_partial, through allreduce::run_dynamic_leader and reduce::run_dynamic_leader, every
+// other call a Reduce to a rotating root, whose other ranks leave once deposited and may
+// deposit for the next call before the leader took this one) with threads as the ranks of one node,
 // over a Segment in this process's memory. Across processes ThreadSanitizer cannot see the
 // segment's accesses; here every claim, deposit, epoch flag and copy is in one process, so
 // it checks that the epochs order them (the CI's ThreadSanitizer job runs this test). What it
@@ -28,6 +30,7 @@
 
 #include "src/algorithms/allreduce/builders.hpp"
 #include "src/algorithms/node_steps.hpp"
+#include "src/algorithms/reduce/builders.hpp"
 
 namespace {
 
@@ -60,6 +63,8 @@ void rank_thread(Shared& shared, int thread, int calls) {
     view.local_rank = thread;
     view.local_size = shared.threads;
     view.segment = shared.segment;
+    view.node_of.assign(std::size_t(shared.threads), 0);
+    for (int r = 0; r < shared.threads; ++r) view.local_rank_of.push_back(r);
     std::mt19937 rng(unsigned(thread * 7919 + shared.threads));
     std::vector<int> send(kMaxInts), result(kMaxInts);
     for (int call = 0; call < calls; ++call) {
@@ -70,27 +75,34 @@ void rank_thread(Shared& shared, int thread, int calls) {
             default: break;
         }
         const int count = count_of(call);
-        const bool in_place = call % 3 == 1;
+        const bool reduce = call % 2 == 1;
+        const int root = reduce ? (call / 2) % shared.threads : -1;
+        const bool holds_result = !reduce || thread == root;
+        const bool in_place = call % 3 == 1 && holds_result;
         for (int i = 0; i < count; ++i) (in_place ? result : send)[std::size_t(i)] = contribution(thread, call, i);
         papshim::ReductionBuffers buffers;
         buffers.sendbuf = in_place ? MPI_IN_PLACE : send.data();
-        buffers.recvbuf = result.data();
+        buffers.recvbuf = holds_result ? result.data() : nullptr;
         buffers.count = count;
         buffers.type = MPI_INT;
         buffers.op = MPI_SUM;
+        buffers.root = root;
         buffers.same_type_everywhere = true;
-        if (const int error = papshim::allreduce::run_dynamic_leader(view, buffers, MPI_COMM_NULL); error != MPI_SUCCESS) {
+        const int error = reduce ? papshim::reduce::run_dynamic_leader(view, buffers, MPI_COMM_NULL)
+                                 : papshim::allreduce::run_dynamic_leader(view, buffers, MPI_COMM_NULL);
+        if (error != MPI_SUCCESS) {
             // The other threads would wait for this one's deposit forever: end the test here.
             fmt::print(stderr, "FAIL {} threads, thread {}, call {}: error {}\n", shared.threads, thread, call, error);
             std::fflush(stderr);
             std::_Exit(1);
         }
-        for (int i = 0; i < count; ++i) {
+        for (int i = 0; holds_result && i < count; ++i) {
             long expected = 0;
             for (int t = 0; t < shared.threads; ++t) expected += contribution(t, call, i);
             if (result[std::size_t(i)] != expected) {
-                fail(fmt::format("{} threads, thread {}, call {} ({} ints{}): element {} is {}, {} expected", shared.threads,
-                                 thread, call, count, in_place ? ", in place" : "", i, result[std::size_t(i)], expected));
+                fail(fmt::format("{} threads, thread {}, call {} ({}, {} ints{}): element {} is {}, {} expected",
+                                 shared.threads, thread, call, reduce ? "Reduce" : "Allreduce", count,
+                                 in_place ? ", in place" : "", i, result[std::size_t(i)], expected));
                 break;
             }
         }
@@ -126,7 +138,7 @@ int main(int argc, char** argv) {
         return 2;
     }
     for (int threads = 2; threads <= 6; ++threads) run(threads, calls);
-    fmt::print("dynamic leader, threads as ranks (2..6), {} calls each: {} failures\n", calls, failures.load());
+    fmt::print("dynamic leader (Allreduce and Reduce), threads as ranks (2..6), {} calls each: {} failures\n", calls, failures.load());
     MPI_Finalize();
     return failures.load() == 0 ? 0 : 1;
 }
