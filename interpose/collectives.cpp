@@ -751,9 +751,13 @@ std::optional<Outcome> run_auto_classic(CommContext& ctx, Collective kind, const
 // predictable imbalance (docs/benchmarks.md). Null: native. The caller checks that it applies
 // to the call's op and type (applicable).
 const ReductionAlgorithm* auto_reduction(CommContext& ctx, Collective kind, const ReductionBuffers& b) {
-    const std::string_view name = auto_reduction_candidate(kind, std::uint64_t(b.count) * type_size(b.type),
-                                                           runtime::state().config.shm_slot, runtime::layout_of(ctx));
-    if (name.empty() || (name == "dynamic_leader" && !fits_slot(b))) return nullptr;
+    const std::uint64_t bytes = std::uint64_t(b.count) * type_size(b.type);
+    const NodeLayout layout = runtime::layout_of(ctx);
+    std::string_view name = auto_reduction_candidate(kind, bytes, runtime::state().config.shm_slot, layout);
+    // A call the slots cannot take (a user op, a derived type, an extent past the slot): the
+    // candidate for a vector larger than any slot (a Reduce from 256 KiB: the chain).
+    if (name == "dynamic_leader" && !fits_slot(b)) name = auto_reduction_candidate(kind, bytes, 0, layout);
+    if (name.empty()) return nullptr;
     return find_reduction_algorithm(kind, name);
 }
 

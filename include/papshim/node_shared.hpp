@@ -176,9 +176,10 @@ struct NodeView {
     std::uint64_t leader_calls = 0;  // dynamic-leader reductions (epochs from 1)
     std::uint64_t chain_calls = 0;   // arrival chains (epochs from 0)
     std::uint64_t bcast_calls = 0;   // broadcasts through the result slot (epochs from 1)
-    // The first bytes of every slot this process has mapped (node::map_slots): its own page
-    // tables, so each rank keeps its own.
-    std::size_t mapped_slot_bytes = 0;
+    // The first bytes of the deposit slots and of the result slot this process has mapped
+    // (node_steps.cpp, map_slots): its own page tables, so each rank keeps its own.
+    std::size_t mapped_deposit_bytes = 0;
+    std::size_t mapped_result_bytes = 0;
     // Per-communicator scratch, grown on demand: running partials of the chain, and a node's
     // result on its leader when it is not due there.
     std::vector<std::byte> scratch;

@@ -181,7 +181,10 @@ TimingResult simulate_dynamic_leader(std::span<const double> arrival, double byt
 // std::invalid_argument for no ranks, a root out of range, or what check_node_reduction_model
 // throws.
 // allreduce_dynamic_leader: hierarchical's slot path at any size (papshim runs it up to
-// the slot), one node or several.
+// the slot), one node or several. reduce_dynamic_leader: the leader phase in each node at
+// any size (papshim runs the chain above the slot), the others leaving once deposited, then
+// the chain's phases among nodes; it leaves out the wait of a rank whose previous deposit
+// the leader has not yet taken (calls back to back) and the slots' first mapping.
 enum class NodeReduction {
     reduce_arrival_chain,
     reduce_dynamic_leader,

@@ -174,23 +174,30 @@ const schedule::Schedule& leaders_schedule(NodeView& view, schedule::Builder bui
     return cache.back().plan;
 }
 
-// Maps the first `bytes` of every slot (and the result slot) into this process's page
-// tables before a call uses them, in one madvise per slot, rather than by a page fault on
-// each page the first time this rank leads or reads that slot.
-void map_slots(NodeView& view, std::size_t bytes) {
-    if (bytes <= view.mapped_slot_bytes) return;
-    static const std::size_t page = std::size_t(sysconf(_SC_PAGESIZE));
-    for (int slot = 0; slot <= view.local_size; ++slot) {
-        std::byte* const first = view.segment.data(slot);
-        const auto start = reinterpret_cast<std::uintptr_t>(first) / page * page;
-        const std::size_t length = reinterpret_cast<std::uintptr_t>(first) + bytes - start;
+// Maps bytes [from, to) of a slot into this process's page tables in one madvise, rather than
+// by a page fault on each page the first time this rank writes or reads it. Where the kernel
+// cannot (before Linux 5.14) or the memory is short, the pages fault in as they are used.
+void map_slot(std::byte* slot, std::size_t from, std::size_t to) {
 #ifdef MADV_POPULATE_WRITE
-        if (madvise(reinterpret_cast<void*>(start), length, MADV_POPULATE_WRITE) == 0) continue;
+    static const std::uintptr_t page = std::uintptr_t(sysconf(_SC_PAGESIZE));
+    const std::uintptr_t start = reinterpret_cast<std::uintptr_t>(slot + from) / page * page;
+    const std::uintptr_t end = reinterpret_cast<std::uintptr_t>(slot + to);
+    static_cast<void>(madvise(reinterpret_cast<void*>(start), end - start, MADV_POPULATE_WRITE));
+#else
+    static_cast<void>(slot), static_cast<void>(from), static_cast<void>(to);
 #endif
-        for (std::size_t at = 0; at < bytes; at += page)
-            static_cast<void>(*reinterpret_cast<volatile const std::byte*>(first + at));
+}
+
+// The first `bytes` of the result slot, and of every rank's deposit slot where `deposits`.
+void map_slots(NodeView& view, std::size_t bytes, bool deposits) {
+    if (deposits && bytes > view.mapped_deposit_bytes) {
+        for (int r = 0; r < view.local_size; ++r) map_slot(view.segment.data(r), view.mapped_deposit_bytes, bytes);
+        view.mapped_deposit_bytes = bytes;
     }
-    view.mapped_slot_bytes = bytes;
+    if (bytes > view.mapped_result_bytes) {
+        map_slot(view.segment.result(), view.mapped_result_bytes, bytes);
+        view.mapped_result_bytes = bytes;
+    }
 }
 
 }  // namespace
@@ -217,7 +224,7 @@ int leader_reduce(NodeView& view, const Call& call, void* partial, bool publish,
     Segment& segment = view.segment;
     const std::uint64_t epoch = ++view.leader_calls;
     const std::size_t bytes = std::size_t(call.count) * std::size_t(call.shape.extent);
-    map_slots(view, bytes);
+    map_slots(view, bytes, true);
     // leader_epoch is epoch - 1 until someone of this call claims it. A rank here left the
     // previous call, which was claimed by then (its leader or this rank), and no rank leaves
     // this one before it is claimed: exactly one claim succeeds, even when ranks that left a
@@ -340,7 +347,7 @@ int node_bcast(NodeView& view, const Call& call, void* buffer, int root) {
         // the node has arrived at this call.
         const std::uint64_t epoch = ++view.bcast_calls;
         const std::size_t bytes = std::size_t(call.count) * std::size_t(call.shape.extent);
-        map_slots(view, bytes);
+        map_slots(view, bytes, false);
         if (view.local_rank == root) {
             std::memcpy(view.segment.result(), buffer, bytes);
             view.segment.bcast_epoch().store(epoch, std::memory_order_release);
