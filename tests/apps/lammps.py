@@ -43,13 +43,15 @@ ALGORITHMS = {
                    "bdr", "bslb"],
     "allreduce": ["auto", "recursive_doubling", "rabenseifner", "ring", "dynamic_leader", "arrival_chain",
                   "hierarchical", "clairvoyant", "clairvoyant_bcast", "predicted_chain", "predicted_scatter"],
-    "reduce": ["auto", "binomial", "pipelined_binomial", "rabenseifner", "arrival_chain", "clairvoyant", "predicted_chain"],
+    "reduce": ["auto", "binomial", "pipelined_binomial", "rabenseifner", "dynamic_leader", "arrival_chain", "clairvoyant",
+               "predicted_chain"],
 }
 
-# What an algorithm hands a call to by its own documented rule, besides native:
+# What an algorithm hands a call to by its own documented rule, besides native, per collective:
 # dynamic_leader's shared-memory slots take predefined types up to PAPSHIM_SHM_SLOT bytes, and
-# larger vectors or derived types (RCB's cut search) go to the same family's hierarchical.
-HANDS_OVER = {"dynamic_leader": {"hierarchical"}}
+# larger vectors or derived types (RCB's cut search) go to the same family's algorithm for
+# them: hierarchical (Allreduce), arrival_chain (Reduce).
+HANDS_OVER = {("allreduce", "dynamic_leader"): {"hierarchical"}, ("reduce", "dynamic_leader"): {"arrival_chain"}}
 
 # Thermo columns Temp, E_pair, TotEng, Press are global sums (MPI_Allreduce, MPI_SUM, of each
 # rank's partial sum) printed with 15 significant digits. Another summation order changes a
@@ -233,8 +235,9 @@ def main():
                                          f"{name} tested nothing")
             for collective in sorted(called):
                 algorithms = {algorithm for c, algorithm in ran if c == collective}
-                allowed = {name, "native"} | HANDS_OVER.get(name, set())
-                if name != "auto" and (name not in algorithms or algorithms - allowed):
+                allowed = {name, "native"} | HANDS_OVER.get((collective, name), set())
+                if name != "auto" and (not algorithms & ({name} | HANDS_OVER.get((collective, name), set()))
+                                       or algorithms - allowed):
                     raise common.CheckFailed(f"PAPSHIM_{collective.upper()}={name}, but its calls ran {sorted(algorithms)}")
     except common.CheckFailed as failure:
         print(f"FAILED: {failure}", file=sys.stderr)
