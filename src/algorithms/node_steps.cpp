@@ -220,6 +220,12 @@ bool fits_slots(const NodeView& view, const Call& call) {
     return call.predefined && std::size_t(call.count) * std::size_t(call.shape.extent) <= view.segment.slot_bytes();
 }
 
+void* slot_scratch(std::vector<std::byte>& scratch, const Call& call) {
+    const std::size_t bytes = std::size_t(call.count) * std::size_t(call.shape.extent);
+    if (scratch.size() < bytes) scratch.resize(bytes);
+    return scratch.data();
+}
+
 int leader_reduce(NodeView& view, const Call& call, void* partial, bool publish, bool& led) {
     Segment& segment = view.segment;
     const std::uint64_t epoch = ++view.leader_calls;
@@ -244,7 +250,7 @@ int leader_reduce(NodeView& view, const Call& call, void* partial, bool publish,
         return MPI_SUCCESS;
     }
     if (!partial) {
-        partial = schedule::scratch_buffer(view.scratch, 0, call.shape.span(call.count), call.shape);
+        partial = slot_scratch(view.scratch, call);
         publish = true;
     }
     // Accumulate privately: other ranks may still be copying the previous result out of the

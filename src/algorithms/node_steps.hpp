@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "../schedule/type_shape.hpp"
 #include "papshim/algorithms.hpp"
@@ -30,6 +31,10 @@ struct Call {
 // The vector fits a slot of the segment and may be copied as bytes (a predefined type, whose
 // extent every rank agrees on): what the dynamic leader and the slot broadcast need.
 bool fits_slots(const NodeView& view, const Call& call);
+
+// A private buffer for a slot-sized vector: count * extent bytes, as the slots copy it (a
+// predefined type's true extent can be less than its extent, e.g. MPI_SHORT_INT's).
+void* slot_scratch(std::vector<std::byte>& scratch, const Call& call);
 
 // Dynamic leader (spec §5.5): the first rank of the node to arrive leads and reduces every
 // other rank's deposit as it appears into `partial` (null: scratch of its own), then, where

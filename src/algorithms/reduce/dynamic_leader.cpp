@@ -22,8 +22,7 @@ int run_dynamic_leader(node::NodeView& view, const ReductionBuffers& buffers, MP
     const int target = view.node_count == 1 ? root_local : 0;
     void* partial = nullptr;
     if (view.local_rank == target)
-        partial = root_here ? call.out
-                            : schedule::scratch_buffer(view.leader_scratch, 0, call.shape.span(call.count), call.shape);
+        partial = root_here ? call.out : node::slot_scratch(view.leader_scratch, call);
     bool led = false;
     if (const int error = node::leader_reduce(view, call, partial, false, led); error != MPI_SUCCESS) return error;
     if (view.local_rank == target) {
