@@ -217,11 +217,11 @@ int Call::make(const ReductionBuffers& b, Call& call) {
 }
 
 bool fits_slots(const NodeView& view, const Call& call) {
-    return call.predefined && std::size_t(call.count) * std::size_t(call.shape.extent) <= view.segment.slot_bytes();
+    return call.predefined && call.extent_bytes() <= view.segment.slot_bytes();
 }
 
 void* slot_scratch(std::vector<std::byte>& scratch, const Call& call) {
-    const std::size_t bytes = std::size_t(call.count) * std::size_t(call.shape.extent);
+    const std::size_t bytes = call.extent_bytes();
     if (scratch.size() < bytes) scratch.resize(bytes);
     return scratch.data();
 }
@@ -229,7 +229,7 @@ void* slot_scratch(std::vector<std::byte>& scratch, const Call& call) {
 int leader_reduce(NodeView& view, const Call& call, void* partial, bool publish, bool& led) {
     Segment& segment = view.segment;
     const std::uint64_t epoch = ++view.leader_calls;
-    const std::size_t bytes = std::size_t(call.count) * std::size_t(call.shape.extent);
+    const std::size_t bytes = call.extent_bytes();
     map_slots(view, bytes, true);
     // leader_epoch is epoch - 1 until someone of this call claims it. A rank here left the
     // previous call, which was claimed by then (its leader or this rank), and no rank leaves
@@ -290,7 +290,7 @@ int leader_reduce(NodeView& view, const Call& call, void* partial, bool publish,
 void copy_partial(NodeView& view, const Call& call, void* to) {
     const std::uint64_t epoch = view.leader_calls;
     wait_until([&] { return view.segment.partial_epoch().load(std::memory_order_acquire) >= epoch; });
-    std::memcpy(to, view.segment.result(), std::size_t(call.count) * std::size_t(call.shape.extent));
+    std::memcpy(to, view.segment.result(), call.extent_bytes());
 }
 
 int chain_reduce(NodeView& view, const Call& call, int target, void* result, int& last) {
@@ -352,7 +352,7 @@ int node_bcast(NodeView& view, const Call& call, void* buffer, int root) {
         // The slot's previous readers are done: the writer only gets here once every rank of
         // the node has arrived at this call.
         const std::uint64_t epoch = ++view.bcast_calls;
-        const std::size_t bytes = std::size_t(call.count) * std::size_t(call.shape.extent);
+        const std::size_t bytes = call.extent_bytes();
         map_slots(view, bytes, false);
         if (view.local_rank == root) {
             std::memcpy(view.segment.result(), buffer, bytes);
@@ -398,6 +398,15 @@ int leaders_reduce(NodeView& view, const Call& call, void* buffer, int root_node
     return execute_reduction(plan, {root ? MPI_IN_PLACE : buffer, root ? buffer : nullptr, call.count, call.type, call.op,
                                     root_node, true},
                              view.leaders);
+}
+
+int leaders_reduce_to_root(NodeView& view, const Call& call, void* partial, int root) {
+    const int root_node = view.node_of[std::size_t(root)];
+    if (view.local_rank == 0)
+        if (const int error = leaders_reduce(view, call, partial, root_node); error != MPI_SUCCESS) return error;
+    if (view.node_index != root_node) return MPI_SUCCESS;
+    return node_handover(view, call, view.local_rank == 0 ? partial : call.out, 0,
+                         view.local_rank_of[std::size_t(root)]);
 }
 
 }  // namespace papshim::node

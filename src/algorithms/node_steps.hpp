@@ -25,6 +25,9 @@ struct Call {
     std::size_t bytes = 0;  // count * type size
     bool predefined = false;  // a named type under a predefined op: the same type on every rank
 
+    // count * extent: what the vector takes in a slot, copied as bytes.
+    std::size_t extent_bytes() const { return std::size_t(count) * std::size_t(shape.extent); }
+
     static int make(const ReductionBuffers& b, Call& call);
 };
 
@@ -71,5 +74,10 @@ int node_handover(NodeView& view, const Call& call, void* buffer, int from, int 
 // Reduce to the leader of node `root_node`.
 int leaders_allreduce(NodeView& view, const Call& call, void* buffer);
 int leaders_reduce(NodeView& view, const Call& call, void* buffer, int root_node);
+
+// The end of a Reduce over several nodes, once each node's partial is in `partial` on its
+// local rank 0: the leaders reduce to the root's node, whose leader hands the result to
+// communicator rank `root` (into its `call.out`).
+int leaders_reduce_to_root(NodeView& view, const Call& call, void* partial, int root);
 
 }  // namespace papshim::node

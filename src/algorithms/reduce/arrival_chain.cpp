@@ -26,10 +26,7 @@ int run_arrival_chain(node::NodeView& view, const ReductionBuffers& buffers, MPI
         partial = root_here ? call.out
                             : schedule::scratch_buffer(view.leader_scratch, 0, call.shape.span(call.count), call.shape);
     if (const int error = node::chain_reduce(view, call, 0, partial, last); error != MPI_SUCCESS) return error;
-    if (view.local_rank == 0)
-        if (const int error = node::leaders_reduce(view, call, partial, root_node); error != MPI_SUCCESS) return error;
-    if (view.node_index != root_node) return MPI_SUCCESS;
-    return node::node_handover(view, call, view.local_rank == 0 ? partial : call.out, 0, root_local);
+    return node::leaders_reduce_to_root(view, call, partial, buffers.root);
 }
 
 }  // namespace papshim::reduce

@@ -25,14 +25,9 @@ int run_dynamic_leader(node::NodeView& view, const ReductionBuffers& buffers, MP
         partial = root_here ? call.out : node::slot_scratch(view.leader_scratch, call);
     bool led = false;
     if (const int error = node::leader_reduce(view, call, partial, false, led); error != MPI_SUCCESS) return error;
-    if (view.local_rank == target) {
-        if (!led) node::copy_partial(view, call, partial);
-        if (view.node_count == 1) return MPI_SUCCESS;
-        if (const int error = node::leaders_reduce(view, call, partial, root_node); error != MPI_SUCCESS) return error;
-    }
-    // Several nodes: the root's node leader hands the result on (the root waits for it).
-    if (view.node_count == 1 || view.node_index != root_node) return MPI_SUCCESS;
-    return node::node_handover(view, call, root_here ? call.out : partial, 0, root_local);
+    if (view.local_rank == target && !led) node::copy_partial(view, call, partial);
+    if (view.node_count == 1) return MPI_SUCCESS;
+    return node::leaders_reduce_to_root(view, call, partial, buffers.root);
 }
 
 }  // namespace papshim::reduce
