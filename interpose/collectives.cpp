@@ -846,9 +846,8 @@ std::optional<Outcome> run_reduction(CommContext& ctx, Collective kind, Reductio
     }
     node::NodeView* view = runtime::node_view(ctx);
     if (!view) return std::nullopt;  // MPI could not make it: native from now on
-    if (algorithm->slot_sized && !fits_slot(b)) {
-        // Too large for the slots: the same family's algorithm for large vectors.
-        algorithm = find_reduction_algorithm(kind, kind == Collective::reduce ? "arrival_chain" : "hierarchical");
+    if (!algorithm->beyond_slot.empty() && !fits_slot(b)) {
+        algorithm = find_reduction_algorithm(kind, algorithm->beyond_slot);
         if (!algorithm) return std::nullopt;
     }
     return Outcome{algorithm->run(*view, b, runtime::private_comm(ctx)), algorithm->name};

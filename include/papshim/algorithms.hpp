@@ -279,7 +279,10 @@ struct ReductionAlgorithm {
     int (*run)(node::NodeView& view, const ReductionBuffers& buffers, MPI_Comm comm);
     bool keeps_rank_order;  // partials are combined in rank order: non-commutative ops may use it
     bool arrival_ordered;   // the reduction order follows arrivals: results vary in the last bits
-    bool slot_sized;        // takes only predefined types whose vector fits a shared-memory slot (PAPSHIM_SHM_SLOT)
+    // Slot-sized: takes only predefined types whose vector fits a shared-memory slot
+    // (PAPSHIM_SHM_SLOT), and names the algorithm of its family that runs the other calls;
+    // empty: takes every call it is given.
+    std::string_view beyond_slot;
     // Plans in rounds that each move one of this many near-equal pieces of the vector
     // (Clairvoyant's segments N), so its round length d is one piece over one link and its
     // reduction: α + (bytes / N)·(β + γ) (spec §4.8, reduction_round_ns). Null: no rounds.

@@ -61,7 +61,7 @@ public:
         : base_(base), local_size_(local_size), slot_bytes_(slot_bytes) {}
 
     static std::size_t bytes_for(int local_size, std::size_t slot_bytes) {
-        return data_offset(local_size) + (std::size_t(local_size) + 1) * slot_bytes;
+        return data_offset(local_size) + (std::size_t(local_size) + 1) * round_up(slot_bytes);
     }
     std::size_t slot_bytes() const { return slot_bytes_; }
 
@@ -86,7 +86,11 @@ public:
         return *reinterpret_cast<BoardCell*>(base_ + board_offset(local_size_, slot) + std::size_t(local_rank) * sizeof(BoardCell));
     }
 
-    std::byte* data(int local_rank) { return base_ + data_offset(local_size_) + std::size_t(local_rank) * slot_bytes_; }
+    // Slots start a line apart whatever PAPSHIM_SHM_SLOT is (1025 is allowed): every type's
+    // elements stay aligned in them as in the caller's buffers, and no two slots share a line.
+    std::byte* data(int local_rank) {
+        return base_ + data_offset(local_size_) + std::size_t(local_rank) * round_up(slot_bytes_);
+    }
     std::byte* result() { return data(local_size_); }
 
     // Local rank 0 constructs every flag before the others look (they wait in a barrier).

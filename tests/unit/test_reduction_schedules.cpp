@@ -97,6 +97,25 @@ TEST_CASE("reduction schedules at larger p") {
             }
 }
 
+// A slot-sized algorithm hands larger vectors to the algorithm it names (interpose): that one
+// must exist in the same collective, take every call (no slot of its own) and keep the
+// reordering properties the caller chose by naming the first.
+TEST_CASE("a slot-sized algorithm names a same-collective algorithm for vectors beyond the slot") {
+    int slot_sized = 0;
+    for (Collective c : {Collective::reduce, Collective::allreduce})
+        for (const auto& a : papshim::reduction_algorithms(c)) {
+            if (a.beyond_slot.empty()) continue;
+            ++slot_sized;
+            INFO(fmt::format("{} {} -> {}", papshim::collective_name(c), a.name, a.beyond_slot));
+            const auto* next = papshim::find_reduction_algorithm(c, a.beyond_slot);
+            REQUIRE(next != nullptr);
+            CHECK(next->beyond_slot.empty());
+            CHECK(next->keeps_rank_order == a.keeps_rank_order);
+            CHECK(next->arrival_ordered == a.arrival_ordered);
+        }
+    CHECK(slot_sized == 2);  // the dynamic leader's Reduce and Allreduce
+}
+
 // The runtime plans a round-based algorithm with d of bytes / round_pieces (reduction_round_ns):
 // that must be the pieces its schedules move, or the plan misjudges how many rounds fit
 // before a late arrival.

@@ -9,21 +9,21 @@
 
 namespace papshim::allreduce {
 
-// name, schedule builder or node state machine, keeps rank order, arrival-ordered, slot-sized,
-// pieces per round (planners in rounds), plans from predicted arrivals, pieces by size
+// name, schedule builder or node state machine, keeps rank order, arrival-ordered, beyond the
+// slot (slot-sized ones), pieces per round (planners in rounds), plans from predicted arrivals, pieces by size
 namespace {
 
 constexpr std::array<ReductionAlgorithm, 10> kAlgorithms{{
-    {"recursive_doubling", build_recursive_doubling, nullptr, true, false, false, nullptr},
-    {"rabenseifner", build_rabenseifner, nullptr, false, false, false, nullptr},
-    {"ring", build_ring, nullptr, false, false, false, nullptr},
-    {"dynamic_leader", nullptr, run_dynamic_leader, false, true, true, nullptr},
-    {"arrival_chain", nullptr, run_arrival_chain, false, true, false, nullptr},
-    {"hierarchical", nullptr, run_hierarchical, false, true, false, nullptr},
-    {"clairvoyant", build_clairvoyant_scatter, nullptr, false, true, false, clairvoyant::reduce_scatter_pieces, true},
-    {"clairvoyant_bcast", build_clairvoyant_bcast, nullptr, false, true, false, clairvoyant::segments_for, true},
-    {"predicted_chain", build_predicted_chain, nullptr, false, true, false, nullptr, true},
-    {"predicted_scatter", build_predicted_scatter, nullptr, false, true, false, nullptr, true, predicted_scatter_segments},
+    {"recursive_doubling", build_recursive_doubling, nullptr, true, false, {}, nullptr},
+    {"rabenseifner", build_rabenseifner, nullptr, false, false, {}, nullptr},
+    {"ring", build_ring, nullptr, false, false, {}, nullptr},
+    {"dynamic_leader", nullptr, run_dynamic_leader, false, true, "hierarchical", nullptr},
+    {"arrival_chain", nullptr, run_arrival_chain, false, true, {}, nullptr},
+    {"hierarchical", nullptr, run_hierarchical, false, true, {}, nullptr},
+    {"clairvoyant", build_clairvoyant_scatter, nullptr, false, true, {}, clairvoyant::reduce_scatter_pieces, true},
+    {"clairvoyant_bcast", build_clairvoyant_bcast, nullptr, false, true, {}, clairvoyant::segments_for, true},
+    {"predicted_chain", build_predicted_chain, nullptr, false, true, {}, nullptr, true},
+    {"predicted_scatter", build_predicted_scatter, nullptr, false, true, {}, nullptr, true, predicted_scatter_segments},
 }};
 
 }  // namespace

@@ -383,7 +383,8 @@ void check(const Comm& c, const Case& k, const Prepared& p, const Outcome& o, Ta
     t.own += own ? 1 : 0;
     if (expect_own(k, c) && !own) fail(t, c, k, "papshim forwarded the call to native MPI");
     // dynamic_leader hands vectors beyond its shared-memory slots (or of derived types) to
-    // the same family's algorithm for them: hierarchical (Allreduce), arrival_chain (Reduce).
+    // the same family's algorithm for them: hierarchical (Allreduce), arrival_chain (Reduce),
+    // as its registry line says (beyond_slot) and the README documents.
     const bool handed_on = k.algorithm == "dynamic_leader" &&
                            o.ran == (k.collective == "reduce" ? "arrival_chain" : "hierarchical");
     if (k.algorithm != "auto" && own && o.ran != k.algorithm && !handed_on)
