@@ -303,8 +303,13 @@ const ReductionAlgorithm* find_reduction_algorithm(Collective collective, std::s
 // The algorithm `auto` runs for a Reduce/Allreduce of `bytes` once the arrivals are
 // imbalanced, before the per-call checks (op, datatype). Empty: nothing that follows the
 // arrivals at this size and layout (auto_reduction_classic's algorithm, or native).
+// `cores_shared`: this node runs more ranks than the CPUs they may use (NodeLoad, measured in
+// MPI_Init: the same on every rank of a node), where the node algorithms win at larger sizes.
 std::string_view auto_reduction_candidate(Collective collective, std::uint64_t bytes, std::uint64_t shm_slot,
-                                          NodeLayout layout);
+                                          NodeLayout layout, bool cores_shared);
+// The largest vector auto gives the dynamic leader on a node whose ranks each have a CPU
+// (docs/benchmarks.md, "A core per rank: the dynamic leader up to 512 KiB").
+inline constexpr std::uint64_t kAutoLeaderOwnCoresMaxBytes = 512 << 10;
 // The algorithm of papshim's own `auto` runs for a Reduce/Allreduce of `bytes` over `ranks`
 // laid out as `layout` wherever it runs no plan (balanced arrivals, a call it does not
 // follow, no trusted plan): across nodes from kAutoReductionClassicMinRanks ranks, the

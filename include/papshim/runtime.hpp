@@ -128,7 +128,7 @@ struct State {
     MPI_Comm self = MPI_COMM_NULL;
     double clock_offset = 0.0;       // local_now() + offset = global time
     double clock_max_rtt = 0.0;
-    NodeLoad node_load;              // this rank's node at MPI_Init (measured where tracing or waits need it)
+    NodeLoad node_load;              // this rank's node at MPI_Init (measured in every mode but off)
     // Each world rank's node, named by its lowest world rank (map_world_nodes at MPI_Init,
     // where `auto` may ask for layouts): a communicator's layout without a message. Empty:
     // not made, or MPI could not make it on some rank.

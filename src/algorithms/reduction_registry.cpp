@@ -28,7 +28,7 @@ const ReductionAlgorithm* find_reduction_algorithm(Collective collective, std::s
 }
 
 std::string_view auto_reduction_candidate(Collective collective, std::uint64_t bytes, std::uint64_t shm_slot,
-                                          NodeLayout layout) {
+                                          NodeLayout layout, bool cores_shared) {
     // Measured on the emulated 1 Gbit/s network, p = 8, one rank per node (docs/benchmarks.md,
     // "predicted_scatter"; data/sweep-ar-scatter-4abea10-*): under one late rank or a
     // staircase, auto with the predicted scatter has 0.39-0.79x native's excess from 512 KiB
@@ -86,7 +86,14 @@ std::string_view auto_reduction_candidate(Collective collective, std::uint64_t b
     // where the chain auto ran from 256 KiB took 0.49-1.47x and the binomial tree 0.63-1.08x;
     // less still at p = 8 and on MPICH. Above the slot the chain from 256 KiB, as before (it
     // lost to native at 64 KiB, up to 1.35x, and won from 1 MiB under one late rank, 0.59-0.91x).
+    // All of that with 4 and 8 ranks on 2 cores. With a core per rank (p = 2 here, both MPIs;
+    // docs/benchmarks.md, "A core per rank: the dynamic leader up to 512 KiB") the leader's
+    // Allreduce took 0.72-0.98x native's ē under 10 tau from 64 to 512 KiB and 1.10-1.35x at
+    // 1 MiB (balanced 0.55-0.97x, then 1.53-1.95x); its Reduce 0.95-1.10x on Open MPI and
+    // 0.08-0.80x on MPICH to 512 KiB; the chain's Reduce 1.24-1.46x on Open MPI. So there the
+    // leader up to 512 KiB and nothing above it.
     constexpr std::uint64_t chain_min_bytes = 256 * 1024;
+    if (!cores_shared) return bytes <= std::min(shm_slot, kAutoLeaderOwnCoresMaxBytes) ? "dynamic_leader" : "";
     if (bytes <= shm_slot) return "dynamic_leader";
     if (collective == Collective::reduce && bytes >= chain_min_bytes) return "arrival_chain";
     return {};

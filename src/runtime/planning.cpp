@@ -35,9 +35,9 @@ plan::Follow auto_cadence(std::uint8_t collective, std::uint64_t bytes, int rank
             return plan::Follow::every_call;
         return plan::Follow::no;
     }
-    return bytes >= kSampledMinBytes && !auto_reduction_candidate(kind, bytes, state().config.shm_slot, layout).empty()
-               ? plan::Follow::sampled
-               : plan::Follow::no;
+    const std::string_view candidate =
+        auto_reduction_candidate(kind, bytes, state().config.shm_slot, layout, state().node_load.oversubscribed());
+    return bytes >= kSampledMinBytes && !candidate.empty() ? plan::Follow::sampled : plan::Follow::no;
 }
 
 }  // namespace

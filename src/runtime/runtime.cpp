@@ -205,8 +205,11 @@ void initialise(const AlgorithmNames& names, bool thread_multiple) {
     // test-and-yield loop there (docs/benchmarks.md, "Waiting on an oversubscribed node").
     const bool mpi_yields_itself = std::string_view(PAPSHIM_MPI_NAME) == "openmpi";
     const bool measure_waits = s.config.wait == "auto" && !mpi_yields_itself && s.config.mode != Mode::off;
-    // The trace's meta.txt says whether rank 0's node was oversubscribed (the report warns).
-    if (measure_waits || s.config.tracing()) s.node_load = node_load(s.world);
+    // The trace's meta.txt says whether rank 0's node was oversubscribed (the report warns),
+    // and auto's one-node Reduce/Allreduce rules depend on it (auto_reduction_candidate): in
+    // every mode but off (papshim_set_mode may switch to dispatch later; off then leaves the
+    // rules for a core per rank).
+    if (s.config.mode != Mode::off) s.node_load = node_load(s.world);
     if (s.config.wait == "yield")
         set_wait_policy(WaitPolicy::yield);
     else if (measure_waits)
