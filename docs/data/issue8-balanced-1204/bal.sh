@@ -8,6 +8,10 @@
 # the method reads where nothing differs.
 # Usage: bal.sh   (from this directory; builds in ../../../build/{openmpi,mpich})
 top=$(cd ../../.. && pwd)
+# OVERSUB= (empty) launches Open MPI without --oversubscribe, which otherwise also sets its
+# yield-when-idle mode; those runs are tagged -nooversub.
+OVERSUB=${OVERSUB---oversubscribe}
+suffix=$([ -z "$OVERSUB" ] && echo -nooversub)
 BAL="--suite sweep --algorithms native,auto --patterns one-late --delays 0 --warmup 20 --iterations ${ITER:-300} --bytes 8,64K,1M,4M"
 for case in ${CASES:-openmpi:2 mpich:2 openmpi:4 mpich:4}; do
   IFS=: read mpi np <<< "$case"
@@ -15,10 +19,10 @@ for case in ${CASES:-openmpi:2 mpich:2 openmpi:4 mpich:4}; do
   for c in allreduce reduce; do
     for r in 1 2; do
       for mode in dispatch off; do
-        tag=$mpi-np$np-$c-$mode-$r
+        tag=$mpi$([ $mpi = openmpi ] && echo "$suffix")-np$np-$c-$mode-$r
         echo "== $tag $(date +%T)"
         if [ $mpi = openmpi ]; then
-          PAPSHIM_MODE=$mode mpiexec.openmpi --allow-run-as-root --oversubscribe --mca mtl ^ofi,psm,psm2 -x PAPSHIM_MODE \
+          PAPSHIM_MODE=$mode mpiexec.openmpi --allow-run-as-root $OVERSUB --mca mtl ^ofi,psm,psm2 -x PAPSHIM_MODE \
             -n $np $B/bin/papshim-bench $BAL --collective $c --json $tag.json > $tag.log 2>&1 || echo "   FAILED rc=$?"
         else
           mpiexec.mpich -n $np -genv PAPSHIM_MODE $mode $B/bin/papshim-bench $BAL --collective $c --json $tag.json > $tag.log 2>&1 \
