@@ -308,7 +308,7 @@ const ReductionAlgorithm* find_reduction_algorithm(Collective collective, std::s
 std::string_view auto_reduction_candidate(Collective collective, std::uint64_t bytes, std::uint64_t shm_slot,
                                           NodeLayout layout, bool cores_shared);
 // The largest vector auto gives the dynamic leader on a node whose ranks each have a CPU
-// (docs/benchmarks.md, "A core per rank: the dynamic leader up to 512 KiB").
+// (docs/benchmarks.md, "Issue 8 at one build", its part "A core per rank").
 inline constexpr std::uint64_t kAutoLeaderOwnCoresMaxBytes = 512 << 10;
 // The algorithm of papshim's own `auto` runs for a Reduce/Allreduce of `bytes` over `ranks`
 // laid out as `layout` wherever it runs no plan (balanced arrivals, a call it does not

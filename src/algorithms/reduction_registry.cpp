@@ -87,11 +87,13 @@ std::string_view auto_reduction_candidate(Collective collective, std::uint64_t b
     // less still at p = 8 and on MPICH. Above the slot the chain from 256 KiB, as before (it
     // lost to native at 64 KiB, up to 1.35x, and won from 1 MiB under one late rank, 0.59-0.91x).
     // All of that with 4 and 8 ranks on 2 cores. With a core per rank (p = 2 here, both MPIs;
-    // docs/benchmarks.md, "A core per rank: the dynamic leader up to 512 KiB") the leader's
-    // Allreduce took 0.72-0.98x native's ē under 10 tau from 64 to 512 KiB and 1.10-1.35x at
-    // 1 MiB (balanced 0.55-0.97x, then 1.53-1.95x); its Reduce 0.95-1.10x on Open MPI and
-    // 0.08-0.80x on MPICH to 512 KiB; the chain's Reduce 1.24-1.46x on Open MPI. So there the
-    // leader up to 512 KiB and nothing above it.
+    // docs/benchmarks.md, "Issue 8 at one build", "A core per rank") the leader's
+    // Allreduce took 0.72-0.98x native's ē under 10 tau from 64 to 512 KiB; from 1 MiB
+    // 0.82-1.06x on Open MPI (launched without --oversubscribe, as with a CPU per rank; with it,
+    // Open MPI's yield-when-idle mode, 1.10-1.35x) and 1.00-1.28x on MPICH; its Reduce
+    // 0.88-1.10x on Open MPI and 0.08-0.80x on MPICH to 512 KiB; the chain's Reduce
+    // 1.23-1.46x on Open MPI. So there the leader up to 512 KiB, where both MPIs gain, and
+    // nothing above it, where following the calls gains nothing.
     constexpr std::uint64_t chain_min_bytes = 256 * 1024;
     if (!cores_shared) return bytes <= std::min(shm_slot, kAutoLeaderOwnCoresMaxBytes) ? "dynamic_leader" : "";
     if (bytes <= shm_slot) return "dynamic_leader";
