@@ -35,9 +35,11 @@ plan::Follow auto_cadence(std::uint8_t collective, std::uint64_t bytes, int rank
             return plan::Follow::every_call;
         return plan::Follow::no;
     }
-    const std::string_view candidate =
-        auto_reduction_candidate(kind, bytes, state().config.shm_slot, layout, state().node_load.oversubscribed());
-    return bytes >= kSampledMinBytes && !candidate.empty() ? plan::Follow::sampled : plan::Follow::no;
+    if (bytes < kSampledMinBytes) return plan::Follow::no;
+    const bool cores_shared = state().node_load.oversubscribed();
+    return auto_reduction_candidate(kind, bytes, state().config.shm_slot, layout, cores_shared).empty()
+               ? plan::Follow::no
+               : plan::Follow::sampled;
 }
 
 }  // namespace
