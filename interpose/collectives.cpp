@@ -148,22 +148,17 @@ std::uint64_t vector_bytes(std::int64_t count, MPI_Datatype type) {
     return type == MPI_DATATYPE_NULL || count < 0 ? kSizeUnknown : std::uint64_t(count) * type_size(type);
 }
 
-// Inter-communicators' calls go to MPI whatever their size, so their quick bytes are 0: a
-// block size there is the other group's, and the two groups must take the same path.
+// Inter-communicators' calls go to MPI whatever their size (handle(), after the size): a
+// block size there is the other group's, and the root group's MPI_PROC_NULL ranks of a Reduce
+// may pass any count and type, so the two groups must take the same path, and taking the full
+// path on some ranks only would hang the context's duplicate.
 bool inter_communicator(MPI_Comm comm) {
     int inter = 0;
     return PMPI_Comm_test_inter(comm, &inter) == MPI_SUCCESS && inter != 0;
 }
 
-// The quick bytes of an Allgather (its block) or a Reduce/Allreduce (its vector). On an
-// inter-communicator 0 for all: the root group's MPI_PROC_NULL ranks of a Reduce may pass any
-// count and type, and taking the full path on some ranks only would hang the context's
-// duplicate.
-std::uint64_t quick_vector_bytes(MPI_Comm comm, std::int64_t count, MPI_Datatype type) {
-    return inter_communicator(comm) ? 0 : vector_bytes(count, type);
-}
-
-// An Allgatherv's mean block in bytes, as choose_allgather reckons it (total / ranks).
+// An Allgatherv's mean block in bytes, as choose_allgather reckons it (total / ranks); 0 on an
+// inter-communicator, whose recvcounts has the other group's length.
 template <class Count>
 std::uint64_t mean_block_bytes(MPI_Comm comm, const Count* recvcounts, MPI_Datatype recvtype) {
     if (inter_communicator(comm)) return 0;
@@ -225,48 +220,95 @@ int profile(Collective kind, MPI_Comm comm, const void* caller, Native&& native,
     return result;
 }
 
-// The common path of every handler. `native` forwards to PMPI; `own` runs papshim's
-// algorithm and returns nullopt when the call must go native (decided before any message);
-// `describe` gives the call's shape, or nullopt for arguments MPI would reject; `quick_bytes`
-// the call's total bytes (an Allgather(v)'s mean block) where that needs no context, else
-// kSizeUnknown; `valid_handles` whether MPI accepts the call's datatypes (valid_type), checked
-// before any of the others asks MPI about them (run_reduction checks the op where it first
-// asks about it). Profile mode asks only after the native call succeeded.
-template <class Native, class Own, class Describe, class QuickBytes, class ValidHandles>
+// What papshim_get_last_algorithm says after a call that went to MPI: through `ctx` when
+// there is one, else (`remember`) an attribute of the communicator.
+inline void note_native_call(Collective kind, MPI_Comm comm, CommContext* ctx, bool remember) {
+    if (ctx) ctx->last_algorithm[std::size_t(kind)].store("native", std::memory_order_relaxed);
+    else if (remember) runtime::remember_native_call(comm, kind);
+}
+
+// The fast path, before the handler proper: whether this call goes to MPI untouched (no
+// context, no clock), its bookkeeping done. Its common case is forwards_at_once, which the
+// handlers test first. `quick_bytes` gives the call's total bytes (an Allgather(v)'s mean
+// block) where that needs no context, else kSizeUnknown; `valid_handles` whether MPI accepts
+// the call's datatypes (valid_type), asked before anything else about them.
+template <class QuickBytes, class ValidHandles>
+[[gnu::always_inline]] inline bool forwards(Collective kind, MPI_Comm comm, QuickBytes&& quick_bytes,
+                                            ValidHandles&& valid_handles) {
+    const Mode mode = runtime::mode();
+    if (mode == Mode::off || comm == MPI_COMM_NULL) return true;
+    if (mode != Mode::dispatch || runtime::records_in(mode)) return false;
+    // Calls whose algorithm is native whatever the arrivals.
+    const runtime::NativeBelow fast = runtime::native_below(kind, comm);
+    if (fast.bytes == 0) return false;
+    if (fast.bytes == runtime::kAllCalls) {
+        note_native_call(kind, comm, fast.ctx, false);
+        return true;
+    }
+    // Arguments MPI rejects (an invalid handle; kSizeUnknown) go native here too: on the full
+    // path this rank alone would make the communicator's context, a collective that the ranks
+    // on this path never join, where the native call returns its error without a message.
+    // Below a threshold (auto) the communicator's larger calls may have run papshim's own
+    // algorithm, so its context, if it has one, says what ran; without one (no larger call
+    // yet), an attribute remembers the native call. Creating the context here cost every new
+    // communicator a duplicate and a broadcast.
+    if (!valid_handles()) {
+        note_native_call(kind, comm, runtime::existing_context(comm), true);
+        return true;
+    }
+    const std::uint64_t bytes = quick_bytes();
+    // The inter-communicator test (an MPI call) last: a small call is native either way.
+    if (bytes != kSizeUnknown && bytes >= fast.bytes && !inter_communicator(comm)) return false;
+    note_native_call(kind, comm, fast.ctx ? fast.ctx : runtime::existing_context(comm), true);
+    return true;
+}
+
+// forwards()'s common case, decided without calling anything, so that a handler that takes
+// it jumps straight to PMPI: the communicator's context and the type are this thread's last
+// ones, nothing traced. An 8-byte Allreduce under `auto` then costs papshim 53-60
+// instructions instead of 213-244 (callgrind; docs/benchmarks.md, "The forwarded call's
+// cost"). True: the call goes to MPI, its bookkeeping done; false: forwards() decides.
+// `types_match`: the call's other datatype needs no check (a reduction; an Allgather in place
+// or sending its receive type).
+[[gnu::always_inline]] inline bool forwards_at_once(Collective kind, MPI_Comm comm, std::int64_t count,
+                                                    MPI_Datatype type, bool types_match) {
+    if (runtime::mode() != Mode::dispatch || runtime::hot::trace_enabled.load(std::memory_order_relaxed)) return false;
+    CommContext* const ctx = runtime::hot::cached_context(comm);
+    // runtime::native_below's answer: the context's where some communicator has a choice.
+    const bool chosen = runtime::hot::any_override.load(std::memory_order_relaxed);
+    if (chosen && !ctx) return false;
+    const std::uint64_t below = chosen ? ctx->native_below[std::size_t(kind)].load(std::memory_order_acquire)
+                                       : runtime::hot::configured_native_below[std::size_t(kind)];
+    if (below == runtime::kAllCalls) {
+        if (chosen) ctx->last_algorithm[std::size_t(kind)].store("native", std::memory_order_relaxed);
+        return true;
+    }
+    const LastType last = last_type;
+    if (below == 0 || !ctx || !types_match || last.size < 0 || last.type != type || count < 0 ||
+        std::uint64_t(count) * std::uint64_t(last.size) >= below)
+        return false;
+    ctx->last_algorithm[std::size_t(kind)].store("native", std::memory_order_relaxed);
+    return true;
+}
+
+// The common path of every handler, for the calls forwards() does not take. `native` forwards
+// to PMPI; `own` runs papshim's algorithm and returns nullopt when the call must go native
+// (decided before any message); `describe` gives the call's shape, or nullopt for arguments
+// MPI would reject; `valid_handles` as for forwards(), checked before any of the others asks
+// MPI about the datatypes (run_reduction checks the op where it first asks about it).
+// Profile mode asks only after the native call succeeded.
+template <class Native, class Own, class Describe, class ValidHandles>
 int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, Own&& own, Describe&& describe,
-           QuickBytes&& quick_bytes, ValidHandles&& valid_handles) {
+           ValidHandles&& valid_handles) {
     const Mode mode = runtime::mode();
     if (mode == Mode::off || comm == MPI_COMM_NULL) return native();
     if (mode == Mode::profile) return profile(kind, comm, caller, native, describe);
     const bool traced = runtime::records_in(mode);
-    // The native call without creating a context: papshim_get_last_algorithm still says native,
-    // through `ctx` when there is one, else (`remember`) an attribute of the communicator.
-    const auto native_without_context = [&](CommContext* ctx, bool remember) {
-        if (ctx) ctx->last_algorithm[std::size_t(kind)].store("native", std::memory_order_relaxed);
-        else if (remember) runtime::remember_native_call(comm, kind);
+    // A handle MPI does not know: the native call and its error, nothing else asked of MPI.
+    const auto invalid_handles = [&] {
+        note_native_call(kind, comm, runtime::existing_context(comm), true);
         return native();
     };
-    // A handle MPI does not know: the native call and its error, nothing else asked of MPI.
-    const auto invalid_handles = [&] { return native_without_context(runtime::existing_context(comm), true); };
-    if (!traced && mode == Mode::dispatch) {
-        // Calls whose algorithm is native whatever the arrivals: no context, no clock.
-        const runtime::NativeBelow fast = runtime::native_below(kind, comm);
-        // Arguments MPI rejects (kSizeUnknown) go native here too: on the full path this rank
-        // alone would make the communicator's context, a collective that the ranks on this
-        // path never join, where the native call returns its error without a message.
-        const bool threshold = fast.bytes != runtime::kAllCalls && fast.bytes != 0;
-        if (threshold && !valid_handles()) return invalid_handles();
-        const std::uint64_t bytes = threshold ? quick_bytes() : 0;
-        const bool below = threshold && (bytes == kSizeUnknown || bytes < fast.bytes);
-        if (fast.bytes == runtime::kAllCalls || below) {
-            // Skipping the handler skips its bookkeeping; papshim_get_last_algorithm stays true.
-            // Below a threshold (auto) the communicator's larger calls may have run papshim's
-            // own algorithm, so its context, if it has one, says what ran; without one (no
-            // larger call yet), an attribute remembers the native call. Creating the context
-            // here cost every new communicator a duplicate and a broadcast.
-            return native_without_context(below && !fast.ctx ? runtime::existing_context(comm) : fast.ctx, below);
-        }
-    }
     if (!valid_handles()) return invalid_handles();
 
     // Read before anything that may synchronise the ranks: a communicator's first call creates
@@ -901,9 +943,15 @@ bool gather_types_valid(const void* sendbuf, MPI_Datatype sendtype, MPI_Datatype
     return (sendbuf == MPI_IN_PLACE || valid_type(sendtype)) && valid_type(recvtype);
 }
 
+// The handlers' full paths (forwards(), then handle()), one per family of routines: out of
+// line, so that the handlers' quick path (forwards_at_once) needs no stack frame.
 template <class Count, class Native>
-int allgather_call(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf, Count recvcount,
-                   MPI_Datatype recvtype, MPI_Comm comm, const void* caller, Native&& native) {
+[[gnu::noinline]] int allgather_call(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                     Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, const void* caller,
+                                     Native&& native) {
+    const auto types_valid = [&] { return gather_types_valid(sendbuf, sendtype, recvtype); };
+    if (forwards(Collective::allgather, comm, [&] { return vector_bytes(recvcount, recvtype); }, types_valid))
+        return native();
     return handle(
         Collective::allgather, comm, caller, native,
         [&](CommContext& ctx, const Planning& planning) -> std::optional<Outcome> {
@@ -918,14 +966,17 @@ int allgather_call(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, 
             const std::uint64_t block = std::uint64_t(recvcount) * type_size(recvtype);
             return Shape{.bytes = block * std::uint64_t(ctx.size), .segment = block};
         },
-        [&] { return quick_vector_bytes(comm, recvcount, recvtype); },
-        [&] { return gather_types_valid(sendbuf, sendtype, recvtype); });
+        types_valid);
 }
 
 template <class Count, class Displacement, class Native>
-int allgatherv_call(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
-                    const Count* recvcounts, const Displacement* displs, MPI_Datatype recvtype, MPI_Comm comm,
-                    const void* caller, Native&& native) {
+[[gnu::noinline]] int allgatherv_call(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                      const Count* recvcounts, const Displacement* displs, MPI_Datatype recvtype,
+                                      MPI_Comm comm, const void* caller, Native&& native) {
+    const auto types_valid = [&] { return gather_types_valid(sendbuf, sendtype, recvtype); };
+    if (forwards(Collective::allgatherv, comm, [&] { return mean_block_bytes(comm, recvcounts, recvtype); },
+                 types_valid))
+        return native();
     return handle(
         Collective::allgatherv, comm, caller, native,
         [&](CommContext& ctx, const Planning& planning) -> std::optional<Outcome> {
@@ -962,14 +1013,16 @@ int allgatherv_call(const void* sendbuf, Count sendcount, MPI_Datatype sendtype,
             }
             return Shape{.bytes = total, .segment = largest, .blocks = block_bytes};
         },
-        [&] { return mean_block_bytes(comm, recvcounts, recvtype); },
-        [&] { return gather_types_valid(sendbuf, sendtype, recvtype); });
+        types_valid);
 }
 
 // A Reduce (its root as the caller gave it) or an Allreduce (root -1).
 template <class Count, class Native>
-int reduction_call(Collective kind, const void* sendbuf, void* recvbuf, Count count, MPI_Datatype datatype,
-                   MPI_Op op, int root, MPI_Comm comm, const void* caller, Native&& native) {
+[[gnu::noinline]] int reduction_call(Collective kind, const void* sendbuf, void* recvbuf, Count count,
+                                     MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, const void* caller,
+                                     Native&& native) {
+    const auto type_valid = [&] { return valid_type(datatype); };
+    if (forwards(kind, comm, [&] { return vector_bytes(count, datatype); }, type_valid)) return native();
     return handle(
         kind, comm, caller, native,
         [&](CommContext& ctx, const Planning& planning) -> std::optional<Outcome> {
@@ -981,42 +1034,55 @@ int reduction_call(Collective kind, const void* sendbuf, void* recvbuf, Count co
             if (bytes == kSizeUnknown) return std::nullopt;
             return Shape{.bytes = bytes, .root = root, .op = runtime::op_index(op)};
         },
-        [&] { return quick_vector_bytes(comm, count, datatype); },
-        [&] { return valid_type(datatype); });
+        type_valid);
 }
 
 }  // namespace
 
+// Each handler: forwards_at_once() and the native call at once, else the full path with the
+// native call as a closure. The closure is made on the full path only: declared before the
+// test, its stores and a stack frame cost the forwarded call a dozen instructions.
 int allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
               MPI_Datatype recvtype, MPI_Comm comm, const void* caller) {
-    return allgather_call(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, caller, [&] {
+    if (forwards_at_once(Collective::allgather, comm, recvcount, recvtype,
+                         sendbuf == MPI_IN_PLACE || sendtype == recvtype))
+        return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    return allgather_call(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, caller, [=] {
         return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     });
 }
 
+// No quick path: its size is a sum over the ranks' counts.
 int allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int* recvcounts,
                const int* displs, MPI_Datatype recvtype, MPI_Comm comm, const void* caller) {
-    return allgatherv_call(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, caller, [&] {
+    return allgatherv_call(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, caller, [=] {
         return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
     });
 }
 
 int reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
            const void* caller) {
+    if (forwards_at_once(Collective::reduce, comm, count, datatype, true))
+        return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
     return reduction_call(Collective::reduce, sendbuf, recvbuf, count, datatype, op, root, comm, caller,
-                          [&] { return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm); });
+                          [=] { return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm); });
 }
 
 int allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
               const void* caller) {
+    if (forwards_at_once(Collective::allreduce, comm, count, datatype, true))
+        return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
     return reduction_call(Collective::allreduce, sendbuf, recvbuf, count, datatype, op, -1, comm, caller,
-                          [&] { return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm); });
+                          [=] { return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm); });
 }
 
 #ifdef PAPSHIM_LARGE_COUNT
 int allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
                 MPI_Datatype recvtype, MPI_Comm comm, const void* caller) {
-    return allgather_call(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, caller, [&] {
+    if (forwards_at_once(Collective::allgather, comm, recvcount, recvtype,
+                         sendbuf == MPI_IN_PLACE || sendtype == recvtype))
+        return PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    return allgather_call(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, caller, [=] {
         return PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     });
 }
@@ -1024,21 +1090,25 @@ int allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
 int allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                  const MPI_Count* recvcounts, const MPI_Aint* displs, MPI_Datatype recvtype, MPI_Comm comm,
                  const void* caller) {
-    return allgatherv_call(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, caller, [&] {
+    return allgatherv_call(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, caller, [=] {
         return PMPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
     });
 }
 
 int reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root,
              MPI_Comm comm, const void* caller) {
+    if (forwards_at_once(Collective::reduce, comm, count, datatype, true))
+        return PMPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm);
     return reduction_call(Collective::reduce, sendbuf, recvbuf, count, datatype, op, root, comm, caller,
-                          [&] { return PMPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm); });
+                          [=] { return PMPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm); });
 }
 
 int allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
                 MPI_Comm comm, const void* caller) {
+    if (forwards_at_once(Collective::allreduce, comm, count, datatype, true))
+        return PMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm);
     return reduction_call(Collective::allreduce, sendbuf, recvbuf, count, datatype, op, -1, comm, caller,
-                          [&] { return PMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm); });
+                          [=] { return PMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm); });
 }
 #endif
 

@@ -140,7 +140,6 @@ struct State {
     LinkModel link;
     int keyval = MPI_KEYVAL_INVALID;
     int native_calls_keyval = MPI_KEYVAL_INVALID;  // remember_native_call's attribute
-    std::atomic<bool> any_override{false};  // some communicator has a papshim_set_algorithm choice
 };
 
 // Function-local, so it exists before any static initialiser asks for it; inline, because
@@ -157,6 +156,37 @@ struct State {
 // MPI_Init has finished and after MPI_Finalize has started.
 inline std::atomic<Mode> current_mode{Mode::off};
 inline Mode mode() { return current_mode.load(std::memory_order_relaxed); }
+
+// What the fast path reads on every intercepted call, defined here so that the handlers
+// inline it: as calls into the runtime library they took about 70 of the 213 instructions
+// papshim added to an 8-byte Allreduce it forwarded (callgrind; docs/benchmarks.md, "The
+// forwarded call's cost").
+namespace hot {
+// Whether the trace is open (tracing()).
+inline std::atomic<bool> trace_enabled{false};
+// Some communicator has a papshim_set_algorithm choice.
+inline std::atomic<bool> any_override{false};
+// native_below's thresholds from the configuration (configure()), for communicators without
+// a papshim_set_algorithm choice.
+inline std::array<std::uint64_t, collective_count> configured_native_below{};
+// Thread-local one-entry cache of the last context; `context_generation` invalidates it when
+// any context is freed (a handle may be reused by a new communicator). Empty until its first
+// lookup: its generation starts at a value the counter never reaches.
+struct LastContext {
+    MPI_Comm comm{};  // not MPI_COMM_NULL: Open MPI's is no constant expression (PAPSHIM_STARTUP_TLS)
+    CommContext* ctx = nullptr;
+    std::uint64_t generation = ~std::uint64_t{0};
+};
+static_assert(std::is_trivially_destructible_v<LastContext>, "PAPSHIM_STARTUP_TLS");
+PAPSHIM_STARTUP_TLS inline thread_local LastContext last_context;
+inline std::atomic<std::uint64_t> context_generation{0};
+// The cached context of `comm`, or nullptr when the cache holds another (or none).
+inline CommContext* cached_context(MPI_Comm comm) {
+    const LastContext& last = last_context;
+    return last.comm == comm && last.generation == context_generation.load(std::memory_order_acquire) ? last.ctx
+                                                                                                        : nullptr;
+}
+}  // namespace hot
 
 // Called by MPI_Init/MPI_Init_thread after PMPI_Init succeeded. Validates the configuration
 // collectively; on invalid or inconsistent configuration prints one line and exits.
@@ -243,7 +273,11 @@ void run_natively(CommContext& ctx, int error, std::string_view what);
 // path), where no caller still reads the old one.
 void settle_native(CommContext& ctx);
 // The context if `comm` already has one (no communication), else nullptr.
-CommContext* existing_context(MPI_Comm comm);
+CommContext* look_up_context(MPI_Comm comm);
+inline CommContext* existing_context(MPI_Comm comm) {
+    CommContext* const cached = hot::cached_context(comm);
+    return cached ? cached : look_up_context(comm);
+}
 // Around PMPI_Comm_free/PMPI_Comm_disconnect of `comm` (the hooks): collectives that delete
 // callbacks call on it meanwhile keep (or get) a context that is freed by end_free() once
 // the free has returned, instead of one attached to the dying communicator. begin_free says
@@ -263,7 +297,10 @@ std::string_view algorithm_for(CommContext& ctx, Collective collective);
 
 // Whether calls made in `mode` are recorded: always in profile mode (if the trace is
 // open); in dispatch mode only when the job was configured as dispatch with a trace dir.
-bool records_in(Mode mode);
+inline bool records_in(Mode mode) {
+    if (!hot::trace_enabled.load(std::memory_order_relaxed)) return false;
+    return mode == Mode::profile || (mode == Mode::dispatch && state().config.mode == Mode::dispatch);
+}
 // The fast path: calls of `collective` on `comm` of fewer than `bytes` bytes forward to native
 // without the handler (kAllCalls: every call; 0: none). From the algorithm chosen for `comm`
 // (configured, or papshim_set_algorithm's), so identical on every member. `ctx`: the
@@ -273,7 +310,12 @@ struct NativeBelow {
     std::uint64_t bytes = 0;
     CommContext* ctx = nullptr;
 };
-NativeBelow native_below(Collective collective, MPI_Comm comm);
+NativeBelow chosen_native_below(Collective collective, MPI_Comm comm);  // some communicator has a choice
+inline NativeBelow native_below(Collective collective, MPI_Comm comm) {
+    if (!hot::any_override.load(std::memory_order_relaxed))
+        return {hot::configured_native_below[std::size_t(collective)], nullptr};
+    return chosen_native_below(collective, comm);
+}
 // The same for an algorithm name on a communicator of `policy` (configuration, update_policy).
 std::uint64_t native_below(Collective collective, std::string_view choice, const plan::Policy& policy);
 // Rank 0's `value` on every rank of `comm` (collective).
@@ -284,7 +326,7 @@ void set_algorithm(CommContext& ctx, Collective collective, std::string name);
 bool valid_algorithm_name(Collective collective, std::string_view name);
 
 // Tracing: the call site of the current call and the record sink.
-bool tracing();
+inline bool tracing() { return hot::trace_enabled.load(std::memory_order_relaxed); }
 // Records one call; identifies its call site from `caller` under the same lock.
 void record(const trace::Record& r, const void* caller);
 std::uint8_t algorithm_index(std::string_view name);

@@ -23,17 +23,7 @@ std::mutex contexts_lock;               // guards live_contexts and the ordinal 
 std::vector<CommContext*> live_contexts;
 std::uint32_t led_communicators = 0;    // communicators this process created as rank 0
 
-// Thread-local one-entry cache of the last context; `generation` invalidates it when any
-// context is freed (a handle may be reused by a new communicator).
-std::atomic<std::uint64_t> generation{0};
-// Empty until its first lookup: `generation` starts at a value the counter never reaches.
-struct LastContext {
-    MPI_Comm comm{};  // not MPI_COMM_NULL: Open MPI's is no constant expression (PAPSHIM_STARTUP_TLS)
-    CommContext* ctx = nullptr;
-    std::uint64_t generation = ~std::uint64_t{0};
-};
-static_assert(std::is_trivially_destructible_v<LastContext>, "PAPSHIM_STARTUP_TLS");
-PAPSHIM_STARTUP_TLS thread_local LastContext last_context;
+using hot::LastContext, hot::last_context;
 
 // The communicators this thread is freeing (the MPI_Comm_free and MPI_Comm_disconnect hooks;
 // MPI_COMM_SELF while MPI_Finalize deletes its attributes), innermost last, with the context
@@ -93,7 +83,7 @@ void free_context(CommContext* ctx) {
         std::lock_guard guard(contexts_lock);
         live_contexts.erase(std::remove(live_contexts.begin(), live_contexts.end(), ctx), live_contexts.end());
     }
-    generation.fetch_add(1, std::memory_order_release);
+    hot::context_generation.fetch_add(1, std::memory_order_release);
     ctx->planner.reset();  // completes an exchange in flight (collective, like this callback)
     if (ctx->nodes) {
         if (ctx->nodes->window != MPI_WIN_NULL) PMPI_Win_free(&ctx->nodes->window);
@@ -196,7 +186,7 @@ void describe_new_communicator(CommContext& ctx) {
 
 CommContext& context(MPI_Comm comm) {
     const LastContext& last = last_context;
-    const auto gen = generation.load(std::memory_order_acquire);
+    const auto gen = hot::context_generation.load(std::memory_order_acquire);
     if (last.comm == comm && last.generation == gen) return *last.ctx;
     return find_or_create_context(comm, gen);
 }
@@ -425,7 +415,7 @@ void run_natively(CommContext& ctx, int error, std::string_view what) {
 #endif
     CommContext::Own usable = CommContext::Own::usable;
     if (!ctx.own.compare_exchange_strong(usable, CommContext::Own::failed)) return;
-    state().any_override.store(true);
+    hot::any_override.store(true);
     for (auto& algorithm : ctx.algorithm) algorithm.store("native", std::memory_order_release);
     static std::atomic<bool> said{false};
     if (ctx.rank == 0 && !said.exchange(true))
@@ -441,9 +431,7 @@ void settle_native(CommContext& ctx) {
     if (ctx.own.compare_exchange_strong(failed, CommContext::Own::settled)) update_policy(ctx);
 }
 
-CommContext* existing_context(MPI_Comm comm) {
-    const LastContext& last = last_context;  // the fast path's lookup, on every call of a chosen communicator
-    if (last.comm == comm && last.generation == generation.load(std::memory_order_acquire)) return last.ctx;
+CommContext* look_up_context(MPI_Comm comm) {
     void* value = nullptr;
     int found = 0;
     PMPI_Comm_get_attr(comm, state().keyval, &value, &found);
@@ -486,7 +474,7 @@ bool native_call_seen(MPI_Comm comm, Collective collective) {
 }
 
 std::string_view algorithm_for(CommContext& ctx, Collective collective) {
-    if (state().any_override.load(std::memory_order_relaxed))
+    if (hot::any_override.load(std::memory_order_relaxed))
         if (const char* chosen = ctx.algorithm[std::size_t(collective)].load(std::memory_order_acquire)) return chosen;
     return state().config.algorithm[std::size_t(collective)];
 }
@@ -507,7 +495,7 @@ const char* static_name(Collective collective, std::string_view name) {
 }  // namespace
 
 void set_algorithm(CommContext& ctx, Collective collective, std::string name) {
-    state().any_override.store(true);
+    hot::any_override.store(true);
     // papshim_set_algorithm validated the name; an unknown one leaves the configured choice.
     ctx.algorithm[std::size_t(collective)].store(static_name(collective, name), std::memory_order_release);
     update_policy(ctx);

@@ -21,7 +21,6 @@ namespace papshim::runtime {
 namespace {
 
 AlgorithmNames known_names;
-std::array<std::uint64_t, collective_count> configured_native_below{};
 
 std::vector<std::string> environment_names() {
     std::vector<std::string> names;
@@ -131,15 +130,14 @@ std::string broadcast_from_rank0(MPI_Comm comm, const std::string& value) {
     return reference;
 }
 
-NativeBelow native_below(Collective collective, MPI_Comm comm) {
-    const std::size_t c = std::size_t(collective);
-    if (!state().any_override.load(std::memory_order_relaxed)) return {configured_native_below[c], nullptr};
+NativeBelow chosen_native_below(Collective collective, MPI_Comm comm) {
     // Some communicator has a papshim_set_algorithm choice: it is this one's only if its
     // context holds one. That context exists on every member or on none (created collectively),
     // so every rank decides alike; a process-wide flag alone would differ between the members
     // of `comm` that did and did not take part in the choice, and they would deadlock.
+    const std::size_t c = std::size_t(collective);
     CommContext* ctx = existing_context(comm);
-    if (!ctx) return {configured_native_below[c], nullptr};
+    if (!ctx) return {hot::configured_native_below[c], nullptr};
     return {ctx->native_below[c].load(std::memory_order_acquire), ctx};
 }
 
@@ -181,7 +179,7 @@ void initialise(const AlgorithmNames& names, bool thread_multiple) {
     if (plans_any(s.config)) configured_policy.exchange = plan::Exchange::always;
     for (int c = 0; c < collective_count; ++c) {
         const std::string& chosen = s.config.algorithm[std::size_t(c)];
-        configured_native_below[std::size_t(c)] = native_below(Collective(c), chosen, configured_policy);
+        hot::configured_native_below[std::size_t(c)] = native_below(Collective(c), chosen, configured_policy);
     }
     detail::create_context_keyval(s);
 
@@ -227,7 +225,7 @@ void initialise(const AlgorithmNames& names, bool thread_multiple) {
     // at its first collective instead, its duplicate cost that call 0.18-0.90 ms
     // (docs/benchmarks.md, "The first call's context, made in MPI_Init"). Only where calls
     // would make it: untraced dispatch of native-only choices never looks at a context.
-    const bool all_native = std::all_of(configured_native_below.begin(), configured_native_below.end(),
+    const bool all_native = std::all_of(hot::configured_native_below.begin(), hot::configured_native_below.end(),
                                         [](std::uint64_t below) { return below == kAllCalls; });
     // The world's nodes, wherever papshim may run its own algorithms (papshim_set_algorithm
     // can choose one later): a communicator's first call that asks for its layout then needs

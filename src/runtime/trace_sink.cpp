@@ -32,7 +32,6 @@ std::mutex trace_lock;                  // guards sites
 std::unique_ptr<CallSiteTable> sites;
 // Never destroyed: its thread may still run while the process exits without MPI_Finalize.
 trace::Writer& writer = *new trace::Writer;
-std::atomic<bool> trace_enabled{false};
 std::atomic<bool> saving{false};        // a save (MPI_Abort, SIGTERM, exit()) is running
 std::atomic<bool> ending{false};        // MPI_Abort or exit() saved: the process goes down
 PAPSHIM_STARTUP_TLS thread_local bool saving_here = false;  // ... on this thread
@@ -107,7 +106,7 @@ trace::Names names() {
 // save. After MPI_Abort's or exit()'s save no other is made: the process is going down, and
 // the launcher's SIGTERM would only relabel the save.
 bool save_early(trace::Saved why) {
-    if (!trace_enabled.load() || ::getpid() != tracing_process || ending.load() || saving_here) return false;
+    if (!hot::trace_enabled.load() || ::getpid() != tracing_process || ending.load() || saving_here) return false;
     for (int waited = 0; saving.exchange(true); ++waited) {
         if (waited >= save_timeout_ms) return false;
         ::poll(nullptr, 0, 1);  // async-signal-safe, as in Writer::save
@@ -178,12 +177,6 @@ void write_meta(const State& s, long long records) {
 
 }  // namespace
 
-bool tracing() { return trace_enabled.load(std::memory_order_relaxed); }
-
-bool records_in(Mode mode) {
-    if (!tracing()) return false;
-    return mode == Mode::profile || (mode == Mode::dispatch && state().config.mode == Mode::dispatch);
-}
 
 void record(const trace::Record& r, const void* caller) {
     ThreadRecords* const records = thread_records ? thread_records : attach_thread_records();
@@ -311,7 +304,7 @@ void open_trace(State& s) {
         write_meta(s, -1);
     }
     tracing_process = ::getpid();
-    trace_enabled = true;
+    hot::trace_enabled = true;
     install_sigterm();
     // exit() without MPI_Finalize (an MPI error handler, the application giving up): save too.
     static bool at_exit_registered = false;
@@ -323,13 +316,13 @@ void open_trace(State& s) {
 }
 
 void finish_trace(State& s) {
-    if (!trace_enabled.load()) return;
+    if (!hot::trace_enabled.load()) return;
     uninstall_sigterm();
     std::string error;
     std::vector<trace::SiteInfo> site_infos;
     {
         std::lock_guard guard(trace_lock);
-        trace_enabled = false;  // records from here on (none in a correct program) are dropped
+        hot::trace_enabled = false;  // records from here on (none in a correct program) are dropped
         sites->symbolise();
         for (const auto& site : sites->sites())
             site_infos.push_back({site.key, site.function, site.location, site.module_path, site.offset});

@@ -319,6 +319,91 @@ void auto_switches_early() {
     MPI_Comm_free(&comm);
 }
 
+// What ran, as papshim_get_last_algorithm says it on `comm`.
+std::string last_algorithm(MPI_Comm comm, const char* collective) {
+    char ran[64] = "";
+    papshim_get_last_algorithm(comm, collective, ran, sizeof ran);
+    return ran;
+}
+
+// With auto configured by the environment, the handlers forward small calls at once when the
+// thread's last context and type are theirs (forwards_at_once): each call below runs twice, so
+// that the second takes that path. Alternating communicators, types and collectives miss it;
+// a communicator freed and a new one made (its handle may be the freed one's) must not find
+// the old context there. Results equal native's, and every call is reported native.
+void auto_quick_path_across_communicators() {
+    int size = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm first, second;
+    MPI_Comm_dup(MPI_COMM_WORLD, &first);
+    MPI_Comm_dup(MPI_COMM_WORLD, &second);
+    // A 32 KiB Allreduce on each: the full path, which makes its context.
+    std::vector<double> large(4096, world_rank + 0.5), large_sum(4096), large_want(4096);
+    for (MPI_Comm comm : {first, second}) {
+        MPI_Allreduce(large.data(), large_sum.data(), 4096, MPI_DOUBLE, MPI_SUM, comm);
+        PMPI_Allreduce(large.data(), large_want.data(), 4096, MPI_DOUBLE, MPI_SUM, comm);
+        expect(large_sum == large_want, "a 32 KiB auto allreduce");
+    }
+    for (int call = 0; call < 24; ++call) {
+        MPI_Comm comm = call % 2 == 0 ? first : second;
+        for (int again = 0; again < 2; ++again) {
+            const std::string what = " (call " + std::to_string(call) + (again ? ", again)" : ")");
+            if (call % 3 == 0) {
+                double in = world_rank + call, got = 0, want = 0;
+                MPI_Allreduce(&in, &got, 1, MPI_DOUBLE, MPI_MAX, comm);
+                PMPI_Allreduce(&in, &want, 1, MPI_DOUBLE, MPI_MAX, comm);
+                expect(got == want, "small double allreduce" + what);
+            } else {
+                long in[3] = {world_rank, call, -world_rank}, got[3] = {}, want[3] = {};
+                MPI_Allreduce(in, got, 3, MPI_LONG, MPI_SUM, comm);
+                PMPI_Allreduce(in, want, 3, MPI_LONG, MPI_SUM, comm);
+                expect(std::memcmp(got, want, sizeof got) == 0, "small long allreduce" + what);
+            }
+            expect(last_algorithm(comm, "allreduce") == "native", "small allreduce reports native" + what);
+        }
+        const int in = world_rank * 10 + call;
+        for (int again = 0; again < 2; ++again) {
+            const std::string what = " (call " + std::to_string(call) + (again ? ", again)" : ")");
+            int got = -1, want = -1;
+            MPI_Reduce(&in, &got, 1, MPI_INT, MPI_MIN, call % size, comm);
+            PMPI_Reduce(&in, &want, 1, MPI_INT, MPI_MIN, call % size, comm);
+            if (world_rank == call % size) expect(got == want, "small reduce" + what);
+            expect(last_algorithm(comm, "reduce") == "native", "small reduce reports native" + what);
+        }
+        for (int again = 0; again < 2; ++again) {
+            const std::string what = " (call " + std::to_string(call) + (again ? ", again)" : ")");
+            std::vector<int> all(static_cast<std::size_t>(size), -1), all_want(static_cast<std::size_t>(size), -2);
+            if (call % 4 == 1) {  // in place
+                all[std::size_t(world_rank)] = in;
+                all_want[std::size_t(world_rank)] = in;
+                MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all.data(), 1, MPI_INT, comm);
+                PMPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all_want.data(), 1, MPI_INT, comm);
+            } else {
+                MPI_Allgather(&in, 1, MPI_INT, all.data(), 1, MPI_INT, comm);
+                PMPI_Allgather(&in, 1, MPI_INT, all_want.data(), 1, MPI_INT, comm);
+            }
+            expect(all == all_want, "small allgather" + what);
+            expect(last_algorithm(comm, "allgather") == "native", "small allgather reports native" + what);
+        }
+    }
+    // The thread's cache now holds `second`'s context; free it and make a communicator that
+    // may reuse its handle: its small calls make no context and are reported native.
+    MPI_Comm_free(&second);
+    MPI_Comm third;
+    MPI_Comm_dup(MPI_COMM_WORLD, &third);
+    long in = world_rank, got = 0, want = 0;
+    MPI_Allreduce(&in, &got, 1, MPI_LONG, MPI_SUM, third);
+    PMPI_Allreduce(&in, &want, 1, MPI_LONG, MPI_SUM, third);
+    expect(got == want, "small allreduce on a new communicator");
+    expect(last_algorithm(third, "allreduce") == "native", "small allreduce on a new communicator reports native");
+    papshim_plan_stats stats{};
+    papshim_get_plan_stats(third, &stats);
+    expect(stats.calls == 0, "a small call on a new communicator made a context (calls " +
+                                 std::to_string(stats.calls) + ")");
+    MPI_Comm_free(&third);
+    MPI_Comm_free(&first);
+}
+
 // With auto configured, a communicator's small Reduce/Allreduce calls (and Allgather(v)
 // blocks under 64 KiB) go to MPI on the fast path and create no context (a duplicate and a broadcast per communicator, which cost
 // LAMMPS's RCB balancing, splitting communicators in its loop, 3-7% of its time over TCP);
@@ -505,6 +590,7 @@ int main(int argc, char** argv) {
         return failures == 0 ? 0 : 1;
     }
     if (argc > 1 && std::strcmp(argv[1], "auto-switch") == 0) {  // its own test: PAPSHIM_ALLREDUCE=auto
+        auto_quick_path_across_communicators();  // first: before any papshim_set_algorithm
         auto_switches_early();
         auto_small_calls_make_no_context();
         auto_inter_communicator_allgather();
