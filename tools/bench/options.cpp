@@ -322,11 +322,11 @@ exactly what a program gets without the shim. Variants are interleaved so that m
 hits all of them alike; results are reported as ratios to native measured in the same run.
 
 Suites:
-  --suite overhead      (default) cost of the shim on calls it does not change: an 8-byte
-                        MPI_Allreduce (1 MPI_DOUBLE, MPI_SUM) loop and MPI_Allgather loops of
-                        1 KiB and 64 KiB per rank, each under the variants native (PMPI_*),
-                        off, profile, dispatch+native (dispatch mode, algorithm "native") and
-                        dispatch+auto. Two phases. Fresh process, first: the process's first
+  --suite overhead      (default) cost of the shim on calls it does not change: 8-byte
+                        MPI_Allreduce and MPI_Reduce (to rank 0) loops (1 MPI_DOUBLE, MPI_SUM)
+                        and MPI_Allgather loops of 1 KiB and 64 KiB per rank, each under the
+                        variants native (PMPI_*), off, profile, dispatch+native (dispatch mode,
+                        algorithm "native") and dispatch+auto. Two phases. Fresh process, first: the process's first
                         20000 calls of the 8-byte Allreduce per variant, as a short program
                         makes them (profile's trace buffers fresh), in 20 slices of 1000 with
                         the variant order shuffled per slice; fixed counts, not changed by

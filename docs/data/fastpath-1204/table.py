@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
-"""run.sh's runs as one table: per MPI, build and benchmark, the steady-state median ratio to
-native and the median extra ns per call of each variant, as the median over the runs (their
-range in brackets), and the fresh-process ratios of the 8-byte Allreduce. Writes table.md."""
-import glob, gzip, json, statistics, collections
+"""run.sh's runs (base-*, new-*) as one table: per MPI, build and benchmark,
+the steady-state median ratio to native and the median extra ns per call of each variant, as
+the median over the runs (their range in brackets), and the fresh-process ratios of the 8-byte
+Allreduce. Writes table.md."""
+import glob, gzip, json, re, statistics, collections
 
 rows = collections.defaultdict(list)   # (mpi, build, bench, variant) -> [(ratio, extra_ns)]
 fresh = collections.defaultdict(list)  # (mpi, build, variant) -> [ratio]
 for path in sorted(glob.glob('*-np2-*.json.gz')):
-    build, mpi = path.split('-')[:2]
+    match = re.fullmatch(r'(base|new)-(openmpi|mpich)-np2-\d+\.json\.gz', path)
+    if not match:
+        continue  # bal-*: the sweep's runs (bal-table.md)
+    build, mpi = match.groups()
     with gzip.open(path) as f:
         d = json.load(f)['results']
     for b in d['benchmarks']:
