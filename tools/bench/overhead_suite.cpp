@@ -115,44 +115,46 @@ public:
 private:
     using Clock = std::chrono::steady_clock;
 
+    // Mean seconds per call of `calls` back-to-back calls of `call`.
+    template <class Call>
+    static double time_calls(int calls, Call&& call) {
+        const auto start = Clock::now();
+        for (int i = 0; i < calls; ++i) call();
+        return std::chrono::duration<double>(Clock::now() - start).count() / calls;
+    }
+
     template <bool through_shim>
     double time_allreduce(int calls) {
         const double value = world_.rank + 1.0;
-        const auto start = Clock::now();
-        for (int call = 0; call < calls; ++call) {
+        return time_calls(calls, [&] {
             if constexpr (through_shim)
                 MPI_Allreduce(&value, &reduce_result_, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
             else
                 PMPI_Allreduce(&value, &reduce_result_, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-        }
-        return std::chrono::duration<double>(Clock::now() - start).count() / calls;
+        });
     }
 
     template <bool through_shim>
     double time_reduce(int calls) {
         const double value = world_.rank + 1.0;
-        const auto start = Clock::now();
-        for (int call = 0; call < calls; ++call) {
+        return time_calls(calls, [&] {
             if constexpr (through_shim)
                 MPI_Reduce(&value, &reduce_result_, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
             else
                 PMPI_Reduce(&value, &reduce_result_, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-        }
-        return std::chrono::duration<double>(Clock::now() - start).count() / calls;
+        });
     }
 
     template <bool through_shim>
     double time_allgather(int bytes, int calls) {
-        const auto start = Clock::now();
-        for (int call = 0; call < calls; ++call) {
+        return time_calls(calls, [&] {
             if constexpr (through_shim)
                 MPI_Allgather(gather_send_.data(), bytes, MPI_BYTE, gather_recv_.data(), bytes, MPI_BYTE,
                               MPI_COMM_WORLD);
             else
                 PMPI_Allgather(gather_send_.data(), bytes, MPI_BYTE, gather_recv_.data(), bytes, MPI_BYTE,
                                MPI_COMM_WORLD);
-        }
-        return std::chrono::duration<double>(Clock::now() - start).count() / calls;
+        });
     }
 
     World world_;
