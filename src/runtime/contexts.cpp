@@ -23,8 +23,6 @@ std::mutex contexts_lock;               // guards live_contexts and the ordinal 
 std::vector<CommContext*> live_contexts;
 std::uint32_t led_communicators = 0;    // communicators this process created as rank 0
 
-using hot::LastContext, hot::last_context;
-
 // The communicators this thread is freeing (the MPI_Comm_free and MPI_Comm_disconnect hooks;
 // MPI_COMM_SELF while MPI_Finalize deletes its attributes), innermost last, with the context
 // whose attribute MPI deleted meanwhile. MPI deletes a communicator's attributes newest first,
@@ -144,8 +142,10 @@ void describe_new_communicator(CommContext& ctx) {
 }
 
 // Outside the hot path: its spills and calls stay out of context()'s fast case.
-[[gnu::noinline]] CommContext& find_or_create_context(MPI_Comm comm, std::uint64_t gen) {
-    LastContext& last = last_context;
+[[gnu::noinline]] CommContext& find_or_create_context(MPI_Comm comm) {
+    // Read before the lookup: if a context is freed meanwhile, the entry stored below is stale.
+    const std::uint64_t gen = hot::context_generation.load(std::memory_order_acquire);
+    hot::LastContext& last = hot::last_context;
     State& s = state();
     void* value = nullptr;
     int found = 0;
@@ -185,10 +185,8 @@ void describe_new_communicator(CommContext& ctx) {
 }  // namespace
 
 CommContext& context(MPI_Comm comm) {
-    const LastContext& last = last_context;
-    const auto gen = hot::context_generation.load(std::memory_order_acquire);
-    if (last.comm == comm && last.generation == gen) return *last.ctx;
-    return find_or_create_context(comm, gen);
+    if (CommContext* const cached = hot::cached_context(comm)) return *cached;
+    return find_or_create_context(comm);
 }
 
 MPI_Comm node_communicator(CommContext& ctx) {
