@@ -1,13 +1,13 @@
-// The C entry points: each forwards to its handler with the caller's return address (the
-// call site, read before any other work). MPICH's Fortran bindings call these too.
+// The C entry points: each runs its handler (inline, quick_path.hpp) with the caller's return
+// address (the call site, read before any other work). MPICH's Fortran bindings call these too.
 // With the shim off, the entry goes straight to PMPI: one load and a branch on that path.
-#include "entry_points.hpp"
-#include "papshim/runtime.hpp"
+#include "quick_path.hpp"
 
-#define PAPSHIM_DEFINE_C_ENTRY(Name, lower, params, args)                                   \
-    PAPSHIM_EXPORT int MPI_##Name params {                                                    \
-        if (papshim::runtime::mode() == papshim::Mode::off) return PMPI_##Name args;          \
-        return papshim::interpose::lower(PAPSHIM_UNPACK args, __builtin_return_address(0));   \
+#define PAPSHIM_DEFINE_C_ENTRY(Name, lower, params, args)                                           \
+    PAPSHIM_EXPORT int MPI_##Name params {                                                            \
+        if (papshim::runtime::mode() == papshim::Mode::off) return PMPI_##Name args;                  \
+        if (papshim::interpose::lower##_at_once args) return PMPI_##Name args;                        \
+        return papshim::interpose::lower##_full(PAPSHIM_UNPACK args, __builtin_return_address(0));    \
     }
 PAPSHIM_COLLECTIVES(PAPSHIM_DEFINE_C_ENTRY)
 PAPSHIM_LARGE_COUNT_COLLECTIVES(PAPSHIM_DEFINE_C_ENTRY)

@@ -12,6 +12,7 @@
 
 #include "builtin_ops.hpp"
 #include "entry_points.hpp"
+#include "quick_path.hpp"
 #include "papshim/algorithms.hpp"
 #include "papshim/clock.hpp"
 #include "papshim/node_shared.hpp"
@@ -227,14 +228,42 @@ inline void note_native_call(Collective kind, MPI_Comm comm, CommContext* ctx, b
     else if (remember) runtime::remember_native_call(comm, kind);
 }
 
-// The fast path, before the handler proper: whether this call goes to MPI untouched (no
-// context, no clock), its bookkeeping done. Its common case is forwards_at_once, which the
-// handlers test first. `quick_bytes` gives the call's total bytes (an Allgather(v)'s mean
-// block) where that needs no context, else kSizeUnknown; `valid_handles` whether MPI accepts
-// the call's datatypes (valid_type), asked before anything else about them.
+// Keeps forwards()' answers for `comm` and `type` in this thread's quick_answer
+// (quick_path.hpp), from the settings as they are after `generation` was read: the answer
+// forwards() gives every call with these two until something bumps the generation. `ctx`:
+// the communicator's context where forwards() found one, else null (a choice then reports
+// through an attribute, which the quick answer cannot write: those calls take the full path).
+[[gnu::noinline]] void keep_answer(MPI_Comm comm, MPI_Datatype type, CommContext* ctx, std::uint64_t generation) {
+    const LastType last = last_type;
+    const std::uint64_t size = last.type == type && last.size > 0 ? std::uint64_t(last.size) : 0;  // 0: unknown
+    const bool chosen = ctx && runtime::hot::any_override.load(std::memory_order_relaxed);  // native_below's
+    QuickAnswer answer{.comm = comm, .type = type, .generation = generation};
+    for (std::size_t c = 0; c < std::size_t(collective_count); ++c) {
+        const std::uint64_t below = chosen ? ctx->native_below[c].load(std::memory_order_acquire)
+                                           : runtime::hot::configured_native_below[c];
+        answer.report[c] = &unreported;
+        if (below == runtime::kAllCalls) {
+            answer.native_below_count[c] = runtime::kAllCalls;
+            if (chosen) answer.report[c] = &ctx->last_algorithm[c];
+        } else if (below != 0 && ctx && size != 0) {
+            answer.native_below_count[c] = (below + size - 1) / size;  // count·size < below
+            answer.report[c] = &ctx->last_algorithm[c];
+        }
+    }
+    quick_answer = answer;
+}
+
+// The full path's first step: whether this call goes to MPI untouched (no context, no clock),
+// its bookkeeping done, and the answer kept for the handlers' quick test. `type`: the
+// datatype whose count sizes the call (an Allgather's receive type); `quick_bytes` gives the
+// call's total bytes (an Allgather(v)'s mean block) where that needs no context, else
+// kSizeUnknown; `valid_handles` whether MPI accepts the call's datatypes (valid_type), asked
+// before anything else about them.
 template <class QuickBytes, class ValidHandles>
-[[gnu::always_inline]] inline bool forwards(Collective kind, MPI_Comm comm, QuickBytes&& quick_bytes,
-                                            ValidHandles&& valid_handles) {
+[[gnu::always_inline]] inline bool forwards(Collective kind, MPI_Comm comm, MPI_Datatype type,
+                                            QuickBytes&& quick_bytes, ValidHandles&& valid_handles) {
+    // Before anything keep_answer's answer depends on.
+    const std::uint64_t generation = runtime::hot::generation.load(std::memory_order_acquire);
     const Mode mode = runtime::mode();
     if (mode == Mode::off || comm == MPI_COMM_NULL) return true;
     if (mode != Mode::dispatch || runtime::records_in(mode)) return false;
@@ -243,6 +272,7 @@ template <class QuickBytes, class ValidHandles>
     if (fast.bytes == 0) return false;
     if (fast.bytes == runtime::kAllCalls) {
         note_native_call(kind, comm, fast.ctx, false);
+        keep_answer(comm, type, fast.ctx ? fast.ctx : runtime::hot::cached_context(comm), generation);
         return true;
     }
     // Arguments MPI rejects (an invalid handle; kSizeUnknown) go native here too: on the full
@@ -259,35 +289,9 @@ template <class QuickBytes, class ValidHandles>
     const std::uint64_t bytes = quick_bytes();
     // The inter-communicator test (an MPI call) last: a small call is native either way.
     if (bytes != kSizeUnknown && bytes >= fast.bytes && !inter_communicator(comm)) return false;
-    note_native_call(kind, comm, fast.ctx ? fast.ctx : runtime::existing_context(comm), true);
-    return true;
-}
-
-// forwards()'s common case, decided without calling anything, so that a handler that takes
-// it jumps straight to PMPI: the communicator's context and the type are this thread's last
-// ones, nothing traced. An 8-byte Allreduce under `auto` then costs papshim 53-60
-// instructions instead of 213-244 (callgrind; docs/benchmarks.md, "The forwarded call's
-// cost"). True: the call goes to MPI, its bookkeeping done; false: forwards() decides.
-// `types_match`: the call's other datatype needs no check (a reduction; an Allgather in place
-// or sending its receive type).
-[[gnu::always_inline]] inline bool forwards_at_once(Collective kind, MPI_Comm comm, std::int64_t count,
-                                                    MPI_Datatype type, bool types_match) {
-    if (runtime::mode() != Mode::dispatch || runtime::hot::trace_enabled.load(std::memory_order_relaxed)) return false;
-    CommContext* const ctx = runtime::hot::cached_context(comm);
-    // runtime::native_below's answer: the context's where some communicator has a choice.
-    const bool chosen = runtime::hot::any_override.load(std::memory_order_relaxed);
-    if (chosen && !ctx) return false;
-    const std::uint64_t below = chosen ? ctx->native_below[std::size_t(kind)].load(std::memory_order_acquire)
-                                       : runtime::hot::configured_native_below[std::size_t(kind)];
-    if (below == runtime::kAllCalls) {
-        if (chosen) ctx->last_algorithm[std::size_t(kind)].store("native", std::memory_order_relaxed);
-        return true;
-    }
-    const LastType last = last_type;
-    if (below == 0 || !ctx || !types_match || last.size < 0 || last.type != type || count < 0 ||
-        std::uint64_t(count) * std::uint64_t(last.size) >= below)
-        return false;
-    ctx->last_algorithm[std::size_t(kind)].store("native", std::memory_order_relaxed);
+    CommContext* const ctx = fast.ctx ? fast.ctx : runtime::existing_context(comm);
+    note_native_call(kind, comm, ctx, true);
+    keep_answer(comm, type, ctx, generation);
     return true;
 }
 
@@ -943,14 +947,14 @@ bool gather_types_valid(const void* sendbuf, MPI_Datatype sendtype, MPI_Datatype
     return (sendbuf == MPI_IN_PLACE || valid_type(sendtype)) && valid_type(recvtype);
 }
 
-// The handlers' full paths (forwards(), then handle()), one per family of routines: out of
-// line, so that the handlers' quick path (forwards_at_once) needs no stack frame.
+// The full paths (forwards(), then handle()), one per family of routines, for the int and
+// the large-count forms alike.
 template <class Count, class Native>
-[[gnu::noinline]] int allgather_call(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+int allgather_call(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                                      Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, const void* caller,
                                      Native&& native) {
     const auto types_valid = [&] { return gather_types_valid(sendbuf, sendtype, recvtype); };
-    if (forwards(Collective::allgather, comm, [&] { return vector_bytes(recvcount, recvtype); }, types_valid))
+    if (forwards(Collective::allgather, comm, recvtype, [&] { return vector_bytes(recvcount, recvtype); }, types_valid))
         return native();
     return handle(
         Collective::allgather, comm, caller, native,
@@ -970,11 +974,11 @@ template <class Count, class Native>
 }
 
 template <class Count, class Displacement, class Native>
-[[gnu::noinline]] int allgatherv_call(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+int allgatherv_call(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                                       const Count* recvcounts, const Displacement* displs, MPI_Datatype recvtype,
                                       MPI_Comm comm, const void* caller, Native&& native) {
     const auto types_valid = [&] { return gather_types_valid(sendbuf, sendtype, recvtype); };
-    if (forwards(Collective::allgatherv, comm, [&] { return mean_block_bytes(comm, recvcounts, recvtype); },
+    if (forwards(Collective::allgatherv, comm, recvtype, [&] { return mean_block_bytes(comm, recvcounts, recvtype); },
                  types_valid))
         return native();
     return handle(
@@ -1018,11 +1022,11 @@ template <class Count, class Displacement, class Native>
 
 // A Reduce (its root as the caller gave it) or an Allreduce (root -1).
 template <class Count, class Native>
-[[gnu::noinline]] int reduction_call(Collective kind, const void* sendbuf, void* recvbuf, Count count,
+int reduction_call(Collective kind, const void* sendbuf, void* recvbuf, Count count,
                                      MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, const void* caller,
                                      Native&& native) {
     const auto type_valid = [&] { return valid_type(datatype); };
-    if (forwards(kind, comm, [&] { return vector_bytes(count, datatype); }, type_valid)) return native();
+    if (forwards(kind, comm, datatype, [&] { return vector_bytes(count, datatype); }, type_valid)) return native();
     return handle(
         kind, comm, caller, native,
         [&](CommContext& ctx, const Planning& planning) -> std::optional<Outcome> {
@@ -1039,74 +1043,57 @@ template <class Count, class Native>
 
 }  // namespace
 
-// Each handler: forwards_at_once() and the native call at once, else the full path with the
-// native call as a closure. The closure is made on the full path only: declared before the
-// test, its stores and a stack frame cost the forwarded call a dozen instructions.
-int allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-              MPI_Datatype recvtype, MPI_Comm comm, const void* caller) {
-    if (forwards_at_once(Collective::allgather, comm, recvcount, recvtype,
-                         sendbuf == MPI_IN_PLACE || sendtype == recvtype))
-        return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+// The full paths the handlers (quick_path.hpp) take, each with its native call as a closure.
+int allgather_full(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                   MPI_Datatype recvtype, MPI_Comm comm, const void* caller) {
     return allgather_call(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, caller, [=] {
         return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     });
 }
 
-// No quick path: its size is a sum over the ranks' counts.
-int allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int* recvcounts,
-               const int* displs, MPI_Datatype recvtype, MPI_Comm comm, const void* caller) {
+int allgatherv_full(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int* recvcounts,
+                    const int* displs, MPI_Datatype recvtype, MPI_Comm comm, const void* caller) {
     return allgatherv_call(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, caller, [=] {
         return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
     });
 }
 
-int reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
-           const void* caller) {
-    if (forwards_at_once(Collective::reduce, comm, count, datatype, true))
-        return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+int reduce_full(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                MPI_Comm comm, const void* caller) {
     return reduction_call(Collective::reduce, sendbuf, recvbuf, count, datatype, op, root, comm, caller,
                           [=] { return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm); });
 }
 
-int allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-              const void* caller) {
-    if (forwards_at_once(Collective::allreduce, comm, count, datatype, true))
-        return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+int allreduce_full(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                   const void* caller) {
     return reduction_call(Collective::allreduce, sendbuf, recvbuf, count, datatype, op, -1, comm, caller,
                           [=] { return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm); });
 }
 
 #ifdef PAPSHIM_LARGE_COUNT
-int allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
-                MPI_Datatype recvtype, MPI_Comm comm, const void* caller) {
-    if (forwards_at_once(Collective::allgather, comm, recvcount, recvtype,
-                         sendbuf == MPI_IN_PLACE || sendtype == recvtype))
-        return PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+int allgather_c_full(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                     MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, const void* caller) {
     return allgather_call(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, caller, [=] {
         return PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     });
 }
 
-int allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
-                 const MPI_Count* recvcounts, const MPI_Aint* displs, MPI_Datatype recvtype, MPI_Comm comm,
-                 const void* caller) {
+int allgatherv_c_full(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                      const MPI_Count* recvcounts, const MPI_Aint* displs, MPI_Datatype recvtype, MPI_Comm comm,
+                      const void* caller) {
     return allgatherv_call(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, caller, [=] {
         return PMPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
     });
 }
 
-int reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root,
-             MPI_Comm comm, const void* caller) {
-    if (forwards_at_once(Collective::reduce, comm, count, datatype, true))
-        return PMPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm);
+int reduce_c_full(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root,
+                  MPI_Comm comm, const void* caller) {
     return reduction_call(Collective::reduce, sendbuf, recvbuf, count, datatype, op, root, comm, caller,
                           [=] { return PMPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm); });
 }
 
-int allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
-                MPI_Comm comm, const void* caller) {
-    if (forwards_at_once(Collective::allreduce, comm, count, datatype, true))
-        return PMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm);
+int allreduce_c_full(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                     MPI_Comm comm, const void* caller) {
     return reduction_call(Collective::allreduce, sendbuf, recvbuf, count, datatype, op, -1, comm, caller,
                           [=] { return PMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm); });
 }

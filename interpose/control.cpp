@@ -111,7 +111,7 @@ PAPSHIM_EXPORT int papshim_get_plan_stats(MPI_Comm comm, papshim_plan_stats* sta
 PAPSHIM_EXPORT int papshim_set_mode(const char* mode) {
     auto parsed = mode ? papshim::parse_mode(mode) : std::nullopt;
     if (!parsed || !papshim::runtime::state().initialised) return MPI_ERR_ARG;
-    papshim::runtime::current_mode.store(*parsed);
+    papshim::runtime::switch_mode(*parsed);
     return MPI_SUCCESS;
 }
 

@@ -10,7 +10,7 @@
 
 #include <dlfcn.h>
 
-#include "entry_points.hpp"
+#include "quick_path.hpp"
 
 namespace {
 

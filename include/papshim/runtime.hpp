@@ -169,9 +169,14 @@ inline std::atomic<bool> any_override{false};
 // native_below's thresholds from the configuration (configure()), for communicators without
 // a papshim_set_algorithm choice.
 inline std::array<std::uint64_t, collective_count> configured_native_below{};
-// Thread-local one-entry cache of the last context; `context_generation` invalidates it when
-// any context is freed (a handle may be reused by a new communicator). Empty until its first
-// lookup: its generation starts at a value the counter never reaches.
+// Bumped (invalidate()) wherever an answer the hot path keeps per thread may change: a
+// context freed (its handle may come back for a new communicator), the mode, the trace
+// opened or closed, a communicator's algorithm choice or thresholds. The keepers store the
+// value they read before looking up what they keep; a stale one is a miss, never a wrong answer.
+inline std::atomic<std::uint64_t> generation{0};
+inline void invalidate() { generation.fetch_add(1, std::memory_order_release); }
+// Thread-local one-entry cache of the last context, behind `generation`. Empty until its
+// first lookup: its generation starts at a value the counter never reaches.
 struct LastContext {
     MPI_Comm comm{};  // not MPI_COMM_NULL: Open MPI's is no constant expression (PAPSHIM_STARTUP_TLS)
     CommContext* ctx = nullptr;
@@ -179,14 +184,18 @@ struct LastContext {
 };
 static_assert(std::is_trivially_destructible_v<LastContext>, "PAPSHIM_STARTUP_TLS");
 PAPSHIM_STARTUP_TLS inline thread_local LastContext last_context;
-inline std::atomic<std::uint64_t> context_generation{0};
 // The cached context of `comm`, or nullptr when the cache holds another (or none).
 inline CommContext* cached_context(MPI_Comm comm) {
     const LastContext& last = last_context;
-    return last.comm == comm && last.generation == context_generation.load(std::memory_order_acquire) ? last.ctx
-                                                                                                        : nullptr;
+    return last.comm == comm && last.generation == generation.load(std::memory_order_acquire) ? last.ctx : nullptr;
 }
 }  // namespace hot
+
+// Every change of mode goes through here: the hot path's kept answers depend on it.
+inline void switch_mode(Mode mode) {
+    current_mode.store(mode);
+    hot::invalidate();
+}
 
 // Called by MPI_Init/MPI_Init_thread after PMPI_Init succeeded. Validates the configuration
 // collectively; on invalid or inconsistent configuration prints one line and exits.

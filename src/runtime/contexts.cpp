@@ -81,7 +81,7 @@ void free_context(CommContext* ctx) {
         std::lock_guard guard(contexts_lock);
         live_contexts.erase(std::remove(live_contexts.begin(), live_contexts.end(), ctx), live_contexts.end());
     }
-    hot::context_generation.fetch_add(1, std::memory_order_release);
+    hot::invalidate();
     ctx->planner.reset();  // completes an exchange in flight (collective, like this callback)
     if (ctx->nodes) {
         if (ctx->nodes->window != MPI_WIN_NULL) PMPI_Win_free(&ctx->nodes->window);
@@ -144,7 +144,7 @@ void describe_new_communicator(CommContext& ctx) {
 // Outside the hot path: its spills and calls stay out of context()'s fast case.
 [[gnu::noinline]] CommContext& find_or_create_context(MPI_Comm comm) {
     // Read before the lookup: if a context is freed meanwhile, the entry stored below is stale.
-    const std::uint64_t gen = hot::context_generation.load(std::memory_order_acquire);
+    const std::uint64_t gen = hot::generation.load(std::memory_order_acquire);
     hot::LastContext& last = hot::last_context;
     State& s = state();
     void* value = nullptr;
@@ -415,6 +415,7 @@ void run_natively(CommContext& ctx, int error, std::string_view what) {
     if (!ctx.own.compare_exchange_strong(usable, CommContext::Own::failed)) return;
     hot::any_override.store(true);
     for (auto& algorithm : ctx.algorithm) algorithm.store("native", std::memory_order_release);
+    hot::invalidate();
     static std::atomic<bool> said{false};
     if (ctx.rank == 0 && !said.exchange(true))
         fmt::print(stderr,

@@ -86,6 +86,7 @@ void update_policy(CommContext& ctx) {
     for (int c = 0; c < collective_count; ++c)
         ctx.native_below[std::size_t(c)].store(native_below(Collective(c), algorithm_for(ctx, Collective(c)), policy),
                                                std::memory_order_release);
+    hot::invalidate();
 }
 
 predict::Settings predictor_settings(const Config& config) {

@@ -181,6 +181,7 @@ void initialise(const AlgorithmNames& names, bool thread_multiple) {
         const std::string& chosen = s.config.algorithm[std::size_t(c)];
         hot::configured_native_below[std::size_t(c)] = native_below(Collective(c), chosen, configured_policy);
     }
+    hot::invalidate();
     detail::create_context_keyval(s);
 
     // Clock and link model are needed by tracing and by `auto`; measured in every mode
@@ -220,7 +221,7 @@ void initialise(const AlgorithmNames& names, bool thread_multiple) {
                                        s.world_size, mode_name(s.config.mode), s.link.alpha, s.link.beta,
                                        s.clock_max_rtt, wait_policy_name(wait_policy()),
                                        tracing() ? ", tracing to " + s.config.trace_dir : ""));
-    current_mode.store(s.config.mode);
+    switch_mode(s.config.mode);
     // MPI_COMM_WORLD's context now, inside a call that is collective and slow anyway: made
     // at its first collective instead, its duplicate cost that call 0.18-0.90 ms
     // (docs/benchmarks.md, "The first call's context, made in MPI_Init"). Only where calls
@@ -255,7 +256,7 @@ int self_keyval = MPI_KEYVAL_INVALID;
 bool self_tracked = false;  // MPI_COMM_SELF is being freed (begin_free) during those callbacks
 
 void finish(State& s) {
-    current_mode.store(Mode::off);
+    switch_mode(Mode::off);
     detail::finish_trace(s);
     detail::free_remaining_contexts(s);  // completes exchanges in flight (the helper drives them)
     plan::Progress::instance().stop();
@@ -292,7 +293,7 @@ void finalise(bool self_attributes_deleted) {
     // run into MPI_Finalize, so the planned algorithms stop here, alike on every rank).
     detail::retire_planners();
     plan::Progress::instance().stop();
-    current_mode.store(tracing() ? Mode::profile : Mode::off);
+    switch_mode(tracing() ? Mode::profile : Mode::off);
     self_tracked = begin_free(MPI_COMM_SELF);
 }
 
@@ -300,7 +301,7 @@ void after_mpi_finalize() {
     State& s = state();
     if (!s.initialised) return;
     // An MPI that never deleted MPI_COMM_SELF's attributes: what papshim-report can recover.
-    current_mode.store(Mode::off);
+    switch_mode(Mode::off);
     save_trace_before_abort();
     fmt::print(stderr, "papshim: MPI_Finalize did not delete MPI_COMM_SELF's attributes; the trace was not merged "
                        "(papshim-report --recover DIR merges what each rank saved)\n");

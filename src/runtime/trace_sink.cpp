@@ -305,6 +305,7 @@ void open_trace(State& s) {
     }
     tracing_process = ::getpid();
     hot::trace_enabled = true;
+    hot::invalidate();
     install_sigterm();
     // exit() without MPI_Finalize (an MPI error handler, the application giving up): save too.
     static bool at_exit_registered = false;
@@ -323,6 +324,7 @@ void finish_trace(State& s) {
     {
         std::lock_guard guard(trace_lock);
         hot::trace_enabled = false;  // records from here on (none in a correct program) are dropped
+        hot::invalidate();
         sites->symbolise();
         for (const auto& site : sites->sites())
             site_infos.push_back({site.key, site.function, site.location, site.module_path, site.offset});

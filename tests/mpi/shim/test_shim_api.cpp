@@ -326,9 +326,9 @@ std::string last_algorithm(MPI_Comm comm, const char* collective) {
     return ran;
 }
 
-// With auto configured by the environment, the handlers forward small calls at once when the
-// thread's last context and type are theirs (forwards_at_once): each call below runs twice, so
-// that the second takes that path. Alternating communicators, types and collectives miss it;
+// With auto configured by the environment, the entry points forward small calls at once when
+// the thread's kept answer is for their communicator and type (quick_path.hpp): each call
+// below runs twice, so that the second takes that path. Alternating communicators, types and collectives miss it;
 // a communicator freed and a new one made (its handle may be the freed one's) must not find
 // the old context there. Results equal native's, and every call is reported native.
 void auto_quick_path_across_communicators() {
@@ -534,6 +534,71 @@ void auto_invalid_call_on_one_rank() {
     MPI_Comm_free(&comm);
 }
 
+// The entry points keep each thread's last answer (quick_path.hpp) until something that could
+// change it happens. After a kept answer sent a small Reduce to MPI: a papshim_set_algorithm
+// choice must run the chosen algorithm at the next call, a switch to profile mode must count
+// the next calls, the switch back forward them again, and a freed communicator's answer must
+// not serve a new one that may have its handle.
+void kept_answers_follow_changes() {
+    int size = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm comm;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    std::vector<int> large(8192, world_rank), large_sum(8192);  // 32 KiB: the full path makes the context
+    MPI_Allreduce(large.data(), large_sum.data(), 8192, MPI_INT, MPI_SUM, comm);
+    const auto small_reduce = [&](const std::string& what, const char* expected) {
+        for (int again = 0; again < 2; ++again) {  // the second may take the kept answer
+            const int in = world_rank * 3 + again;
+            int got = -1, want = -1;
+            MPI_Reduce(&in, &got, 1, MPI_INT, MPI_SUM, size - 1, comm);
+            PMPI_Reduce(&in, &want, 1, MPI_INT, MPI_SUM, size - 1, comm);
+            const std::string call = what + (again ? " (again)" : "");
+            if (world_rank == size - 1) expect(got == want, "small reduce, " + call);
+            expect(last_algorithm(comm, "reduce") == expected,
+                   "small reduce, " + call + ": ran '" + last_algorithm(comm, "reduce") + "', not " + expected);
+        }
+    };
+    small_reduce("auto", "native");
+    if (size > 1) {
+        expect(papshim_set_algorithm(comm, "reduce", "binomial") == MPI_SUCCESS, "set binomial");
+        small_reduce("binomial chosen", "binomial");
+        expect(papshim_set_algorithm(comm, "reduce", "auto") == MPI_SUCCESS, "set auto again");
+        small_reduce("auto chosen again", "native");
+    }
+    const auto calls = [&] {
+        papshim_plan_stats stats{};
+        papshim_get_plan_stats(comm, &stats);
+        return stats.calls;
+    };
+    const long before = calls();
+    expect(papshim_set_mode("profile") == MPI_SUCCESS, "switch to profile mode");
+    small_reduce("profile mode", "native");
+    expect(calls() == before + 2, "profile mode counts both small calls (calls " + std::to_string(calls() - before) + ")");
+    expect(papshim_set_mode("dispatch") == MPI_SUCCESS, "switch back to dispatch");
+    small_reduce("dispatch again", "native");
+    expect(calls() == before + 2, "dispatch forwards both small calls again (calls " +
+                                      std::to_string(calls() - before) + ")");
+    // Freed with its context, while the kept answer is its: a new communicator with its handle
+    // (MPI returns the handles papshim's duplicates held first, so a few are made), the same
+    // type. Its small calls take the full path, make no context and are reported native.
+    const MPI_Comm freed = comm;
+    MPI_Comm_free(&comm);
+    std::vector<MPI_Comm> fresh(6);
+    int reused = -1;
+    for (std::size_t i = 0; i < fresh.size(); ++i) {
+        MPI_Comm_dup(MPI_COMM_WORLD, &fresh[i]);
+        if (fresh[i] == freed && reused < 0) reused = int(i);
+    }
+    int lowest = 0, highest = 0;  // the same one on every rank, or none checked
+    PMPI_Allreduce(&reused, &lowest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    PMPI_Allreduce(&reused, &highest, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    comm = fresh[lowest == highest && lowest >= 0 ? std::size_t(lowest) : 0];
+    small_reduce("a new communicator" + std::string(lowest == highest && lowest >= 0 ? " with the freed handle" : ""),
+                 "native");
+    expect(calls() == 0, "the new communicator's small calls made no context");
+    for (MPI_Comm& made : fresh) MPI_Comm_free(&made);
+}
+
 // Threads that make the contexts of their communicators at the same time: each rank may
 // finish making them in another order, yet MPI_Finalize frees them, node windows included
 // (collective over a node), in one order everywhere. The communicators stay unfreed, as MPI
@@ -595,6 +660,7 @@ int main(int argc, char** argv) {
         auto_small_calls_make_no_context();
         auto_inter_communicator_allgather();
         auto_invalid_call_on_one_rank();
+        kept_answers_follow_changes();  // last: it switches algorithms and modes
         MPI_Finalize();
         return failures == 0 ? 0 : 1;
     }
