@@ -1,6 +1,7 @@
-// The C entry points: each runs its handler (inline, quick_path.hpp) with the caller's return
-// address (the call site, read before any other work). MPICH's Fortran bindings call these too.
-// With the shim off, the entry goes straight to PMPI: one load and a branch on that path.
+// The C entry points: a call the thread's kept answer covers (quick_path.hpp) goes to PMPI at
+// once, anything else to the collective's full path with the caller's return address (the
+// call site). MPICH's Fortran bindings call these too. With the shim off, the entry goes
+// straight to PMPI after one load and a branch.
 #include "quick_path.hpp"
 
 #define PAPSHIM_DEFINE_C_ENTRY(Name, lower, params, args)                                           \

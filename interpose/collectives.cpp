@@ -231,8 +231,10 @@ inline void note_native_call(Collective kind, MPI_Comm comm, CommContext* ctx, b
 // Keeps forwards()' answers for `comm` and `type` in this thread's quick_answer
 // (quick_path.hpp), from the settings as they are after `generation` was read: the answer
 // forwards() gives every call with these two until something bumps the generation. `ctx`:
-// the communicator's context where forwards() found one, else null (a choice then reports
-// through an attribute, which the quick answer cannot write: those calls take the full path).
+// the communicator's context as forwards() had it (the cached one where it needed none), or
+// null: calls below a threshold then report through an attribute, which the quick answer
+// cannot write, so they keep taking the full path; calls native whatever their size report
+// nowhere, and are kept.
 [[gnu::noinline]] void keep_answer(MPI_Comm comm, MPI_Datatype type, CommContext* ctx, std::uint64_t generation) {
     const LastType last = last_type;
     const std::uint64_t size = last.type == type && last.size > 0 ? std::uint64_t(last.size) : 0;  // 0: unknown
@@ -254,7 +256,7 @@ inline void note_native_call(Collective kind, MPI_Comm comm, CommContext* ctx, b
 }
 
 // The full path's first step: whether this call goes to MPI untouched (no context, no clock),
-// its bookkeeping done, and the answer kept for the handlers' quick test. `type`: the
+// its bookkeeping done and, where a threshold decided, the answer kept for the entry's test. `type`: the
 // datatype whose count sizes the call (an Allgather's receive type); `quick_bytes` gives the
 // call's total bytes (an Allgather(v)'s mean block) where that needs no context, else
 // kSizeUnknown; `valid_handles` whether MPI accepts the call's datatypes (valid_type), asked

@@ -16,11 +16,12 @@ namespace papshim::interpose {
 // What the full path decided for this thread's last communicator and datatype, valid while
 // runtime::hot::generation has not moved (every change that could alter it bumps it): per
 // collective, the element counts below which a call goes to MPI untouched (0: none; the
-// maximum: every call), and where papshim_get_last_algorithm then reads "native". A pure
-// function of the communicator, the type's size and the process's settings, so it holds for
-// any call with those two, and every member of the communicator holds the same. One key
-// instead of the full path's checks: an 8-byte Reduce under `auto` cost papshim about 50
-// instructions through them (docs/benchmarks.md, "The forwarded call's cost").
+// maximum: every call), and where papshim_get_last_algorithm then reads "native". It holds
+// for any call with that communicator and type, not only the one that kept it. A rank may
+// keep less than another (a type whose size it has not seen, a context not in its cache:
+// those limits stay 0), never a different decision: what it keeps is the full path's own.
+// One test instead of the full path's checks: an 8-byte Reduce under `auto` cost papshim
+// 57-64 instructions through them (docs/benchmarks.md, "Kept answers at the entry").
 struct QuickAnswer {
     MPI_Comm comm{};  // not MPI_COMM_NULL: Open MPI's is no constant expression (PAPSHIM_STARTUP_TLS)
     MPI_Datatype type{};
@@ -30,11 +31,13 @@ struct QuickAnswer {
 };
 static_assert(std::is_trivially_destructible_v<QuickAnswer>, "PAPSHIM_STARTUP_TLS");
 PAPSHIM_STARTUP_TLS inline thread_local QuickAnswer quick_answer;
-// Where a call that reports nowhere (a native choice without a context) writes its "native".
+// Where a call whose full path reports nowhere writes its "native" (a configured native
+// choice, with no papshim_set_algorithm choice on its communicator).
 PAPSHIM_STARTUP_TLS inline thread_local std::atomic<const char*> unreported{nullptr};
 
 // Whether this call goes to MPI at once, its report written. A negative count converts to a
-// count above every limit but the largest ones, where MPI returns its error either way.
+// count at or above most limits (the full path decides); below the largest ones it goes to
+// MPI, which returns its error, as the full path would have sent it.
 template <class Count>
 [[gnu::always_inline]] inline bool answered(Collective kind, MPI_Comm comm, Count count, MPI_Datatype type) {
     const QuickAnswer& answer = quick_answer;

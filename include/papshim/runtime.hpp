@@ -170,9 +170,11 @@ inline std::atomic<bool> any_override{false};
 // a papshim_set_algorithm choice.
 inline std::array<std::uint64_t, collective_count> configured_native_below{};
 // Bumped (invalidate()) wherever an answer the hot path keeps per thread may change: a
-// context freed (its handle may come back for a new communicator), the mode, the trace
-// opened or closed, a communicator's algorithm choice or thresholds. The keepers store the
-// value they read before looking up what they keep; a stale one is a miss, never a wrong answer.
+// context freed or parked for its communicator's free (the handle may come back for a new
+// communicator), the mode, the trace opened or closed, a communicator's algorithm choice or
+// thresholds (update_policy: a context made, papshim_set_algorithm, run_natively). The keepers
+// store the value they read before looking up what they keep; a stale one is a miss, never a
+// wrong answer.
 inline std::atomic<std::uint64_t> generation{0};
 inline void invalidate() { generation.fetch_add(1, std::memory_order_release); }
 // Thread-local one-entry cache of the last context, behind `generation`. Empty until its

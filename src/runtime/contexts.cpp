@@ -98,6 +98,9 @@ int delete_attribute(MPI_Comm comm, int, void* value, void*) {
     auto* ctx = static_cast<CommContext*>(value);
     if (Freeing* f = being_freed(comm); f && !f->ctx) {
         f->ctx = ctx;
+        // The handle may come back from another thread's MPI_Comm_dup before end_free: no
+        // kept answer or cached context may serve it from here on.
+        hot::invalidate();
         return MPI_SUCCESS;
     }
     free_context(ctx);
