@@ -256,8 +256,8 @@ inline void note_native_call(Collective kind, MPI_Comm comm, CommContext* ctx, b
 }
 
 // The full path's first step: whether this call goes to MPI untouched (no context, no clock),
-// its bookkeeping done and, where a threshold decided, the answer kept for the entry's test. `type`: the
-// datatype whose count sizes the call (an Allgather's receive type); `quick_bytes` gives the
+// its bookkeeping done and, where a threshold decided, the answer kept for the entry's test.
+// `type`: the datatype whose count sizes the call (an Allgather's receive type); `quick_bytes` gives the
 // call's total bytes (an Allgather(v)'s mean block) where that needs no context, else
 // kSizeUnknown; `valid_handles` whether MPI accepts the call's datatypes (valid_type), asked
 // before anything else about them.
@@ -952,9 +952,8 @@ bool gather_types_valid(const void* sendbuf, MPI_Datatype sendtype, MPI_Datatype
 // The full paths (forwards(), then handle()), one per family of routines, for the int and
 // the large-count forms alike.
 template <class Count, class Native>
-int allgather_call(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
-                                     Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, const void* caller,
-                                     Native&& native) {
+int allgather_call(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf, Count recvcount,
+                   MPI_Datatype recvtype, MPI_Comm comm, const void* caller, Native&& native) {
     const auto types_valid = [&] { return gather_types_valid(sendbuf, sendtype, recvtype); };
     if (forwards(Collective::allgather, comm, recvtype, [&] { return vector_bytes(recvcount, recvtype); }, types_valid))
         return native();
@@ -977,8 +976,8 @@ int allgather_call(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, 
 
 template <class Count, class Displacement, class Native>
 int allgatherv_call(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
-                                      const Count* recvcounts, const Displacement* displs, MPI_Datatype recvtype,
-                                      MPI_Comm comm, const void* caller, Native&& native) {
+                    const Count* recvcounts, const Displacement* displs, MPI_Datatype recvtype, MPI_Comm comm,
+                    const void* caller, Native&& native) {
     const auto types_valid = [&] { return gather_types_valid(sendbuf, sendtype, recvtype); };
     if (forwards(Collective::allgatherv, comm, recvtype, [&] { return mean_block_bytes(comm, recvcounts, recvtype); },
                  types_valid))
@@ -1024,9 +1023,8 @@ int allgatherv_call(const void* sendbuf, Count sendcount, MPI_Datatype sendtype,
 
 // A Reduce (its root as the caller gave it) or an Allreduce (root -1).
 template <class Count, class Native>
-int reduction_call(Collective kind, const void* sendbuf, void* recvbuf, Count count,
-                                     MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, const void* caller,
-                                     Native&& native) {
+int reduction_call(Collective kind, const void* sendbuf, void* recvbuf, Count count, MPI_Datatype datatype,
+                   MPI_Op op, int root, MPI_Comm comm, const void* caller, Native&& native) {
     const auto type_valid = [&] { return valid_type(datatype); };
     if (forwards(kind, comm, datatype, [&] { return vector_bytes(count, datatype); }, type_valid)) return native();
     return handle(
@@ -1045,7 +1043,7 @@ int reduction_call(Collective kind, const void* sendbuf, void* recvbuf, Count co
 
 }  // namespace
 
-// The full paths the handlers (quick_path.hpp) take, each with its native call as a closure.
+// The full paths the entry points take (quick_path.hpp), each with its native call as a closure.
 int allgather_full(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                    MPI_Datatype recvtype, MPI_Comm comm, const void* caller) {
     return allgather_call(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, caller, [=] {

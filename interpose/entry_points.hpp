@@ -42,7 +42,8 @@ namespace papshim::interpose {
 
 // Each collective's full path (collectives.cpp), for the calls its handler (quick_path.hpp)
 // does not send to MPI at once; `caller` is the return address of the exported entry. Never
-// inlined (the unity build compiles it with the entries): its frame would be the entry's on every path.
+// inlined (the unity build compiles it with the entries): its frame would be the entry's on
+// every path.
 #define PAPSHIM_DECLARE_HANDLER(Name, lower, params, args) \
     [[gnu::noinline]] int lower##_full(PAPSHIM_UNPACK params, const void* caller);
 PAPSHIM_COLLECTIVES(PAPSHIM_DECLARE_HANDLER)
