@@ -141,7 +141,9 @@ PAPSHIM_EXPORT int MPI_Query_thread(int* provided) {
 
 PAPSHIM_EXPORT int MPI_Finalize(void) {
     papshim::runtime::finalise(open_sessions == 0);
+    papshim::interpose::begin_finalize_progress();
     const int rc = PMPI_Finalize();
+    papshim::interpose::end_finalize_progress();
     papshim::runtime::after_mpi_finalize();
     return rc;
 }

@@ -54,7 +54,7 @@ def execute(command, env=None, timeout_s=RUN_TIMEOUT_S):
 
 def refusal(options):
     """papshim-run's one line if it refuses to emulate a network for this MPI at all (MPICH
-    before 4.2), else None."""
+    before 4), else None."""
     command = [str(Path(options.bin) / "papshim-run"), "--dry-run", "--emulate-network", "1gbit",
                "--"] + shlex.split(options.mpiexec) + ["-n", "2", options.probe]
     done = subprocess.run(command, capture_output=True, text=True, env=clean_environment(), check=False)
@@ -415,6 +415,24 @@ def case_terminate(options, work):
     print("terminate: nothing left behind after a failed setup, SIGTERM or SIGKILL")
 
 
+def case_finalize(options):
+    """Short jobs end: MPICH before 4.2 hung in MPI_Finalize over UCX's TCP in five of six such
+    4-rank runs until papshim progressed UCX there (interpose/finalize_progress.cpp). Every run
+    must end in time; without the fix ten runs in a row all ending would be a 1-in-60000 chance."""
+    require_emulation(options)
+    job = Job(options)
+    runs, timeout_s = 10, 30
+    for run in range(1, runs + 1):
+        command = job.command(["--emulate-network", "1gbit"], 4, [options.probe, "1024"])
+        started = time.monotonic()
+        done = execute(command, timeout_s=timeout_s)
+        if done.returncode != 0:
+            raise CheckFailed(f"run {run} of {runs} failed\n{describe(command, done)}")
+        probe_output(done.stdout, command, done)
+        print(f"run {run}: ended in {time.monotonic() - started:.1f} s")
+    print(f"finalize: {runs} 4-rank jobs over the emulated network each ended within {timeout_s} s")
+
+
 def case_program(options, work):
     """One of the MPI test programs (--program) over the emulated network: papshim's algorithms,
     its exchanges and helper thread, with TCP between the emulated nodes and, at two ranks per
@@ -442,7 +460,8 @@ def case_program(options, work):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("case", choices=["shaped", "nodes", "bad-arguments", "terminate", "program"])
+    parser.add_argument("case", choices=["shaped", "nodes", "bad-arguments", "terminate", "finalize",
+                                                   "program"])
     parser.add_argument("--mpi", required=True, choices=["openmpi", "mpich"])
     parser.add_argument("--mpiexec", required=True, help="launcher and its flags, one string")
     parser.add_argument("--bin", required=True, help="the build's bin folder (papshim-run)")
@@ -474,6 +493,8 @@ def main():
             case_bad_arguments(options, work)
         elif options.case == "program":
             case_program(options, work)
+        elif options.case == "finalize":
+            case_finalize(options)
         else:
             case_terminate(options, work)
     except Skip as reason:
