@@ -418,10 +418,10 @@ def case_terminate(options, work):
 def case_finalize(options):
     """Short jobs end: MPICH before 4.2 hung in MPI_Finalize over UCX's TCP in five of six such
     4-rank runs until papshim progressed UCX there (interpose/finalize_progress.cpp). Every run
-    must end in time; without the fix ten runs in a row all ending would be a 1-in-60000 chance."""
+    must end in time; without the fix six runs in a row all ending would be a 1-in-46000 chance."""
     require_emulation(options)
     job = Job(options)
-    runs, timeout_s = 10, 30
+    runs, timeout_s = 6, 30
     for run in range(1, runs + 1):
         command = job.command(["--emulate-network", "1gbit"], 4, [options.probe, "1024"])
         started = time.monotonic()
