@@ -50,9 +50,9 @@ PAPSHIM_COLLECTIVES(PAPSHIM_DECLARE_HANDLER)
 PAPSHIM_LARGE_COUNT_COLLECTIVES(PAPSHIM_DECLARE_HANDLER)
 #undef PAPSHIM_DECLARE_HANDLER
 
-// MPI_Finalize's bracket around PMPI_Finalize (finalize_progress.cpp): on MPICH before 4.2,
-// papshim progresses UCX while MPICH closes its endpoints, so no rank hangs waiting for a
-// peer that sits in the closing barrier. Nothing elsewhere.
+// Brackets around PMPI_Finalize and PMPI_Session_finalize (finalize_progress.cpp): on MPICH
+// before 4.2 papshim progresses MPICH's UCX workers while it closes its endpoints, so no
+// rank hangs waiting for a peer that sits in the closing barrier. Nothing elsewhere.
 void begin_finalize_progress();
 void end_finalize_progress();
 

@@ -5,12 +5,14 @@
 // Here (4.0.2, UCX 1.13, TCP) most 4-rank jobs hung so, one rank in ucp_worker_progress and
 // the others in the barrier's read() (docs/emulated-network.md).
 //
-// papshim keeps each rank answering: from its first endpoint close inside MPI_Finalize until
-// MPICH releases the worker's address or destroys it, a thread of papshim's progresses the
-// worker, and one lock orders that with every UCX call MPICH makes in the window (the closes,
-// its own progress loop, the request checks and releases), so the worker is never used by two
-// threads at once, whatever thread level MPI was started with. Built only against MPICH
-// before 4.2; elsewhere the two hooks do nothing and no UCX symbol is interposed.
+// papshim keeps each rank answering: from its first endpoint close inside MPI_Finalize (or
+// MPI_Session_finalize) until MPICH destroys the worker (4.0.2 never releases its address),
+// a thread of papshim's progresses the workers MPICH made, and one lock orders
+// that with every UCX call MPICH makes in the window (the closes, its own progress loop, the
+// request checks and releases, and the releases its own callbacks make from inside progress),
+// so a worker is never used by two threads at once, whatever thread level MPI was started
+// with. Built only against MPICH before 4.2; elsewhere the hooks do nothing and no UCX symbol
+// is interposed.
 #include <mpi.h>
 
 #include "entry_points.hpp"
@@ -19,11 +21,15 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <cstddef>
+#include <cstdlib>
 #include <mutex>
 #include <thread>
+#include <utility>
 
 namespace {
 
@@ -63,19 +69,42 @@ constexpr std::size_t kMaxWorkers = 64;
 struct FinalizeProgress {
     std::mutex ucx;                        // held around every UCX call in the window
     std::array<Worker, kMaxWorkers> workers{};
-    std::size_t worker_count = 0;          // under ucx
-    std::atomic<bool> finalizing{false};   // inside MPI_Finalize
+    std::size_t worker_count = 0;          // under ucx: the workers MPICH made
+    std::atomic<bool> finalizing{false};   // inside MPI_Finalize/MPI_Session_finalize
     std::atomic<bool> window_open{false};  // the helper runs: every hooked call takes the lock
     std::atomic<bool> stop{false};
-    std::thread helper;                    // started and joined by MPI_Finalize's thread
+    std::thread helper;                    // started and joined by the thread that opened the window
+    std::thread::id opener;
 };
-FinalizeProgress state;
+
+// Never destroyed: MPICH may end the process (a fatal error in its finalize) with the helper
+// running, and a joinable std::thread's destructor would abort it.
+FinalizeProgress& state() {
+    static FinalizeProgress* const progress = new FinalizeProgress;
+    return *progress;
+}
+
+// How deep this thread is in calls made under the lock: MPICH's callbacks, run inside
+// ucp_worker_progress, call ucp_request_release themselves; those go straight through.
+thread_local int lock_depth = 0;
+
+class Locked {
+public:
+    explicit Locked(std::mutex& mutex) : lock_(mutex) { ++lock_depth; }
+    ~Locked() { --lock_depth; }
+    Locked(const Locked&) = delete;
+    Locked& operator=(const Locked&) = delete;
+
+private:
+    std::lock_guard<std::mutex> lock_;
+};
 
 void progress_until_stopped() {
-    while (!state.stop.load(std::memory_order_acquire)) {
+    FinalizeProgress& s = state();
+    while (!s.stop.load(std::memory_order_acquire)) {
         {
-            const std::lock_guard lock(state.ucx);
-            for (std::size_t i = 0; i < state.worker_count; ++i) (*next_worker_progress)(state.workers[i]);
+            const Locked locked(s.ucx);
+            for (std::size_t i = 0; i < s.worker_count; ++i) (*next_worker_progress)(s.workers[i]);
         }
         // A peer's close needs an answer within TCP's round trip, not at once; sleeping
         // leaves the cores to the ranks that still work.
@@ -84,35 +113,70 @@ void progress_until_stopped() {
 }
 
 void open_window() {
-    if (state.window_open.load(std::memory_order_relaxed) || !*next_worker_progress) return;
-    state.stop.store(false, std::memory_order_relaxed);
-    state.window_open.store(true, std::memory_order_release);
-    state.helper = std::thread(progress_until_stopped);
+    FinalizeProgress& s = state();
+    if (s.window_open.load(std::memory_order_relaxed) || !*next_worker_progress) return;
+    // A process that exits with the window open (MPICH's fatal errors) stops the helper.
+    static const bool stops_at_exit = std::atexit([] { state().stop.store(true, std::memory_order_release); }) == 0;
+    (void)stops_at_exit;
+    s.stop.store(false, std::memory_order_relaxed);
+    s.opener = std::this_thread::get_id();
+    s.window_open.store(true, std::memory_order_release);
+    s.helper = std::thread(progress_until_stopped);
 }
 
-// Before MPICH lets the worker go; called on MPI_Finalize's thread, which opened the window.
+// Before MPICH lets its worker go: only on the thread that opened the window (the only one
+// that joins the helper), and never under the lock, which the helper may be waiting for.
 void close_window() {
-    if (!state.window_open.load(std::memory_order_relaxed)) return;
-    state.stop.store(true, std::memory_order_release);
-    if (state.helper.joinable()) state.helper.join();
-    state.window_open.store(false, std::memory_order_release);
+    FinalizeProgress& s = state();
+    if (!s.window_open.load(std::memory_order_acquire) || s.opener != std::this_thread::get_id() || lock_depth > 0)
+        return;
+    s.stop.store(true, std::memory_order_release);
+    if (s.helper.joinable()) s.helper.join();
+    s.window_open.store(false, std::memory_order_release);
+}
+
+// Runs `call` under the lock, or directly on a thread that holds it already.
+template <class Call>
+decltype(auto) under_lock(Call&& call) {
+    if (lock_depth > 0) return call();
+    const Locked locked(state().ucx);
+    return call();
 }
 
 // Runs `call` under the lock while the helper runs, directly otherwise.
 template <class Call>
 decltype(auto) ordered(Call&& call) {
-    if (!state.window_open.load(std::memory_order_acquire)) return call();
-    const std::lock_guard lock(state.ucx);
-    return call();
+    if (!state().window_open.load(std::memory_order_acquire)) return call();
+    return under_lock(std::forward<Call>(call));
+}
+
+// Whether `address` lies in the MPI library (the object that defines PMPI_Init): MPICH's
+// workers are progressed, those of another UCX user in the process never.
+bool called_from_mpi(const void* address) {
+    static const void* const mpi_library = [] {
+        Dl_info info{};
+        return ::dladdr(reinterpret_cast<const void*>(&PMPI_Init), &info) ? info.dli_fbase : nullptr;
+    }();
+    Dl_info info{};
+    return mpi_library && ::dladdr(address, &info) && info.dli_fbase == mpi_library;
+}
+
+// Whether `worker` is one MPICH made (not another UCX user's in the same process).
+bool mpis_worker(Worker worker) {
+    FinalizeProgress& s = state();
+    return under_lock([&] {
+        const auto end = s.workers.begin() + std::ptrdiff_t(s.worker_count);
+        return std::find(s.workers.begin(), end, worker) != end;
+    });
 }
 
 }  // namespace
 
 namespace papshim::interpose {
-void begin_finalize_progress() { state.finalizing.store(true, std::memory_order_release); }
+void begin_finalize_progress() { state().finalizing.store(true, std::memory_order_release); }
 void end_finalize_progress() {
     close_window();
-    state.finalizing.store(false, std::memory_order_release);
+    state().finalizing.store(false, std::memory_order_release);
 }
 }  // namespace papshim::interpose
 
@@ -120,33 +184,36 @@ extern "C" {
 
 PAPSHIM_EXPORT Status ucp_worker_create(void* context, const void* params, Worker* worker) {
     const Status status = (*next_worker_create)(context, params, worker);
-    if (status == 0 && worker) {
-        const std::lock_guard lock(state.ucx);
-        if (state.worker_count < kMaxWorkers) state.workers[state.worker_count++] = *worker;
+    FinalizeProgress& s = state();
+    if (status == 0 && worker && called_from_mpi(__builtin_return_address(0))) {
+        under_lock([&] {
+            if (s.worker_count < kMaxWorkers) s.workers[s.worker_count++] = *worker;
+        });
     }
     return status;
 }
 
 PAPSHIM_EXPORT void ucp_worker_release_address(Worker worker, void* address) {
-    close_window();
+    if (mpis_worker(worker)) close_window();
     (*next_worker_release_address)(worker, address);
 }
 
 PAPSHIM_EXPORT void ucp_worker_destroy(Worker worker) {
-    close_window();
-    {
-        const std::lock_guard lock(state.ucx);
-        for (std::size_t i = 0; i < state.worker_count; ++i) {
-            if (state.workers[i] != worker) continue;
-            state.workers[i] = state.workers[--state.worker_count];
-            break;
-        }
+    if (mpis_worker(worker)) {
+        close_window();
+        FinalizeProgress& s = state();
+        under_lock([&] {
+            const auto end = s.workers.begin() + std::ptrdiff_t(s.worker_count);
+            if (const auto found = std::find(s.workers.begin(), end, worker); found != end) {
+                *found = s.workers[--s.worker_count];
+            }
+        });
     }
     (*next_worker_destroy)(worker);
 }
 
 PAPSHIM_EXPORT void* ucp_disconnect_nb(void* endpoint) {
-    if (state.finalizing.load(std::memory_order_acquire)) open_window();
+    if (state().finalizing.load(std::memory_order_acquire)) open_window();
     return ordered([&] { return (*next_disconnect_nb)(endpoint); });
 }
 

@@ -171,7 +171,9 @@ PAPSHIM_EXPORT int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MP
 }
 
 PAPSHIM_EXPORT int MPI_Session_finalize(MPI_Session* session) {
+    papshim::interpose::begin_finalize_progress();
     const int rc = PMPI_Session_finalize(session);
+    papshim::interpose::end_finalize_progress();
     if (rc == MPI_SUCCESS && open_sessions > 0) --open_sessions;
     return rc;
 }

@@ -418,7 +418,8 @@ def case_terminate(options, work):
 def case_finalize(options):
     """Short jobs end: MPICH before 4.2 hung in MPI_Finalize over UCX's TCP in five of six such
     4-rank runs until papshim progressed UCX there (interpose/finalize_progress.cpp). Every run
-    must end in time; without the fix six runs in a row all ending would be a 1-in-46000 chance."""
+    must end in time; without the fix six runs in a row all ending would be a 1-in-46000 chance.
+    Then the same with a program of MPI sessions only (MPI 4), whose end is MPI_Session_finalize."""
     require_emulation(options)
     job = Job(options)
     runs, timeout_s = 6, 30
@@ -430,7 +431,22 @@ def case_finalize(options):
             raise CheckFailed(f"run {run} of {runs} failed\n{describe(command, done)}")
         probe_output(done.stdout, command, done)
         print(f"run {run}: ended in {time.monotonic() - started:.1f} s")
-    print(f"finalize: {runs} 4-rank jobs over the emulated network each ended within {timeout_s} s")
+    # A program of MPI sessions only: MPICH tears down in MPI_Session_finalize.
+    sessions, session_runs = 0, 3
+    for run in range(1, session_runs + 1):
+        if not options.sessions_probe:
+            break
+        command = job.command(["--emulate-network", "1gbit"], 4, [options.sessions_probe])
+        done = execute(command, timeout_s=timeout_s)
+        if done.returncode != 0:
+            raise CheckFailed(f"sessions run {run} of {session_runs} failed\n{describe(command, done)}")
+        if "no sessions" in done.stdout:
+            break
+        if "sum 6" not in done.stdout:
+            raise CheckFailed(f"sessions run {run}: no 'sum 6' line\n{describe(command, done)}")
+        sessions += 1
+    print(f"finalize: {runs} 4-rank jobs over the emulated network each ended within {timeout_s} s, "
+          f"and {sessions} of a program of MPI sessions only")
 
 
 def case_program(options, work):
@@ -466,6 +482,7 @@ def main():
     parser.add_argument("--mpiexec", required=True, help="launcher and its flags, one string")
     parser.add_argument("--bin", required=True, help="the build's bin folder (papshim-run)")
     parser.add_argument("--probe", required=True, help="the netemu_probe program")
+    parser.add_argument("--sessions-probe", help="the sessions_probe program (the finalize case)")
     parser.add_argument("--work", required=True, help="a folder for this test's files")
     program = parser.add_argument_group("the program case")
     program.add_argument("--program", help="the MPI program and its arguments, one string")
