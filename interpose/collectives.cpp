@@ -257,8 +257,8 @@ inline void note_native_call(Collective kind, MPI_Comm comm, CommContext* ctx, b
 
 // The full path's first step: whether this call goes to MPI untouched (no context, no clock),
 // its bookkeeping done and, where a threshold decided, the answer kept for the entry's test.
-// `type`: the datatype whose count sizes the call (an Allgather's receive type); `quick_bytes` gives the
-// call's total bytes (an Allgather(v)'s mean block) where that needs no context, else
+// `type`: the datatype whose count sizes the call (an Allgather's receive type); `quick_bytes`
+// gives the call's total bytes (an Allgather(v)'s mean block) where that needs no context, else
 // kSizeUnknown; `valid_handles` whether MPI accepts the call's datatypes (valid_type), asked
 // before anything else about them.
 template <class QuickBytes, class ValidHandles>

@@ -71,11 +71,14 @@ struct FinalizeProgress {
     std::array<Worker, kMaxWorkers> workers{};
     std::size_t worker_count = 0;          // under ucx: the workers MPICH made
     std::atomic<bool> finalizing{false};   // inside MPI_Finalize/MPI_Session_finalize
-    std::atomic<bool> window_open{false};  // the helper runs: every hooked call takes the lock
     std::atomic<bool> stop{false};
     std::thread helper;                    // started and joined by the thread that opened the window
     std::thread::id opener;
 };
+
+// The helper runs: every hooked call takes the lock. Apart from the state below, so that
+// MPICH's every ucp_worker_progress reads one constant-initialised flag.
+constinit std::atomic<bool> window_open{false};
 
 // Never destroyed: MPICH may end the process (a fatal error in its finalize) with the helper
 // running, and a joinable std::thread's destructor would abort it.
@@ -114,13 +117,13 @@ void progress_until_stopped() {
 
 void open_window() {
     FinalizeProgress& s = state();
-    if (s.window_open.load(std::memory_order_relaxed) || !*next_worker_progress) return;
+    if (window_open.load(std::memory_order_relaxed) || !*next_worker_progress) return;
     // A process that exits with the window open (MPICH's fatal errors) stops the helper.
     static const bool stops_at_exit = std::atexit([] { state().stop.store(true, std::memory_order_release); }) == 0;
     (void)stops_at_exit;
     s.stop.store(false, std::memory_order_relaxed);
     s.opener = std::this_thread::get_id();
-    s.window_open.store(true, std::memory_order_release);
+    window_open.store(true, std::memory_order_release);
     s.helper = std::thread(progress_until_stopped);
 }
 
@@ -128,11 +131,11 @@ void open_window() {
 // that joins the helper), and never under the lock, which the helper may be waiting for.
 void close_window() {
     FinalizeProgress& s = state();
-    if (!s.window_open.load(std::memory_order_acquire) || s.opener != std::this_thread::get_id() || lock_depth > 0)
+    if (!window_open.load(std::memory_order_acquire) || s.opener != std::this_thread::get_id() || lock_depth > 0)
         return;
     s.stop.store(true, std::memory_order_release);
     if (s.helper.joinable()) s.helper.join();
-    s.window_open.store(false, std::memory_order_release);
+    window_open.store(false, std::memory_order_release);
 }
 
 // Runs `call` under the lock, or directly on a thread that holds it already.
@@ -146,7 +149,7 @@ decltype(auto) under_lock(Call&& call) {
 // Runs `call` under the lock while the helper runs, directly otherwise.
 template <class Call>
 decltype(auto) ordered(Call&& call) {
-    if (!state().window_open.load(std::memory_order_acquire)) return call();
+    if (!window_open.load(std::memory_order_acquire)) return call();
     return under_lock(std::forward<Call>(call));
 }
 
@@ -161,13 +164,15 @@ bool called_from_mpi(const void* address) {
     return mpi_library && ::dladdr(address, &info) && info.dli_fbase == mpi_library;
 }
 
-// Whether `worker` is one MPICH made (not another UCX user's in the same process).
+// Where `worker` is among the workers MPICH made, or null (another UCX user's); under the lock.
+Worker* recorded(FinalizeProgress& s, Worker worker) {
+    Worker* const end = s.workers.data() + s.worker_count;
+    Worker* const found = std::find(s.workers.data(), end, worker);
+    return found == end ? nullptr : found;
+}
+
 bool mpis_worker(Worker worker) {
-    FinalizeProgress& s = state();
-    return under_lock([&] {
-        const auto end = s.workers.begin() + std::ptrdiff_t(s.worker_count);
-        return std::find(s.workers.begin(), end, worker) != end;
-    });
+    return under_lock([&] { return recorded(state(), worker) != nullptr; });
 }
 
 }  // namespace
@@ -203,10 +208,7 @@ PAPSHIM_EXPORT void ucp_worker_destroy(Worker worker) {
         close_window();
         FinalizeProgress& s = state();
         under_lock([&] {
-            const auto end = s.workers.begin() + std::ptrdiff_t(s.worker_count);
-            if (const auto found = std::find(s.workers.begin(), end, worker); found != end) {
-                *found = s.workers[--s.worker_count];
-            }
+            if (Worker* const found = recorded(s, worker)) *found = s.workers[--s.worker_count];
         });
     }
     (*next_worker_destroy)(worker);

@@ -432,10 +432,8 @@ def case_finalize(options):
         probe_output(done.stdout, command, done)
         print(f"run {run}: ended in {time.monotonic() - started:.1f} s")
     # A program of MPI sessions only: MPICH tears down in MPI_Session_finalize.
-    sessions, session_runs = 0, 3
+    sessions, session_runs = 0, 3 if options.sessions_probe else 0
     for run in range(1, session_runs + 1):
-        if not options.sessions_probe:
-            break
         command = job.command(["--emulate-network", "1gbit"], 4, [options.sessions_probe])
         done = execute(command, timeout_s=timeout_s)
         if done.returncode != 0:
@@ -477,7 +475,7 @@ def case_program(options, work):
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("case", choices=["shaped", "nodes", "bad-arguments", "terminate", "finalize",
-                                                   "program"])
+                                         "program"])
     parser.add_argument("--mpi", required=True, choices=["openmpi", "mpich"])
     parser.add_argument("--mpiexec", required=True, help="launcher and its flags, one string")
     parser.add_argument("--bin", required=True, help="the build's bin folder (papshim-run)")

@@ -329,8 +329,9 @@ std::string last_algorithm(MPI_Comm comm, const char* collective) {
 // With auto configured by the environment, the entry points forward small calls at once when
 // the thread's kept answer is for their communicator and type (quick_path.hpp): each call
 // below runs twice, so that the second takes that path. Alternating communicators, types and
-// collectives miss it; a communicator freed and a new one made (its handle may be the freed one's) must not find
-// the old context there. Results equal native's, and every call is reported native.
+// collectives miss it; a communicator freed and a new one made (its handle may be the freed
+// one's) must not find the old context there. Results equal native's, and every call is
+// reported native.
 void auto_quick_path_across_communicators() {
     int size = 1;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
