@@ -2,8 +2,11 @@
 
 #include <array>
 #include <cstddef>
+#include <type_traits>
 #include <utility>
 #include <vector>
+
+#include "papshim/runtime.hpp"
 
 namespace papshim::interpose {
 namespace {
@@ -82,10 +85,23 @@ bool predefined_op(MPI_Op op) {
     return op == MPI_REPLACE || op == MPI_NO_OP;
 }
 
+// The pair this thread's last call was accepted with: a loop reduces the same one call after
+// call, and the standard's tables are some forty comparisons.
+struct Accepted {
+    MPI_Op op{};
+    MPI_Datatype type{};
+    bool set = false;
+};
+static_assert(std::is_trivially_destructible_v<Accepted>, "PAPSHIM_STARTUP_TLS");
+PAPSHIM_STARTUP_TLS thread_local Accepted last_accepted;
+
 bool builtin_op_accepts(MPI_Op op, MPI_Datatype type) {
+    Accepted& last = last_accepted;
+    if (last.set && last.op == op && last.type == type) return true;
     if (!defined_by_standard(op, type)) return false;
     for (const auto& [o, t] : refused_by_library)
         if (o == op && t == type) return false;
+    last = {op, type, true};
     return true;
 }
 

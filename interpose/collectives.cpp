@@ -92,7 +92,11 @@ std::uint64_t type_size(MPI_Datatype type) {
     if (type == MPI_DATATYPE_NULL) return false;
     std::byte in{}, out{};
     int position = 0;
-    return PMPI_Pack(&in, 0, type, &out, 0, &position, runtime::state().self) == MPI_SUCCESS;
+    if (PMPI_Pack(&in, 0, type, &out, 0, &position, runtime::state().self) != MPI_SUCCESS) return false;
+    // A predefined type is kept as the last one (valid_type's answer without a probe): a
+    // call that never asks its size (a named algorithm's) probed on every call.
+    if (predefined(type)) static_cast<void>(look_up_type_size(type));
+    return true;
 }
 
 inline bool valid_type(MPI_Datatype type) {
@@ -728,10 +732,12 @@ bool applicable(const ReductionAlgorithm& algorithm, const ReductionBuffers& b) 
 }
 
 // Whether the vector fits a shared-memory slot (what the slot-sized algorithms take): a
-// predefined type under a predefined op (so every rank decides alike, node::Call::make).
-bool fits_slot(const ReductionBuffers& b) {
+// predefined type under a predefined op (so every rank decides alike, node::Call::make), and
+// no larger than `largest` bytes where that is given (an algorithm's own cap).
+bool fits_slot(const ReductionBuffers& b, std::uint64_t largest = 0) {
+    const std::uint64_t slot = runtime::state().config.shm_slot;
     return b.same_type_everywhere && predefined(b.type) &&
-           std::uint64_t(b.count) * type_extent(b.type) <= runtime::state().config.shm_slot;
+           std::uint64_t(b.count) * type_extent(b.type) <= (largest ? std::min(largest, slot) : slot);
 }
 
 // Whether `auto` may run auto_reduction_classic's algorithm for this Reduce/Allreduce on some
@@ -895,9 +901,11 @@ std::optional<Outcome> run_reduction(CommContext& ctx, Collective kind, Reductio
     }
     node::NodeView* view = runtime::node_view(ctx);
     if (!view) return std::nullopt;  // MPI could not make it: native from now on
-    if (!algorithm->beyond_slot.empty() && !fits_slot(b)) {
+    if (!algorithm->beyond_slot.empty() && !fits_slot(b, algorithm->largest_bytes)) {
+        // The one it hands the call to may combine in another order: asked again (a
+        // symmetric Allreduce's large float vector under PAPSHIM_REPRODUCIBLE goes native).
         algorithm = find_reduction_algorithm(kind, algorithm->beyond_slot);
-        if (!algorithm) return std::nullopt;
+        if (!algorithm || !applicable(*algorithm, b)) return std::nullopt;
     }
     return Outcome{algorithm->run(*view, b, runtime::private_comm(ctx)), algorithm->name};
 }

@@ -294,6 +294,9 @@ struct ReductionAlgorithm {
     // piece), never into larger ones but one whole vector where nothing overlaps (the
     // predicted scatter at p = 2); null: the schedule does not depend on the size.
     int (*segments_for_bytes)(std::uint64_t bytes) = nullptr;
+    // Slot-sized ones: the largest vector it takes where that is less than a slot (the
+    // symmetric Allreduce's cell); 0: PAPSHIM_SHM_SLOT.
+    std::uint64_t largest_bytes = 0;
 };
 
 // Every Reduce (collective reduce) or Allreduce algorithm of papshim's own.

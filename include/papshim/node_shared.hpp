@@ -39,6 +39,13 @@ struct BoardCell {
 inline constexpr std::uint64_t kBoardEmpty = ~std::uint64_t(0);
 static_assert(sizeof(BoardCell) == 32);
 
+// The symmetric Allreduce's cells (symmetric_reduce in src/algorithms/node_steps.hpp): each
+// rank's deposit for even and odd calls, an epoch word and then up to this many bytes of the
+// vector, in one cache line for a small one. Two cells per rank, because a rank that has
+// left call s may write its next deposit while a slower one still reads call s's.
+inline constexpr std::size_t kSymmetricBytes = 1024;
+inline constexpr std::size_t kSymmetricHeader = 16;  // the epoch, and every type's alignment
+
 // Set in a rank's ready line by the leader that has reduced the deposit: the slot may be
 // written again (a rank that left a Reduce early may be back before the leader got to it).
 inline constexpr std::uint64_t kDepositTaken = std::uint64_t{1} << 63;
@@ -52,6 +59,7 @@ static_assert(std::atomic<std::uint32_t>::is_always_lock_free, "shared-memory fl
 //                                     with kDepositTaken once the leader has reduced it
 //   chain slot [kChainSlots]          epoch, ticket, departed lines + order[local_size] cells
 //   board[kBoardSlots][local_size]    BoardCell each (32 bytes), each slot from a line
+//   symmetric[2][local_size]          epoch (kSymmetricHeader bytes) + kSymmetricBytes each
 //   data[local_size][slot_bytes]      deposits of the dynamic leader
 //   result[slot_bytes]                a node partial or a result to copy out
 class Segment {
@@ -82,6 +90,15 @@ public:
         return *at<std::uint64_t>(chain_offset(slot) + 3 * kLine + std::size_t(k) * 8);
     }
 
+    // Local rank `local_rank`'s symmetric deposit for calls of parity `parity`: its epoch,
+    // stored last (release), and the vector at symmetric_data.
+    std::atomic<std::uint64_t>& symmetric_epoch(int parity, int local_rank) {
+        return *at<std::uint64_t>(symmetric_offset(local_size_, parity, local_rank));
+    }
+    std::byte* symmetric_data(int parity, int local_rank) {
+        return base_ + symmetric_offset(local_size_, parity, local_rank) + kSymmetricHeader;
+    }
+
     BoardCell& board_cell(int slot, int local_rank) {
         return *reinterpret_cast<BoardCell*>(base_ + board_offset(local_size_, slot) + std::size_t(local_rank) * sizeof(BoardCell));
     }
@@ -108,8 +125,13 @@ private:
         return (kHeaderLines + std::size_t(local_size)) * kLine + kChainSlots * chain_slot_bytes(local_size) +
                std::size_t(slot) * board_slot_bytes(local_size);
     }
+    static constexpr std::size_t kSymmetricCell = (kSymmetricHeader + kSymmetricBytes + kLine - 1) / kLine * kLine;
+    static std::size_t symmetric_offset(int local_size, int parity, int local_rank) {
+        return board_offset(local_size, kBoardSlots) +
+               (std::size_t(parity) * std::size_t(local_size) + std::size_t(local_rank)) * kSymmetricCell;
+    }
     static std::size_t data_offset(int local_size) {
-        const std::size_t flags = board_offset(local_size, kBoardSlots);
+        const std::size_t flags = symmetric_offset(local_size, 2, 0);
         return (flags + 4095) / 4096 * 4096;
     }
     template <class T>
@@ -133,6 +155,8 @@ inline void Segment::initialise() {
         for (int k = 0; k < local_size_; ++k) {
             new (&board_cell(j, k)) BoardCell{{0}, {0}, {0}, {kBoardEmpty}};
         }
+    for (int parity = 0; parity < 2; ++parity)
+        for (int k = 0; k < local_size_; ++k) new (&symmetric_epoch(parity, k)) std::atomic<std::uint64_t>(0);
 }
 
 // Waits without stealing a core: a short spin (a peer on another core answers within
@@ -180,6 +204,7 @@ struct NodeView {
     std::uint64_t leader_calls = 0;  // dynamic-leader reductions (epochs from 1)
     std::uint64_t chain_calls = 0;   // arrival chains (epochs from 0)
     std::uint64_t bcast_calls = 0;   // broadcasts through the result slot (epochs from 1)
+    std::uint64_t symmetric_calls = 0;  // symmetric reductions (epochs from 1)
     // The first bytes of the deposit slots and of the result slot this process has mapped
     // (node_steps.cpp, map_slots): its own page tables, so each rank keeps its own.
     std::size_t mapped_deposit_bytes = 0;

@@ -185,12 +185,18 @@ TimingResult simulate_dynamic_leader(std::span<const double> arrival, double byt
 // any size (papshim runs the chain above the slot), the others leaving once deposited, then
 // the chain's phases among nodes; it leaves out the wait of a rank whose previous deposit
 // the leader has not yet taken (calls back to back) and the slots' first mapping.
+// allreduce_symmetric: the symmetric Allreduce (allreduce/symmetric_shm.cpp) at any size
+// (papshim runs it up to node::kSymmetricBytes, hierarchical above): every rank deposits
+// its vector (a copy), waits for each other deposit's flag in local rank order from the
+// highest, copies the first and reduces each next into its sum, and copies the sum out;
+// across nodes only local rank 0 combines, then the leaders' and the node's broadcast phases.
 enum class NodeReduction {
     reduce_arrival_chain,
     reduce_dynamic_leader,
     allreduce_arrival_chain,
     allreduce_hierarchical,
-    allreduce_dynamic_leader
+    allreduce_dynamic_leader,
+    allreduce_symmetric
 };
 TimingResult simulate_node_reduction(NodeReduction algorithm, std::span<const double> arrival, double bytes, int root,
                                      double slot_bytes, const TimingModel& model);

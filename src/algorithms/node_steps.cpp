@@ -293,6 +293,33 @@ void copy_partial(NodeView& view, const Call& call, void* to) {
     std::memcpy(to, view.segment.result(), call.extent_bytes());
 }
 
+bool fits_symmetric(const Call& call) { return call.predefined && call.extent_bytes() <= kSymmetricBytes; }
+
+int symmetric_reduce(NodeView& view, const Call& call, void* to, bool combine) {
+    Segment& segment = view.segment;
+    // A rank writes the cell of call s + 2 only after it saw every deposit of call s + 1, so
+    // after every rank had left call s, the last reader of this cell.
+    const std::uint64_t epoch = ++view.symmetric_calls;
+    const int parity = int(epoch & 1), me = view.local_rank;
+    const std::size_t bytes = call.extent_bytes();
+    std::memcpy(segment.symmetric_data(parity, me), call.own, bytes);
+    segment.symmetric_epoch(parity, me).store(epoch, std::memory_order_release);
+    if (!combine) return MPI_SUCCESS;
+    const auto deposit = [&](int r) -> const void* {
+        if (r == me) return call.own;
+        wait_until([&] { return segment.symmetric_epoch(parity, r).load(std::memory_order_acquire) == epoch; });
+        return segment.symmetric_data(parity, r);
+    };
+    // From the highest rank down, each lower one combined in front (inout = in op inout).
+    void* sum = slot_scratch(view.scratch, call);
+    std::memcpy(sum, deposit(view.local_size - 1), bytes);
+    for (int r = view.local_size - 2; r >= 0; --r)
+        if (const int error = PMPI_Reduce_local(deposit(r), sum, call.count, call.type, call.op); error != MPI_SUCCESS)
+            return error;
+    std::memcpy(to, sum, bytes);
+    return MPI_SUCCESS;
+}
+
 int chain_reduce(NodeView& view, const Call& call, int target, void* result, int& last) {
     Segment& segment = view.segment;
     const int n = view.local_size, me = view.local_rank;

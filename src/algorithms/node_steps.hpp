@@ -49,6 +49,15 @@ int leader_reduce(NodeView& view, const Call& call, void* partial, bool publish,
 // Waits for the node partial of the last leader_reduce and copies it to `to`.
 void copy_partial(NodeView& view, const Call& call, void* to);
 
+// Symmetric reduction (no leader): every rank of the node deposits its vector in its
+// symmetric cell and, where `combine`, waits for every other deposit and combines them all
+// into `to` itself, in local rank order, so every rank computes the same bits whatever the
+// arrivals. The last rank to arrive waits for nobody; the others for its one deposit. For
+// vectors that fit a cell (fits_symmetric). A rank that does not combine must not come back
+// before one that does has read its deposit (a collective step in between, as a broadcast).
+bool fits_symmetric(const Call& call);
+int symmetric_reduce(NodeView& view, const Call& call, void* to, bool combine);
+
 // Chain messages are cut into pieces of about this many bytes so that a rank can pass on the
 // start of the partial while the rest still arrives (spec §6.6): measured on Open MPI shared
 // memory, 1 MiB Reduce at p = 4 (docs/benchmarks.md). Fixed: every rank must cut alike (an

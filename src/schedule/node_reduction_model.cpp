@@ -1,7 +1,8 @@
 // Timing models of papshim's node-level reductions (simulator.hpp): the shared-memory dynamic
 // leader (simulate_dynamic_leader, after src/algorithms/node_steps.cpp's leader_reduce and
-// copy_partial), and the arrival chain and hierarchical algorithms (simulate_node_reduction,
-// after src/algorithms/{reduce,allreduce}/arrival_chain.cpp and allreduce/hierarchical.cpp).
+// copy_partial), and the arrival chain, hierarchical and symmetric algorithms
+// (simulate_node_reduction, after src/algorithms/{reduce,allreduce}/arrival_chain.cpp,
+// allreduce/hierarchical.cpp and allreduce/symmetric_shm.cpp).
 // They are not one schedule: a rank runs phases one after the other (inside its node, among
 // the node leaders, inside its node again), so each phase is simulated from the exit times of
 // the one before. Messages inside a node take the model's latency and per_byte, between node
@@ -66,6 +67,29 @@ LeaderPhase leader_phase(std::span<const double> arrival, const SharedMemoryCost
     phase.published = time + cost.copy;  // into the result slot
     phase.deposited[std::size_t(phase.leader)] = phase.published;
     return phase;
+}
+
+// symmetric_reduce on one node (local ranks 0..n-1 are members[0..n-1]): every rank's
+// deposit is done at its arrival plus a copy; a rank that combines (all, or only local rank
+// 0 where `only_first`) takes the deposits from the highest local rank down, each once its
+// flag is seen (its own at once), copying the first into its sum and reducing the others in,
+// then copies the sum out. The others leave once deposited.
+void symmetric_phase(std::span<const int> members, const SharedMemoryCosts& cost, bool only_first,
+                     std::vector<double>& now) {
+    std::vector<double> deposited;
+    for (int rank : members) deposited.push_back(now[std::size_t(rank)] + cost.copy);
+    const int n = int(members.size());
+    for (int me = 0; me < n; ++me) {
+        double time = deposited[std::size_t(me)];
+        if (!only_first || me == 0) {
+            for (int r = n - 1; r >= 0; --r) {
+                if (r != me) time = std::max(time, deposited[std::size_t(r)] + cost.seen);
+                time += r == n - 1 ? cost.copy : cost.reduce;
+            }
+            time += cost.copy;
+        }
+        now[std::size_t(members[std::size_t(me)])] = time;
+    }
 }
 
 // A model with every pair of ranks alike: inside one node, or among node leaders.
@@ -267,7 +291,8 @@ TimingResult simulate_node_reduction(NodeReduction algorithm, std::span<const do
     }
     const TimingModel node_model = inside_node(model), leader_model = among_leaders(model);
     const bool fits_slot = algorithm == NodeReduction::allreduce_dynamic_leader ||
-                           algorithm == NodeReduction::reduce_dynamic_leader || bytes <= slot_bytes;
+                           algorithm == NodeReduction::reduce_dynamic_leader ||
+                           algorithm == NodeReduction::allreduce_symmetric || bytes <= slot_bytes;
     std::vector<double> now(arrival.begin(), arrival.end());
     const int node_count = int(nodes.size());
 
@@ -292,7 +317,11 @@ TimingResult simulate_node_reduction(NodeReduction algorithm, std::span<const do
     }
 
     const bool leads = algorithm == NodeReduction::allreduce_hierarchical || algorithm == NodeReduction::allreduce_dynamic_leader;
-    if (leads && fits_slot) {
+    if (algorithm == NodeReduction::allreduce_symmetric) {
+        const SharedMemoryCosts cost(bytes, node_model);
+        for (const auto& node : nodes) symmetric_phase(node, cost, node_count > 1, now);
+        if (node_count == 1) return timing_of_exits(arrival, std::move(now));
+    } else if (leads && fits_slot) {
         if (node_count == 1) return simulate_dynamic_leader(arrival, bytes, node_model);
         const SharedMemoryCosts cost(bytes, node_model);
         for (const auto& node : nodes) {

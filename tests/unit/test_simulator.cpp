@@ -396,6 +396,41 @@ TEST_CASE("to_string shows a schedule step by step", "[simulator]") {
                   "  step 2: send [0,3] -> 1; recv [4,2] <- 4;\n");
 }
 
+TEST_CASE("the symmetric Allreduce's model: every rank combines, the last arriver waits for nobody",
+          "[simulator][timing][shm]") {
+    using papshim::sim::NodeReduction;
+    TimingModel model;
+    model.latency = 1e-7;
+    model.per_byte = 2e-10;
+    model.overhead = 0;
+    const double bytes = 1000, unit = 1e-7, slot = 65536;  // one copy, one reduction, one flag: a unit each
+    SECTION("balanced: a deposit, the others' flags, a copy and three reductions, the copy out") {
+        const auto timing = simulate_node_reduction(NodeReduction::allreduce_symmetric, same(4, 0.0), bytes, -1, slot, model);
+        for (int r = 0; r < 3; ++r) CHECK(timing.exit[std::size_t(r)] == Approx(7 * unit));
+        CHECK(timing.exit[3] == Approx(6 * unit));  // the highest rank starts from its own vector: no flag
+    }
+    SECTION("one late rank: one flag after its deposit for the others, none for it") {
+        auto arrival = same(4, 0.0);
+        arrival[3] = 1e-5;
+        const auto timing = simulate_node_reduction(NodeReduction::allreduce_symmetric, arrival, bytes, -1, slot, model);
+        CHECK(timing.exit[3] - arrival[3] == Approx(6 * unit));  // deposit, copy, three reductions, copy out
+        CHECK(timing.exit[0] - arrival[3] == Approx(7 * unit));  // its deposit seen first
+        // Its combining is all after the late deposit here (the highest rank's comes first): at
+        // 1000 bytes the leader, one reduction and two flags after it, is ahead; at 8 bytes,
+        // where a reduction is next to nothing, one flag against two.
+        CHECK(timing.mean_elapsed > papshim::sim::simulate_dynamic_leader(arrival, bytes, model).mean_elapsed);
+        const auto small = simulate_node_reduction(NodeReduction::allreduce_symmetric, arrival, 8, -1, slot, model);
+        CHECK(small.mean_elapsed < papshim::sim::simulate_dynamic_leader(arrival, 8, model).mean_elapsed);
+    }
+    SECTION("across nodes only local rank 0 combines; the others leave once the node's broadcast is in") {
+        model.ranks_per_node = 2;
+        auto arrival = same(6, 0.0);
+        arrival[4] = 2e-5;
+        const auto timing = simulate_node_reduction(NodeReduction::allreduce_symmetric, arrival, 8, -1, slot, model);
+        for (std::size_t r = 0; r < 6; ++r) CHECK(timing.exit[r] > arrival[4]);
+    }
+}
+
 TEST_CASE("the dynamic leader's model: the first arriver reduces as deposits appear", "[simulator][timing][shm]") {
     TimingModel model;
     model.latency = 1e-7;     // a flag seen across cores

@@ -101,11 +101,11 @@ void define_reduce_options(CLI::App& app, ReduceOptions& options) {
                "binomial tree; docs/simulator.md)",
                "A[,A...]");
     add_parsed(app, "--allreduce", options.algorithms,
-               names_of(Collective::allreduce, {"dynamic_leader", "arrival_chain", "hierarchical"}),
+               names_of(Collective::allreduce, {"dynamic_leader", "symmetric_shm", "arrival_chain", "hierarchical"}),
                "the same for Allreduce: clairvoyant, clairvoyant_bcast, predicted_chain,\n"
                "predicted_scatter, recursive_doubling, rabenseifner, ring; and\n"
-               "papshim's node algorithms dynamic_leader, arrival_chain and\n"
-               "hierarchical (inside nodes at --alpha/--beta, a shared-memory\n"
+               "papshim's node algorithms dynamic_leader, symmetric_shm, arrival_chain\n"
+               "and hierarchical (inside nodes at --alpha/--beta, a shared-memory\n"
                "message's; between nodes at --inter-alpha/--inter-beta;\n"
                "docs/simulator.md)",
                "A[,A...]");

@@ -88,6 +88,7 @@ std::optional<sim::NodeReduction> node_reduction(const std::string& name, bool a
     if (name == "arrival_chain")
         return allreduce ? sim::NodeReduction::allreduce_arrival_chain : sim::NodeReduction::reduce_arrival_chain;
     if (name == "hierarchical" && allreduce) return sim::NodeReduction::allreduce_hierarchical;
+    if (name == "symmetric_shm" && allreduce) return sim::NodeReduction::allreduce_symmetric;
     if (name == "dynamic_leader")
         return allreduce ? sim::NodeReduction::allreduce_dynamic_leader : sim::NodeReduction::reduce_dynamic_leader;
     return std::nullopt;
@@ -151,6 +152,9 @@ int simulate(const ReduceOptions& options, const Common& common) {
                 if (name == "dynamic_leader" && bytes > double(default_shm_slot))
                     fmt::print("note: papshim runs dynamic_leader only up to PAPSHIM_SHM_SLOT bytes (by default {} here); "
                                "this row models a larger slot\n", default_shm_slot);
+                if (name == "symmetric_shm" && bytes > double(node::kSymmetricBytes))
+                    fmt::print("note: papshim runs symmetric_shm only up to {} bytes (hierarchical above); this row "
+                               "models a larger cell\n", node::kSymmetricBytes);
                 table.push_back({name, bytes, -1, 0,
                                  sim::simulate_node_reduction(*node_algorithm, arrival, bytes, root,
                                                               double(default_shm_slot), model)});

@@ -20,6 +20,7 @@ int predicted_scatter_segments(std::uint64_t bytes);
 
 // Node-level state machines (src/algorithms/node_steps.hpp).
 int run_dynamic_leader(node::NodeView& view, const ReductionBuffers& buffers, MPI_Comm comm);
+int run_symmetric_shm(node::NodeView& view, const ReductionBuffers& buffers, MPI_Comm comm);
 int run_arrival_chain(node::NodeView& view, const ReductionBuffers& buffers, MPI_Comm comm);
 int run_hierarchical(node::NodeView& view, const ReductionBuffers& buffers, MPI_Comm comm);
 

@@ -1,8 +1,9 @@
 // The dynamic leader's shared-memory protocol (src/algorithms/node_steps.cpp: leader_reduce,
 // copy_partial, through allreduce::run_dynamic_leader and reduce::run_dynamic_leader, every
 // other call a Reduce to a rotating root, whose other ranks leave once deposited and may
-// deposit for the next call before the leader took this one) with threads as the ranks of one node,
-// over a Segment in this process's memory. Across processes ThreadSanitizer cannot see the
+// deposit for the next call before the leader took this one), and every fourth call the
+// symmetric Allreduce (symmetric_reduce, its two cells per rank), then as many symmetric
+// calls back to back, with threads as the ranks of one node, over a Segment in this process's memory. Across processes ThreadSanitizer cannot see the
 // segment's accesses; here every claim, deposit, epoch flag and copy is in one process, so
 // it checks that the epochs order them (the CI's ThreadSanitizer job runs this test). What it
 // cannot see: the leader reads the deposits inside PMPI_Reduce_local, in uninstrumented
@@ -67,15 +68,18 @@ void rank_thread(Shared& shared, int thread, int calls) {
     for (int r = 0; r < shared.threads; ++r) view.local_rank_of.push_back(r);
     std::mt19937 rng(unsigned(thread * 7919 + shared.threads));
     std::vector<int> send(kMaxInts), result(kMaxInts);
-    for (int call = 0; call < calls; ++call) {
+    // The first `calls` mix the three; then as many symmetric Allreduces back to back, where a
+    // rank that left one call writes its next deposit while others still read this one's.
+    for (int call = 0; call < 2 * calls; ++call) {
         // Arrivals in a random order: a short sleep, a yield, or straight in.
         switch (rng() % 4) {
             case 0: std::this_thread::sleep_for(std::chrono::microseconds(rng() % 40)); break;
             case 1: std::this_thread::yield(); break;
             default: break;
         }
-        const int count = count_of(call);
-        const bool reduce = call % 2 == 1;
+        const bool mixed = call < calls;
+        const bool reduce = mixed && call % 2 == 1, symmetric = !mixed || call % 4 == 2;
+        const int count = symmetric ? 1 + call % int(papshim::node::kSymmetricBytes / sizeof(int)) : count_of(call);
         const int root = reduce ? (call / 2) % shared.threads : -1;
         const bool holds_result = !reduce || thread == root;
         const bool in_place = call % 3 == 1 && holds_result;
@@ -88,8 +92,9 @@ void rank_thread(Shared& shared, int thread, int calls) {
         buffers.op = MPI_SUM;
         buffers.root = root;
         buffers.same_type_everywhere = true;
-        const int error = reduce ? papshim::reduce::run_dynamic_leader(view, buffers, MPI_COMM_NULL)
-                                 : papshim::allreduce::run_dynamic_leader(view, buffers, MPI_COMM_NULL);
+        const int error = reduce      ? papshim::reduce::run_dynamic_leader(view, buffers, MPI_COMM_NULL)
+                          : symmetric ? papshim::allreduce::run_symmetric_shm(view, buffers, MPI_COMM_NULL)
+                                      : papshim::allreduce::run_dynamic_leader(view, buffers, MPI_COMM_NULL);
         if (error != MPI_SUCCESS) {
             // The other threads would wait for this one's deposit forever: end the test here.
             fmt::print(stderr, "FAIL {} threads, thread {}, call {}: error {}\n", shared.threads, thread, call, error);
@@ -100,8 +105,9 @@ void rank_thread(Shared& shared, int thread, int calls) {
             long expected = 0;
             for (int t = 0; t < shared.threads; ++t) expected += contribution(t, call, i);
             if (result[std::size_t(i)] != expected) {
+                const char* kind = reduce ? "Reduce" : symmetric ? "symmetric Allreduce" : "Allreduce";
                 fail(fmt::format("{} threads, thread {}, call {} ({}, {} ints{}): element {} is {}, {} expected",
-                                 shared.threads, thread, call, reduce ? "Reduce" : "Allreduce", count,
+                                 shared.threads, thread, call, kind, count,
                                  in_place ? ", in place" : "", i, result[std::size_t(i)], expected));
                 break;
             }
@@ -138,7 +144,8 @@ int main(int argc, char** argv) {
         return 2;
     }
     for (int threads = 2; threads <= 6; ++threads) run(threads, calls);
-    fmt::print("dynamic leader (Allreduce and Reduce), threads as ranks (2..6), {} calls each: {} failures\n", calls, failures.load());
+    fmt::print("dynamic leader (Allreduce and Reduce) and symmetric Allreduce, threads as ranks (2..6), {} calls each: {} failures\n",
+               calls, failures.load());
     MPI_Finalize();
     return failures.load() == 0 ? 0 : 1;
 }

@@ -382,11 +382,12 @@ void check(const Comm& c, const Case& k, const Prepared& p, const Outcome& o, Ta
     const bool own = o.ran != "native";
     t.own += own ? 1 : 0;
     if (expect_own(k, c) && !own) fail(t, c, k, "papshim forwarded the call to native MPI");
-    // dynamic_leader hands vectors beyond its shared-memory slots (or of derived types) to
-    // the same family's algorithm for them: hierarchical (Allreduce), arrival_chain (Reduce),
-    // as its registry line says (beyond_slot) and the README documents.
-    const bool handed_on = k.algorithm == "dynamic_leader" &&
-                           o.ran == (k.collective == "reduce" ? "arrival_chain" : "hierarchical");
+    // dynamic_leader and symmetric_shm hand vectors beyond their shared-memory slots (or of
+    // derived types) to the same family's algorithm for them: hierarchical (Allreduce),
+    // arrival_chain (Reduce), as their registry lines say (beyond_slot) and the README documents.
+    const bool handed_on = (k.algorithm == "dynamic_leader" &&
+                            o.ran == (k.collective == "reduce" ? "arrival_chain" : "hierarchical")) ||
+                           (k.algorithm == "symmetric_shm" && o.ran == "hierarchical");
     if (k.algorithm != "auto" && own && o.ran != k.algorithm && !handed_on)
         fail(t, c, k, fmt::format("ran '{}' instead", o.ran));
 
@@ -427,8 +428,8 @@ std::vector<std::string> algorithms_of(const char* collective) {
     if (std::string(collective) == "reduce")
         return {"binomial", "pipelined_binomial", "rabenseifner", "dynamic_leader", "arrival_chain", "clairvoyant",
                 "predicted_chain", "auto"};
-    return {"recursive_doubling", "rabenseifner", "ring", "dynamic_leader", "arrival_chain", "hierarchical", "clairvoyant",
-            "clairvoyant_bcast", "predicted_chain", "predicted_scatter", "auto"};
+    return {"recursive_doubling", "rabenseifner", "ring", "dynamic_leader", "symmetric_shm", "arrival_chain", "hierarchical",
+            "clairvoyant", "clairvoyant_bcast", "predicted_chain", "predicted_scatter", "auto"};
 }
 
 Comm make(std::string name, MPI_Comm comm);
@@ -684,6 +685,7 @@ void reproducible(Tally& t) {
         const auto& ordered = reduce ? arrival_ordered_reduce : arrival_ordered_allreduce;
         std::vector<std::string> algorithms = ordered;
         algorithms.push_back(reduce ? "binomial" : "recursive_doubling");  // fixed order: keeps floating point
+        if (!reduce) algorithms.push_back("symmetric_shm");
         for (const auto& algorithm : algorithms) {
             if (papshim_set_algorithm(c.comm, collective, algorithm.c_str()) != MPI_SUCCESS) {
                 ++t.failures;
@@ -724,39 +726,41 @@ void reproducible_arrivals(Tally& t) {
     MPI_Comm dup = MPI_COMM_NULL;
     MPI_Comm_dup(MPI_COMM_WORLD, &dup);
     Comm c = make("world-dup", dup);
-    constexpr int count = 1000;  // fits a dynamic-leader slot
-    std::vector<float> in(count);
-    std::mt19937 rng(unsigned(c.rank) * 7919u + 1u);
-    for (float& x : in) x = std::ldexp(float(int(rng() % 2000001) - 1000000), int(rng() % 40) - 20);
-    const int root = c.size - 1;  // the last to arrive in the first call, the first in the second
-    for (const char* collective : {"reduce", "allreduce"}) {
-        const bool reduce = std::string(collective) == "reduce";
-        for (const std::string& algorithm : algorithms_of(collective)) {
-            // A refusal is reproducible()'s to report.
-            if (papshim_set_algorithm(c.comm, collective, algorithm.c_str()) != MPI_SUCCESS) continue;
-            std::vector<float> late(count), reversed(count);
-            for (const auto& [pattern, out] : {std::pair{'l', &late}, std::pair{'r', &reversed}}) {
-                arrive(pattern, c, 0);
-                if (reduce) MPI_Reduce(in.data(), out->data(), count, MPI_FLOAT, MPI_SUM, root, c.comm);
-                else MPI_Allreduce(in.data(), out->data(), count, MPI_FLOAT, MPI_SUM, c.comm);
-                char ran[64] = {};
-                papshim_get_last_algorithm(c.comm, collective, ran, sizeof ran);
-                t.own += std::string(ran) != "native" ? 1 : 0;
+    // 1000 fits a dynamic-leader slot, 200 the symmetric Allreduce's cell.
+    for (const int count : {1000, 200}) {
+        std::vector<float> in(static_cast<std::size_t>(count));
+        std::mt19937 rng(unsigned(c.rank) * 7919u + 1u);
+        for (float& x : in) x = std::ldexp(float(int(rng() % 2000001) - 1000000), int(rng() % 40) - 20);
+        const int root = c.size - 1;  // the last to arrive in the first call, the first in the second
+        for (const char* collective : {"reduce", "allreduce"}) {
+            const bool reduce = std::string(collective) == "reduce";
+            for (const std::string& algorithm : algorithms_of(collective)) {
+                // A refusal is reproducible()'s to report.
+                if (papshim_set_algorithm(c.comm, collective, algorithm.c_str()) != MPI_SUCCESS) continue;
+                std::vector<float> late(in.size()), reversed(in.size());
+                for (const auto& [pattern, out] : {std::pair{'l', &late}, std::pair{'r', &reversed}}) {
+                    arrive(pattern, c, 0);
+                    if (reduce) MPI_Reduce(in.data(), out->data(), count, MPI_FLOAT, MPI_SUM, root, c.comm);
+                    else MPI_Allreduce(in.data(), out->data(), count, MPI_FLOAT, MPI_SUM, c.comm);
+                    char ran[64] = {};
+                    papshim_get_last_algorithm(c.comm, collective, ran, sizeof ran);
+                    t.own += std::string(ran) != "native" ? 1 : 0;
+                }
+                ++t.cases;
+                if (reduce && c.rank != root) continue;
+                const auto differs = std::mismatch(late.begin(), late.end(), reversed.begin(), [](float a, float b) {
+                    return std::memcmp(&a, &b, sizeof a) == 0;
+                });
+                if (differs.first != late.end()) {
+                    ++t.failures;
+                    if (t.printed++ < 20)
+                        fmt::print(stderr, "FAIL reproducible {} {} count {} p={} rank={}: element {} is {} one rank "
+                                   "late, {} reversed\n", collective, algorithm, count, c.size, c.rank,
+                                   differs.first - late.begin(), *differs.first, *differs.second);
+                }
             }
-            ++t.cases;
-            if (reduce && c.rank != root) continue;
-            const auto differs = std::mismatch(late.begin(), late.end(), reversed.begin(), [](float a, float b) {
-                return std::memcmp(&a, &b, sizeof a) == 0;
-            });
-            if (differs.first != late.end()) {
-                ++t.failures;
-                if (t.printed++ < 20)
-                    fmt::print(stderr, "FAIL reproducible {} {} p={} rank={}: element {} is {} one rank late, {} "
-                               "reversed\n", collective, algorithm, c.size, c.rank, differs.first - late.begin(),
-                               *differs.first, *differs.second);
-            }
+            papshim_set_algorithm(c.comm, collective, "native");
         }
-        papshim_set_algorithm(c.comm, collective, "native");
     }
     MPI_Comm_free(&c.comm);
 }
