@@ -41,8 +41,9 @@ ALGORITHMS = {
                   "bdr", "bslb"],
     "allgatherv": ["auto", "sparbit", "ring", "bruck", "recursive_doubling", "neighbor_exchange", "gather_bcast",
                    "bdr", "bslb"],
-    "allreduce": ["auto", "recursive_doubling", "rabenseifner", "ring", "dynamic_leader", "arrival_chain",
-                  "hierarchical", "clairvoyant", "clairvoyant_bcast", "predicted_chain", "predicted_scatter"],
+    "allreduce": ["auto", "recursive_doubling", "rabenseifner", "ring", "dynamic_leader", "symmetric_shm",
+                  "arrival_chain", "hierarchical", "clairvoyant", "clairvoyant_bcast", "predicted_chain",
+                  "predicted_scatter"],
     "reduce": ["auto", "binomial", "pipelined_binomial", "rabenseifner", "dynamic_leader", "arrival_chain", "clairvoyant",
                "predicted_chain"],
 }
@@ -50,8 +51,10 @@ ALGORITHMS = {
 # What an algorithm hands a call to by its own documented rule, besides native, per collective:
 # dynamic_leader's shared-memory slots take predefined types up to PAPSHIM_SHM_SLOT bytes, and
 # larger vectors or derived types (RCB's cut search) go to the same family's algorithm for
-# them: hierarchical (Allreduce), arrival_chain (Reduce).
-HANDS_OVER = {("allreduce", "dynamic_leader"): {"hierarchical"}, ("reduce", "dynamic_leader"): {"arrival_chain"}}
+# them: hierarchical (Allreduce), arrival_chain (Reduce); symmetric_shm's cells take up to 1 KiB,
+# and the rest goes to hierarchical too.
+HANDS_OVER = {("allreduce", "dynamic_leader"): {"hierarchical"}, ("reduce", "dynamic_leader"): {"arrival_chain"},
+              ("allreduce", "symmetric_shm"): {"hierarchical"}}
 
 # Thermo columns Temp, E_pair, TotEng, Press are global sums (MPI_Allreduce, MPI_SUM, of each
 # rank's partial sum) printed with 15 significant digits. Another summation order changes a
