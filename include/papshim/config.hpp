@@ -77,7 +77,8 @@ struct Config {
 };
 
 // PAPSHIM_SHM_SLOT=auto: the slot for nodes of at most `local_ranks` ranks, so that a
-// segment ((local_ranks + 1) slots) stays within kShmSegmentBudget: a power of two from
+// segment's slots (local_ranks + 1 of them; its flags and the symmetric Allreduce's cells,
+// 2 x 1152 bytes a rank, come on top) stay within kShmSegmentBudget: a power of two from
 // kShmSlotMin (the old fixed default) to kShmSlotMax. Its pages are taken as they are written
 // (a dynamic leader's deposits), not when the segment is made. Since 2026-12-03
 // (docs/benchmarks.md, "The dynamic leader beyond 64 KiB"): the dynamic leader took

@@ -301,8 +301,12 @@ int symmetric_reduce(NodeView& view, const Call& call, void* to, bool combine) {
     // after every rank had left call s, the last reader of this cell.
     const std::uint64_t epoch = ++view.symmetric_calls;
     const int parity = int(epoch & 1), me = view.local_rank;
-    const std::size_t bytes = call.extent_bytes();
-    std::memcpy(segment.symmetric_data(parity, me), call.own, bytes);
+    // Only the bytes the elements span: a caller's buffer may end there (MPI_LONG_DOUBLE_INT's
+    // extent has padding after its last field). Cells and sum lay elements out as the buffers do.
+    const std::size_t bytes = call.shape.span(call.count);
+    const MPI_Aint first = call.shape.true_lb;
+    std::memcpy(schedule::byte_offset(segment.symmetric_data(parity, me), first), schedule::byte_offset(call.own, first),
+                bytes);
     segment.symmetric_epoch(parity, me).store(epoch, std::memory_order_release);
     if (!combine) return MPI_SUCCESS;
     const auto deposit = [&](int r) -> const void* {
@@ -312,11 +316,11 @@ int symmetric_reduce(NodeView& view, const Call& call, void* to, bool combine) {
     };
     // From the highest rank down, each lower one combined in front (inout = in op inout).
     void* sum = slot_scratch(view.scratch, call);
-    std::memcpy(sum, deposit(view.local_size - 1), bytes);
+    std::memcpy(schedule::byte_offset(sum, first), schedule::byte_offset(deposit(view.local_size - 1), first), bytes);
     for (int r = view.local_size - 2; r >= 0; --r)
         if (const int error = PMPI_Reduce_local(deposit(r), sum, call.count, call.type, call.op); error != MPI_SUCCESS)
             return error;
-    std::memcpy(to, sum, bytes);
+    std::memcpy(schedule::byte_offset(to, first), schedule::byte_offset(sum, first), bytes);
     return MPI_SUCCESS;
 }
 

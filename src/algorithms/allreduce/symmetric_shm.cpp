@@ -12,10 +12,11 @@
 
 namespace papshim::allreduce {
 
-int run_symmetric_shm(node::NodeView& view, const ReductionBuffers& buffers, MPI_Comm comm) {
+int run_symmetric_shm(node::NodeView& view, const ReductionBuffers& buffers, MPI_Comm) {
     node::Call call;
     if (const int error = node::Call::make(buffers, call); error != MPI_SUCCESS) return error;
-    if (!node::fits_symmetric(call)) return run_hierarchical(view, buffers, comm);  // the dispatcher hands these on
+    // The dispatcher hands these to hierarchical (registry) after asking whether it applies.
+    if (!node::fits_symmetric(call)) return MPI_ERR_INTERN;
     const bool combines = view.node_count == 1 || view.local_rank == 0;
     if (const int error = node::symmetric_reduce(view, call, call.out, combines); error != MPI_SUCCESS) return error;
     if (view.node_count == 1) return MPI_SUCCESS;

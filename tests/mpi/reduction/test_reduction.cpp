@@ -765,6 +765,76 @@ void reproducible_arrivals(Tally& t) {
     MPI_Comm_free(&c.comm);
 }
 
+// symmetric_shm's edges through the dispatcher, under PAPSHIM_REPRODUCIBLE=1: 256 ints fill its
+// 1 KiB cell and it runs them; 257 go to hierarchical (an integer sum has no order to keep); 300
+// floats go native (hierarchical combines in arrival order); MPI_LONG_DOUBLE and, under
+// MPI_MAXLOC, MPI_LONG_DOUBLE_INT (16-byte aligned; padding after its int) go through the
+// cells. Results against native's, field by field (never the padding), one rank late.
+void symmetric_edges(Tally& t) {
+    MPI_Comm dup = MPI_COMM_NULL;
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    Comm c = make("world-dup", dup);
+    papshim_set_algorithm(c.comm, "allreduce", "symmetric_shm");
+    struct LongDoubleInt {
+        long double value;
+        int index;
+    };
+    const auto report = [&](const std::string& what) {
+        ++t.failures;
+        if (t.printed++ < 20) fmt::print(stderr, "FAIL symmetric edges p={} rank={}: {}\n", c.size, c.rank, what);
+    };
+    const auto check_ran = [&](const char* what, const std::string& expected) {
+        char ran[64] = {};
+        papshim_get_last_algorithm(c.comm, "allreduce", ran, sizeof ran);
+        t.own += std::string(ran) != "native" ? 1 : 0;
+        if (c.size > 1 && ran != expected) report(fmt::format("{}: ran '{}', expected '{}'", what, ran, expected));
+    };
+    for (const int count : {256, 257}) {
+        ++t.cases;
+        std::vector<int> in(static_cast<std::size_t>(count)), out(in.size()), expected(in.size());
+        for (int i = 0; i < count; ++i) in[std::size_t(i)] = c.rank * 7 + i;
+        PMPI_Allreduce(in.data(), expected.data(), count, MPI_INT, MPI_SUM, c.comm);
+        arrive('l', c, 0);
+        MPI_Allreduce(in.data(), out.data(), count, MPI_INT, MPI_SUM, c.comm);
+        check_ran(count == 256 ? "256 ints" : "257 ints", count == 256 ? "symmetric_shm" : "hierarchical");
+        if (out != expected) report(fmt::format("{} ints differ from native", count));
+    }
+    {
+        ++t.cases;
+        std::vector<float> in(300, float(c.rank + 1)), out(in.size());
+        MPI_Allreduce(in.data(), out.data(), 300, MPI_FLOAT, MPI_SUM, c.comm);
+        check_ran("300 floats under PAPSHIM_REPRODUCIBLE", "native");
+    }
+    {
+        ++t.cases;
+        constexpr int count = 9;
+        std::vector<long double> in(count), out(count), expected(count);
+        for (int i = 0; i < count; ++i) in[std::size_t(i)] = 0.5L * (c.rank + 1) * (i + 1);
+        PMPI_Allreduce(in.data(), expected.data(), count, MPI_LONG_DOUBLE, MPI_SUM, c.comm);
+        arrive('r', c, 0);
+        MPI_Allreduce(in.data(), out.data(), count, MPI_LONG_DOUBLE, MPI_SUM, c.comm);
+        check_ran("MPI_LONG_DOUBLE", "symmetric_shm");
+        for (int i = 0; i < count; ++i)
+            if (out[std::size_t(i)] != expected[std::size_t(i)]) report(fmt::format("long double {} differs", i));
+    }
+    {
+        ++t.cases;
+        constexpr int count = 5;
+        std::vector<LongDoubleInt> in(count), out(count), expected(count);
+        for (int i = 0; i < count; ++i) in[std::size_t(i)] = {static_cast<long double>((c.rank * 3 + i) % 4), c.rank};
+        PMPI_Allreduce(in.data(), expected.data(), count, MPI_LONG_DOUBLE_INT, MPI_MAXLOC, c.comm);
+        arrive('l', c, 0);
+        MPI_Allreduce(in.data(), out.data(), count, MPI_LONG_DOUBLE_INT, MPI_MAXLOC, c.comm);
+        check_ran("MPI_LONG_DOUBLE_INT", "symmetric_shm");
+        for (int i = 0; i < count; ++i)
+            if (out[std::size_t(i)].value != expected[std::size_t(i)].value ||
+                out[std::size_t(i)].index != expected[std::size_t(i)].index)
+                report(fmt::format("MPI_LONG_DOUBLE_INT element {} differs", i));
+    }
+    papshim_set_algorithm(c.comm, "allreduce", "native");
+    MPI_Comm_free(&c.comm);
+}
+
 // Calls MPI rejects alike on every rank, under every algorithm: a predefined op on a type it
 // is not defined for (MPI_MINLOC on MPI_INT: MPI_ERR_OP) and an Allreduce's in-place receive
 // buffer. The native call must raise its error on every rank before any message, and the next
@@ -924,7 +994,7 @@ void leave_for_finalize(int world_size, int world_rank, Tally& t) {
 // test_reduction --soak SECONDS  back-to-back random calls
 // test_reduction --threads       two threads on two communicators at once
 // test_reduction --reproducible  under PAPSHIM_REPRODUCIBLE=1: floating point stays in fixed order,
-//                                whatever the arrivals
+//                                whatever the arrivals; symmetric_shm's edges
 int main(int argc, char** argv) {
     const std::string mode = argc > 1 ? argv[1] : "";
     int provided = 0;
@@ -946,6 +1016,7 @@ int main(int argc, char** argv) {
         } else if (mode == "--reproducible") {
             reproducible(t);
             reproducible_arrivals(t);
+            symmetric_edges(t);
             mixed_arguments(kinds, t);
         } else {
             run_all(kinds, world_size, world_rank, t);
