@@ -220,6 +220,11 @@ bool fits_slots(const NodeView& view, const Call& call) {
     return call.predefined && call.extent_bytes() <= view.segment.slot_bytes();
 }
 
+void copy_vector(void* to, const void* from, const Call& call) {
+    const MPI_Aint first = call.shape.true_lb;
+    std::memcpy(byte_offset(to, first), byte_offset(from, first), call.shape.span(call.count));
+}
+
 void* slot_scratch(std::vector<std::byte>& scratch, const Call& call) {
     const std::size_t bytes = call.extent_bytes();
     if (scratch.size() < bytes) scratch.resize(bytes);
@@ -245,7 +250,7 @@ int leader_reduce(NodeView& view, const Call& call, void* partial, bool publish,
             const std::uint64_t last = mine.load(std::memory_order_acquire);
             return last == 0 || (last & kDepositTaken) != 0;
         });
-        std::memcpy(segment.data(view.local_rank), call.own, bytes);
+        copy_vector(segment.data(view.local_rank), call.own, call);
         mine.store(epoch, std::memory_order_release);
         return MPI_SUCCESS;
     }
@@ -255,7 +260,7 @@ int leader_reduce(NodeView& view, const Call& call, void* partial, bool publish,
     }
     // Accumulate privately: other ranks may still be copying the previous result out of the
     // result slot until they arrive here.
-    if (partial != call.own) std::memcpy(partial, call.own, bytes);
+    if (partial != call.own) copy_vector(partial, call.own, call);
     std::vector<int> pending;
     for (int r = 0; r < view.local_size; ++r)
         if (r != view.local_rank) pending.push_back(r);
@@ -282,7 +287,7 @@ int leader_reduce(NodeView& view, const Call& call, void* partial, bool publish,
         }
     }
     if (!publish) return MPI_SUCCESS;
-    std::memcpy(segment.result(), partial, bytes);
+    copy_vector(segment.result(), partial, call);
     segment.partial_epoch().store(epoch, std::memory_order_release);
     return MPI_SUCCESS;
 }
@@ -290,7 +295,7 @@ int leader_reduce(NodeView& view, const Call& call, void* partial, bool publish,
 void copy_partial(NodeView& view, const Call& call, void* to) {
     const std::uint64_t epoch = view.leader_calls;
     wait_until([&] { return view.segment.partial_epoch().load(std::memory_order_acquire) >= epoch; });
-    std::memcpy(to, view.segment.result(), call.extent_bytes());
+    copy_vector(to, view.segment.result(), call);
 }
 
 bool fits_symmetric(const Call& call) { return call.predefined && call.extent_bytes() <= kSymmetricBytes; }
@@ -301,12 +306,7 @@ int symmetric_reduce(NodeView& view, const Call& call, void* to, bool combine) {
     // after every rank had left call s, the last reader of this cell.
     const std::uint64_t epoch = ++view.symmetric_calls;
     const int parity = int(epoch & 1), me = view.local_rank;
-    // Only the bytes the elements span: a caller's buffer may end there (MPI_LONG_DOUBLE_INT's
-    // extent has padding after its last field). Cells and sum lay elements out as the buffers do.
-    const std::size_t bytes = call.shape.span(call.count);
-    const MPI_Aint first = call.shape.true_lb;
-    std::memcpy(schedule::byte_offset(segment.symmetric_data(parity, me), first), schedule::byte_offset(call.own, first),
-                bytes);
+    copy_vector(segment.symmetric_data(parity, me), call.own, call);
     segment.symmetric_epoch(parity, me).store(epoch, std::memory_order_release);
     if (!combine) return MPI_SUCCESS;
     const auto deposit = [&](int r) -> const void* {
@@ -316,11 +316,11 @@ int symmetric_reduce(NodeView& view, const Call& call, void* to, bool combine) {
     };
     // From the highest rank down, each lower one combined in front (inout = in op inout).
     void* sum = slot_scratch(view.scratch, call);
-    std::memcpy(schedule::byte_offset(sum, first), schedule::byte_offset(deposit(view.local_size - 1), first), bytes);
+    copy_vector(sum, deposit(view.local_size - 1), call);
     for (int r = view.local_size - 2; r >= 0; --r)
         if (const int error = PMPI_Reduce_local(deposit(r), sum, call.count, call.type, call.op); error != MPI_SUCCESS)
             return error;
-    std::memcpy(schedule::byte_offset(to, first), schedule::byte_offset(sum, first), bytes);
+    copy_vector(to, sum, call);
     return MPI_SUCCESS;
 }
 
@@ -386,11 +386,11 @@ int node_bcast(NodeView& view, const Call& call, void* buffer, int root) {
         const std::size_t bytes = call.extent_bytes();
         map_slots(view, bytes, false);
         if (view.local_rank == root) {
-            std::memcpy(view.segment.result(), buffer, bytes);
+            copy_vector(view.segment.result(), buffer, call);
             view.segment.bcast_epoch().store(epoch, std::memory_order_release);
         } else {
             wait_until([&] { return view.segment.bcast_epoch().load(std::memory_order_acquire) >= epoch; });
-            std::memcpy(buffer, view.segment.result(), bytes);
+            copy_vector(buffer, view.segment.result(), call);
         }
         return MPI_SUCCESS;
     }

@@ -35,6 +35,11 @@ struct Call {
 // extent every rank agrees on): what the dynamic leader and the slot broadcast need.
 bool fits_slots(const NodeView& view, const Call& call);
 
+// Copies a slot-sized vector between a caller's buffer, a slot or scratch, all laid out alike:
+// only the bytes its elements span, from the type's true lower bound (a predefined pair type
+// such as MPI_LONG_DOUBLE_INT has padding after its last field, where a caller's buffer may end).
+void copy_vector(void* to, const void* from, const Call& call);
+
 // A private buffer for a slot-sized vector: count * extent bytes, as the slots copy it (a
 // predefined type's true extent can be less than its extent, e.g. MPI_SHORT_INT's).
 void* slot_scratch(std::vector<std::byte>& scratch, const Call& call);

@@ -625,14 +625,19 @@ Comm make(std::string name, MPI_Comm comm) {
     return c;
 }
 
+// A duplicate of MPI_COMM_WORLD for one test function (freed by it).
+Comm world_dup() {
+    MPI_Comm dup = MPI_COMM_NULL;
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    return make("world-dup", dup);
+}
+
 // Under PAPSHIM_REPRODUCIBLE=1: algorithms whose combining order follows the arrivals leave
 // every floating-point type to MPI (C, C++ and Fortran names alike), and still run integer
 // ones; the fixed-order algorithms keep floating point. Values are multiples of 1/4, so
 // every order sums them exactly and the results compare byte for byte with native's.
 void reproducible(Tally& t) {
-    MPI_Comm dup = MPI_COMM_NULL;
-    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
-    Comm c = make("world-dup", dup);
+    Comm c = world_dup();
     struct FloatType {
         const char* name;
         MPI_Datatype type;
@@ -723,9 +728,7 @@ void reproducible(Tally& t) {
 // last rank late as with the arrivals reversed, which arrival-ordered algorithms would
 // combine in opposite orders.
 void reproducible_arrivals(Tally& t) {
-    MPI_Comm dup = MPI_COMM_NULL;
-    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
-    Comm c = make("world-dup", dup);
+    Comm c = world_dup();
     // 1000 fits a dynamic-leader slot, 200 the symmetric Allreduce's cell.
     for (const int count : {1000, 200}) {
         std::vector<float> in(static_cast<std::size_t>(count));
@@ -771,9 +774,7 @@ void reproducible_arrivals(Tally& t) {
 // MPI_MAXLOC, MPI_LONG_DOUBLE_INT (16-byte aligned; padding after its int) go through the
 // cells. Results against native's, field by field (never the padding), one rank late.
 void symmetric_edges(Tally& t) {
-    MPI_Comm dup = MPI_COMM_NULL;
-    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
-    Comm c = make("world-dup", dup);
+    Comm c = world_dup();
     papshim_set_algorithm(c.comm, "allreduce", "symmetric_shm");
     struct LongDoubleInt {
         long double value;
@@ -832,6 +833,63 @@ void symmetric_edges(Tally& t) {
                 report(fmt::format("MPI_LONG_DOUBLE_INT element {} differs", i));
     }
     papshim_set_algorithm(c.comm, "allreduce", "native");
+    MPI_Comm_free(&c.comm);
+}
+
+// A padded pair type through the shared-memory slots and cells: MPI_LONG_DOUBLE_INT's extent
+// (32 bytes on x86-64) has 12 bytes of padding after its int, and a caller's buffer may end at
+// the last element's int. The slot copies wrote count * extent bytes, past such a buffer: bytes
+// after the last int must come back untouched, for every algorithm that copies through them.
+void padded_pairs(Tally& t) {
+    Comm c = world_dup();
+    struct LongDoubleInt {
+        long double value;
+        int index;
+    };
+    MPI_Aint true_lb = 0, true_extent = 0;
+    MPI_Type_get_true_extent(MPI_LONG_DOUBLE_INT, &true_lb, &true_extent);
+    constexpr int count = 3;
+    const std::size_t end = std::size_t(true_lb + true_extent) + (count - 1) * sizeof(LongDoubleInt);
+    for (const char* collective : {"allreduce", "reduce"}) {
+        const bool reduce = std::string(collective) == "reduce";
+        const std::vector<std::string> names =
+            reduce ? std::vector<std::string>{"dynamic_leader"} : std::vector<std::string>{"dynamic_leader", "symmetric_shm"};
+        for (const std::string& algorithm : names) {
+            if (papshim_set_algorithm(c.comm, collective, algorithm.c_str()) != MPI_SUCCESS) continue;
+            ++t.cases;
+            std::vector<LongDoubleInt> in(count + 1), expected(count + 1), out(count + 1);
+            for (int i = 0; i < count; ++i) in[std::size_t(i)] = {static_cast<long double>((c.rank + i) % 3), c.rank};
+            auto* bytes = reinterpret_cast<unsigned char*>(out.data());
+            std::memset(bytes + end, 0xab, (count + 1) * sizeof(LongDoubleInt) - end);
+            if (reduce) {
+                PMPI_Reduce(in.data(), expected.data(), count, MPI_LONG_DOUBLE_INT, MPI_MAXLOC, 0, c.comm);
+                MPI_Reduce(in.data(), out.data(), count, MPI_LONG_DOUBLE_INT, MPI_MAXLOC, 0, c.comm);
+            } else {
+                PMPI_Allreduce(in.data(), expected.data(), count, MPI_LONG_DOUBLE_INT, MPI_MAXLOC, c.comm);
+                MPI_Allreduce(in.data(), out.data(), count, MPI_LONG_DOUBLE_INT, MPI_MAXLOC, c.comm);
+            }
+            const auto report = [&](const std::string& what) {
+                ++t.failures;
+                if (t.printed++ < 20)
+                    fmt::print(stderr, "FAIL padded pairs {} {} p={} rank={}: {}\n", collective, algorithm, c.size,
+                               c.rank, what);
+            };
+            char ran[64] = {};
+            papshim_get_last_algorithm(c.comm, collective, ran, sizeof ran);
+            t.own += std::string(ran) != "native" ? 1 : 0;
+            if (reduce && c.rank != 0) continue;
+            for (std::size_t b = end; b < (count + 1) * sizeof(LongDoubleInt); ++b)
+                if (bytes[b] != 0xab) {
+                    report(fmt::format("byte {} past the last element's data was written", b - end));
+                    break;
+                }
+            for (int i = 0; i < count; ++i)
+                if (out[std::size_t(i)].value != expected[std::size_t(i)].value ||
+                    out[std::size_t(i)].index != expected[std::size_t(i)].index)
+                    report(fmt::format("element {} differs from native", i));
+        }
+        papshim_set_algorithm(c.comm, collective, "native");
+    }
     MPI_Comm_free(&c.comm);
 }
 
@@ -896,9 +954,7 @@ void rejected_calls(Tally& t) {
 // - Open MPI: an Allreduce of one element whose send buffer is its receive buffer on rank 0
 //   alone, which Open MPI accepts. papshim sent rank 0 to native and the others hung.
 void mixed_arguments(const Kinds& kinds, Tally& t) {
-    MPI_Comm dup = MPI_COMM_NULL;
-    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
-    Comm c = make("world-dup", dup);
+    Comm c = world_dup();
     MPI_Datatype int_dup = MPI_DATATYPE_NULL;
     MPI_Type_dup(MPI_INT, &int_dup);
     const MPI_Datatype mine = c.rank % 2 ? int_dup : MPI_INT;
@@ -1021,6 +1077,7 @@ int main(int argc, char** argv) {
         } else {
             run_all(kinds, world_size, world_rank, t);
             rejected_calls(t);
+            padded_pairs(t);
             mixed_arguments(kinds, t);
             leave_for_finalize(world_size, world_rank, t);
         }
