@@ -283,6 +283,15 @@ void fail(Tally& t, const Comm& c, const Case& k, const std::string& what) {
                    c.size, c.rank, what);
 }
 
+// A Reduce to `root` (reduce) or an Allreduce, natively (PMPI) or through papshim (MPI).
+enum class Through { native, papshim };
+int reduction(Through through, bool reduce, const void* in, void* out, int count, MPI_Datatype type, MPI_Op op, int root,
+              MPI_Comm comm) {
+    if (through == Through::native)
+        return reduce ? PMPI_Reduce(in, out, count, type, op, root, comm) : PMPI_Allreduce(in, out, count, type, op, comm);
+    return reduce ? MPI_Reduce(in, out, count, type, op, root, comm) : MPI_Allreduce(in, out, count, type, op, comm);
+}
+
 void arrive(char pattern, const Comm& c, unsigned seed) {
     double seconds = 0;
     if (pattern == 'l' && c.rank == c.size - 1) seconds = 2e-3;
@@ -341,9 +350,8 @@ void prepare(const Comm& c, const Case& k, Prepared& p, Tally& t) {
     fill(p.send, kind, k.count, k.seed, c.rank);
     // Native reference, never in place (Debian's MPICH 4.0.2 crashes in MPI_Reduce with
     // MPI_IN_PLACE at the root; the in-place result must equal the out-of-place one anyway).
-    const int native_error = k.collective == "reduce"
-        ? PMPI_Reduce(p.send.data(), p.expected.data(), k.count, kind.type, kind.op, k.root, c.comm)
-        : PMPI_Allreduce(p.send.data(), p.expected.data(), k.count, kind.type, kind.op, c.comm);
+    const int native_error = reduction(Through::native, k.collective == "reduce", p.send.data(), p.expected.data(),
+                                       k.count, kind.type, kind.op, k.root, c.comm);
     if (native_error != MPI_SUCCESS) fail(t, c, k, fmt::format("native error {}", native_error));
     if (kind.compare != Compare::tolerance || k.count == 0) return;
     std::vector<unsigned char> absolute = p.send.bytes;
@@ -368,8 +376,8 @@ void call(const Comm& c, const Case& k, const Prepared& p, Outcome& o) {
         sendbuf = MPI_IN_PLACE;
     }
     arrive(k.arrival, c, k.seed);
-    o.error = k.collective == "reduce" ? MPI_Reduce(sendbuf, o.actual.data(), k.count, kind.type, kind.op, k.root, c.comm)
-                                       : MPI_Allreduce(sendbuf, o.actual.data(), k.count, kind.type, kind.op, c.comm);
+    o.error = reduction(Through::papshim, k.collective == "reduce", sendbuf, o.actual.data(), k.count, kind.type, kind.op,
+                        k.root, c.comm);
     char ran[64] = {};
     papshim_get_last_algorithm(c.comm, k.collective.c_str(), ran, sizeof ran);
     o.ran = ran;
@@ -660,13 +668,8 @@ void reproducible(Tally& t) {
         std::vector<unsigned char> in(std::size_t(count * size)), expected(in.size()), actual(in.size());
         fill_values(in);
         const bool reduce = collective == "reduce";
-        if (reduce) {
-            PMPI_Reduce(in.data(), expected.data(), count, type, MPI_SUM, 0, c.comm);
-            MPI_Reduce(in.data(), actual.data(), count, type, MPI_SUM, 0, c.comm);
-        } else {
-            PMPI_Allreduce(in.data(), expected.data(), count, type, MPI_SUM, c.comm);
-            MPI_Allreduce(in.data(), actual.data(), count, type, MPI_SUM, c.comm);
-        }
+        reduction(Through::native, reduce, in.data(), expected.data(), count, type, MPI_SUM, 0, c.comm);
+        reduction(Through::papshim, reduce, in.data(), actual.data(), count, type, MPI_SUM, 0, c.comm);
         char ran[64] = {};
         papshim_get_last_algorithm(c.comm, collective.c_str(), ran, sizeof ran);
         t.own += std::string(ran) != "native" ? 1 : 0;
@@ -743,8 +746,7 @@ void reproducible_arrivals(Tally& t) {
                 std::vector<float> late(in.size()), reversed(in.size());
                 for (const auto& [pattern, out] : {std::pair{'l', &late}, std::pair{'r', &reversed}}) {
                     arrive(pattern, c, 0);
-                    if (reduce) MPI_Reduce(in.data(), out->data(), count, MPI_FLOAT, MPI_SUM, root, c.comm);
-                    else MPI_Allreduce(in.data(), out->data(), count, MPI_FLOAT, MPI_SUM, c.comm);
+                    reduction(Through::papshim, reduce, in.data(), out->data(), count, MPI_FLOAT, MPI_SUM, root, c.comm);
                     char ran[64] = {};
                     papshim_get_last_algorithm(c.comm, collective, ran, sizeof ran);
                     t.own += std::string(ran) != "native" ? 1 : 0;
@@ -861,13 +863,8 @@ void padded_pairs(Tally& t) {
             for (int i = 0; i < count; ++i) in[std::size_t(i)] = {static_cast<long double>((c.rank + i) % 3), c.rank};
             auto* bytes = reinterpret_cast<unsigned char*>(out.data());
             std::memset(bytes + end, 0xab, (count + 1) * sizeof(LongDoubleInt) - end);
-            if (reduce) {
-                PMPI_Reduce(in.data(), expected.data(), count, MPI_LONG_DOUBLE_INT, MPI_MAXLOC, 0, c.comm);
-                MPI_Reduce(in.data(), out.data(), count, MPI_LONG_DOUBLE_INT, MPI_MAXLOC, 0, c.comm);
-            } else {
-                PMPI_Allreduce(in.data(), expected.data(), count, MPI_LONG_DOUBLE_INT, MPI_MAXLOC, c.comm);
-                MPI_Allreduce(in.data(), out.data(), count, MPI_LONG_DOUBLE_INT, MPI_MAXLOC, c.comm);
-            }
+            reduction(Through::native, reduce, in.data(), expected.data(), count, MPI_LONG_DOUBLE_INT, MPI_MAXLOC, 0, c.comm);
+            reduction(Through::papshim, reduce, in.data(), out.data(), count, MPI_LONG_DOUBLE_INT, MPI_MAXLOC, 0, c.comm);
             const auto report = [&](const std::string& what) {
                 ++t.failures;
                 if (t.printed++ < 20)
@@ -918,8 +915,7 @@ void rejected_calls(Tally& t) {
         for (const std::string& algorithm : algorithms_of(collective)) {
             if (papshim_set_algorithm(c.comm, collective, algorithm.c_str()) != MPI_SUCCESS) continue;
             const auto call = [&](const void* send, void* recv, MPI_Op op) {
-                return reduce ? MPI_Reduce(send, recv, count, MPI_INT, op, 0, c.comm)
-                              : MPI_Allreduce(send, recv, count, MPI_INT, op, c.comm);
+                return reduction(Through::papshim, reduce, send, recv, count, MPI_INT, op, 0, c.comm);
             };
             // A Reduce's non-roots may leave before the root checks anything: the root's error.
             const auto expect_error = [&](int rc, const char* what) {
@@ -932,8 +928,7 @@ void rejected_calls(Tally& t) {
             // root's alone, and the others may wait for it (as under some native algorithms).
             if (!reduce) expect_error(call(in.data(), MPI_IN_PLACE, MPI_SUM), "an in-place receive buffer");
             std::vector<int> expected(count);
-            if (reduce) PMPI_Reduce(in.data(), expected.data(), count, MPI_INT, MPI_SUM, 0, c.comm);
-            else PMPI_Allreduce(in.data(), expected.data(), count, MPI_INT, MPI_SUM, c.comm);
+            reduction(Through::native, reduce, in.data(), expected.data(), count, MPI_INT, MPI_SUM, 0, c.comm);
             std::fill(out.begin(), out.end(), -1);
             ++t.cases;
             if (call(in.data(), out.data(), MPI_SUM) != MPI_SUCCESS || ((!reduce || c.rank == 0) && out != expected))
@@ -972,11 +967,9 @@ void mixed_arguments(const Kinds& kinds, Tally& t) {
                 const std::size_t n = std::size_t(count);
                 std::vector<int> in(n), expected(n, -1), actual(n, -2);
                 for (int i = 0; i < count; ++i) in[std::size_t(i)] = c.rank * 5 + i;
-                if (reduce) PMPI_Reduce(in.data(), expected.data(), count, mine, kinds.mod_sum, 0, c.comm);
-                else PMPI_Allreduce(in.data(), expected.data(), count, mine, kinds.mod_sum, c.comm);
+                reduction(Through::native, reduce, in.data(), expected.data(), count, mine, kinds.mod_sum, 0, c.comm);
                 odd_late();
-                if (reduce) MPI_Reduce(in.data(), actual.data(), count, mine, kinds.mod_sum, 0, c.comm);
-                else MPI_Allreduce(in.data(), actual.data(), count, mine, kinds.mod_sum, c.comm);
+                reduction(Through::papshim, reduce, in.data(), actual.data(), count, mine, kinds.mod_sum, 0, c.comm);
                 ++t.cases;
                 if ((!reduce || c.rank == 0) && actual != expected)
                     report(fmt::format("{} {}, user op, count {}: differs from native", collective, algorithm, count));
