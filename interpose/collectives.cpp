@@ -95,7 +95,7 @@ std::uint64_t type_size(MPI_Datatype type) {
     if (PMPI_Pack(&in, 0, type, &out, 0, &position, runtime::state().self) != MPI_SUCCESS) return false;
     // A predefined type is kept as the last one (valid_type's answer without a probe): a
     // call that never asks its size (a named algorithm's) probed on every call.
-    static_cast<void>(look_up_type_size(type));  // keeps it where it is predefined
+    static_cast<void>(look_up_type_size(type));
     return true;
 }
 

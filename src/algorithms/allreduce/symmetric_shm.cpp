@@ -4,8 +4,9 @@
 // deposit - one handoff after the last arrival, where the dynamic leader needs two (the
 // deposit to the leader, the result back). Combined in rank order: the same bits on every
 // rank and on every run. Vectors of predefined types up to node::kSymmetricBytes; larger
-// ones go to hierarchical (its registry line). Across nodes, local rank 0 combines its node's deposits, the node leaders combine
-// point to point, and each node reads the result from the result slot.
+// ones go to hierarchical (its registry line). Across nodes, local rank 0 combines its
+// node's deposits, the node leaders combine point to point, and each node reads the result
+// from the result slot.
 
 #include "../node_steps.hpp"
 #include "builders.hpp"
