@@ -253,6 +253,7 @@ inline void note_native_call(Collective kind, MPI_Comm comm, CommContext* ctx, b
             if (chosen) answer.report[c] = &ctx->last_algorithm[c];
         } else if (below != 0 && ctx && size != 0) {
             answer.native_below_count[c] = (below + size - 1) / size;  // count·size < below
+            answer.own_up_to_count[c] = ctx->own_up_to[c].load(std::memory_order_acquire) / size;
             answer.report[c] = &ctx->last_algorithm[c];
         }
     }
@@ -296,6 +297,10 @@ template <class QuickBytes, class ValidHandles>
     // The inter-communicator test (an MPI call) last: a small call is native either way.
     if (bytes != kSizeUnknown && bytes >= fast.bytes && !inter_communicator(comm)) return false;
     CommContext* const ctx = fast.ctx ? fast.ctx : runtime::existing_context(comm);
+    // auto's small calls that papshim runs itself (CommContext::own_up_to); unknown sizes and
+    // empty calls stay MPI's.
+    if (ctx && bytes != kSizeUnknown && bytes > 0 && bytes <= ctx->own_up_to[std::size_t(kind)].load(std::memory_order_acquire))
+        return false;
     note_native_call(kind, comm, ctx, true);
     keep_answer(comm, type, ctx, generation);
     return true;
@@ -816,6 +821,17 @@ const ReductionAlgorithm* auto_reduction(CommContext& ctx, Collective kind, cons
     return find_reduction_algorithm(kind, name);
 }
 
+// auto_reduction_small's algorithm for a call within CommContext::own_up_to, where it takes the
+// call whole (a predefined type and op, within its cells: never handed on); null: native.
+const ReductionAlgorithm* auto_small_reduction(CommContext& ctx, Collective kind, const ReductionBuffers& b) {
+    const std::optional<NodeLayout> layout = runtime::layout_if_known(ctx);  // known: own_up_to was set from it
+    if (!layout) return nullptr;
+    const std::string_view name = auto_reduction_small(kind, std::uint64_t(b.count) * type_size(b.type), *layout,
+                                                       runtime::state().node_load.oversubscribed());
+    const ReductionAlgorithm* algorithm = name.empty() ? nullptr : find_reduction_algorithm(kind, name);
+    return algorithm && fits_slot(b, algorithm->largest_bytes) ? algorithm : nullptr;
+}
+
 // papshim's own Reduce/Allreduce, or nullopt for calls it leaves to MPI (decided before any
 // message, from arguments MPI requires to match): invalid arguments (so the native call
 // raises the native error), inter-communicators, one rank, no data, builtin ops on derived
@@ -823,9 +839,14 @@ const ReductionAlgorithm* auto_reduction(CommContext& ctx, Collective kind, cons
 std::optional<Outcome> run_reduction(CommContext& ctx, Collective kind, ReductionBuffers b, const Planning& planning) {
     const std::string_view choice = runtime::algorithm_for(ctx, kind);
     if (choice == "native" || ctx.inter || ctx.size == 1) return std::nullopt;
+    // auto's small calls on a communicator where it runs auto_reduction_small's algorithm,
+    // whatever the arrivals (the count and the type's size match on every rank).
+    const bool auto_small = choice == "auto" && b.count > 0 && b.type != MPI_DATATYPE_NULL &&
+                            std::uint64_t(b.count) * type_size(b.type) <=
+                                ctx.own_up_to[std::size_t(kind)].load(std::memory_order_acquire);
     // auto on balanced arrivals (or a call it does not follow) runs no plan: native, before
     // any checks, unless it may run a classic algorithm of papshim's at this size.
-    const bool auto_unplanned = choice == "auto" && (!planning.guard || !planning.guard->imbalanced());
+    const bool auto_unplanned = choice == "auto" && !auto_small && (!planning.guard || !planning.guard->imbalanced());
     if (auto_unplanned && !auto_may_run_classic(ctx, kind, b)) return std::nullopt;
     if (b.count <= 0 || b.type == MPI_DATATYPE_NULL || b.op == MPI_OP_NULL) return std::nullopt;
     if (kind == Collective::reduce && (b.root < 0 || b.root >= ctx.size)) return std::nullopt;
@@ -857,8 +878,10 @@ std::optional<Outcome> run_reduction(CommContext& ctx, Collective kind, Reductio
     b.same_type_everywhere = predefined_op(b.op);
 
     const ReductionAlgorithm* algorithm = choice != "auto"  ? find_reduction_algorithm(kind, choice)
+                                          : auto_small     ? auto_small_reduction(ctx, kind, b)
                                           : auto_unplanned ? nullptr
                                                            : auto_reduction(ctx, kind, b);
+    if (auto_small && !algorithm) return std::nullopt;  // a type or op its cells do not take
     // auto with nothing to follow the arrivals at this size and layout: what it runs unplanned.
     if (choice == "auto" && !algorithm) algorithm = auto_classic_reduction(ctx, kind, b);
     if (!algorithm || ctx.native_only()) return std::nullopt;  // native_only: its node view could not be made

@@ -27,6 +27,9 @@ struct QuickAnswer {
     MPI_Datatype type{};
     std::uint64_t generation = ~std::uint64_t{0};  // empty until the first answer
     std::array<std::uint64_t, collective_count> native_below_count{};
+    // Counts from 1 to this one take the full path although below native_below_count: auto's
+    // small calls of papshim's own (CommContext::own_up_to); 0: none.
+    std::array<std::uint64_t, collective_count> own_up_to_count{};
     std::array<std::atomic<const char*>*, collective_count> report{};
 };
 static_assert(std::is_trivially_destructible_v<QuickAnswer>, "PAPSHIM_STARTUP_TLS");
@@ -44,7 +47,10 @@ template <class Count>
     const std::size_t c = std::size_t(kind);
     if (answer.comm != comm || answer.type != type) return false;
     const std::uint64_t generation = runtime::hot::generation.load(std::memory_order_acquire);
-    if (answer.generation != generation || std::uint64_t(std::make_unsigned_t<Count>(count)) >= answer.native_below_count[c])
+    const std::uint64_t elements = std::uint64_t(std::make_unsigned_t<Count>(count));
+    // elements - 1 wraps for a count of 0, which stays MPI's.
+    if (answer.generation != generation || elements >= answer.native_below_count[c] ||
+        elements - 1 < answer.own_up_to_count[c])
         return false;
     answer.report[c]->store("native", std::memory_order_relaxed);
     return true;

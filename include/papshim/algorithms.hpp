@@ -310,6 +310,13 @@ const ReductionAlgorithm* find_reduction_algorithm(Collective collective, std::s
 // MPI_Init: the same on every rank of a node), where the node algorithms win at larger sizes.
 std::string_view auto_reduction_candidate(Collective collective, std::uint64_t bytes, std::uint64_t shm_slot,
                                           NodeLayout layout, bool cores_shared);
+// The algorithm `auto` runs for an Allreduce of `bytes` (at least one element) below the
+// sizes it follows, whatever the arrivals, or empty (native): `symmetric_shm` up to
+// kAutoSmallMaxBytes on one node whose cores its ranks share. Asked where a communicator's
+// layout becomes known (CommContext::own_up_to), not per call.
+std::string_view auto_reduction_small(Collective collective, std::uint64_t bytes, NodeLayout layout,
+                                      bool cores_shared);
+inline constexpr std::uint64_t kAutoSmallMaxBytes = 1024;
 // The largest vector auto gives the dynamic leader on a node whose ranks each have a CPU
 // (docs/benchmarks.md, "Issue 8 at one build", its part "A core per rank").
 inline constexpr std::uint64_t kAutoLeaderOwnCoresMaxBytes = 512 << 10;

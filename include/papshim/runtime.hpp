@@ -87,6 +87,11 @@ struct CommContext {
     // Calls of fewer bytes than this run native without the handler (the fast path; kAllCalls:
     // every call), from the algorithm chosen here and the policy (update_policy).
     std::array<std::atomic<std::uint64_t>, collective_count> native_below{};
+    // Calls of at least one element and at most this many bytes that `auto` runs as papshim's
+    // own although they lie below native_below (auto_reduction_small; 0: none). Set where the
+    // communicator's layout becomes known, which happens in the same call on every member
+    // (update_own_up_to).
+    std::array<std::atomic<std::uint64_t>, collective_count> own_up_to{};
     // Schedules without predicted arrivals are pure functions of (algorithm, p, rank, root,
     // op commutativity, pieces of a size-cut algorithm), so each is built once per
     // communicator; size-cut ones are dropped past kSizeCutSchedules (schedule_for).
@@ -327,6 +332,9 @@ inline NativeBelow native_below(Collective collective, MPI_Comm comm) {
         return {hot::configured_native_below[std::size_t(collective)], nullptr};
     return chosen_native_below(collective, comm);
 }
+// CommContext::own_up_to from the algorithms chosen for the communicator and its layout where
+// that is known without a message; called by update_policy and where the layout is found.
+void update_own_up_to(CommContext& ctx);
 // The same for an algorithm name on a communicator of `policy` (configuration, update_policy).
 std::uint64_t native_below(Collective collective, std::string_view choice, const plan::Policy& policy);
 // Rank 0's `value` on every rank of `comm` (collective).

@@ -257,15 +257,19 @@ int translated_node_count(const State& s, MPI_Comm over, int ranks) {
 // (pmodels/mpich#6832): its members agree on the count, one Allreduce of two integers.
 // Collective unless the communicator is the world's group; called at the same call on every
 // member (layout_of's first ask).
+bool world_group(const State& s, MPI_Comm over) {
+    int same = MPI_UNEQUAL;
+    PMPI_Comm_compare(over, s.world, &same);
+    return same == MPI_CONGRUENT || same == MPI_SIMILAR;
+}
+
 int mapped_node_count(CommContext& ctx) {
     const State& s = state();
     if (ctx.inter) return kNodesNeedView;
     const MPI_Comm over = private_comm(ctx);
     if (over == MPI_COMM_NULL) return kNodesNeedView;
     const int here = s.node_of_world.empty() ? 0 : translated_node_count(s, over, ctx.size);
-    int same = MPI_UNEQUAL;
-    PMPI_Comm_compare(over, s.world, &same);
-    if (same == MPI_CONGRUENT || same == MPI_SIMILAR) return here > 0 ? here : kNodesNeedView;
+    if (world_group(s, over)) return here > 0 ? here : kNodesNeedView;
     const int bounds[2] = {here, -here};
     int agreed[2] = {0, 0};
     if (PMPI_Allreduce(bounds, agreed, 2, MPI_INT, MPI_MAX, over) != MPI_SUCCESS) return kNodesNeedView;
@@ -281,10 +285,41 @@ int nodes_without_view(CommContext& ctx) {
         else if (ctx.native_only()) return 0;  // no new collectives on a communicator run natively
         else nodes = mapped_node_count(ctx);
         ctx.node_count.store(nodes, std::memory_order_release);
+        if (nodes > 0) update_own_up_to(ctx);
     }
     return nodes > 0 ? nodes : 0;
 }
+
+// The layout where it is known or the world's map gives it without a message (a
+// communicator of the world's group: then kept, as nodes_without_view would keep it); never
+// collective, and the same on every member.
+std::optional<NodeLayout> layout_without_message(CommContext& ctx) {
+    if (const std::optional<NodeLayout> known = layout_if_known(ctx)) return known;
+    const State& s = state();
+    // A context profile mode made has no duplicate yet: its layout waits for a call that asks.
+    if (ctx.inter || ctx.private_dup == MPI_COMM_NULL || s.node_of_world.empty() || !world_group(s, ctx.private_dup))
+        return std::nullopt;
+    const int nodes = translated_node_count(s, ctx.private_dup, ctx.size);
+    if (nodes <= 0) return std::nullopt;
+    int unknown = 0;
+    ctx.node_count.compare_exchange_strong(unknown, nodes, std::memory_order_acq_rel);
+    return node_layout(nodes, ctx.size);
+}
 }  // namespace
+
+void update_own_up_to(CommContext& ctx) {
+    const bool cores_shared = state().node_load.oversubscribed();
+    const bool may_own = !ctx.inter && ctx.size > 1 && !ctx.native_only();
+    const std::optional<NodeLayout> layout = may_own ? layout_without_message(ctx) : std::nullopt;
+    bool changed = false;
+    for (int c = 0; c < collective_count; ++c) {
+        const bool small_own = layout && algorithm_for(ctx, Collective(c)) == "auto" &&
+                               !auto_reduction_small(Collective(c), kAutoSmallMaxBytes, *layout, cores_shared).empty();
+        const std::uint64_t up_to = small_own ? kAutoSmallMaxBytes : 0;
+        changed = ctx.own_up_to[std::size_t(c)].exchange(up_to, std::memory_order_acq_rel) != up_to || changed;
+    }
+    if (changed) hot::invalidate();  // answers kept without the window
+}
 
 bool spans_nodes(CommContext& ctx) {
     if (const int nodes = nodes_without_view(ctx); nodes > 0) return nodes > 1;
@@ -393,6 +428,7 @@ node::NodeView* node_view(CommContext& ctx) {
     PMPI_Barrier(node);
     ctx.nodes = std::move(view);
     ctx.nodes_ready.store(ctx.nodes.get(), std::memory_order_release);
+    update_own_up_to(ctx);  // the layout may be news (no map of the world's nodes)
     return ctx.nodes.get();
 }
 

@@ -17,6 +17,9 @@ constexpr std::uint64_t kSampledMinBytes = 16 * 1024;
 // native_below forwards auto's reductions below kSampledMinBytes before run_reduction sees
 // them, so auto_reduction_classic's sizes must lie above it.
 static_assert(kSampledMinBytes <= kAutoReduceTreeMinBytes && kSampledMinBytes <= kAutoAllreduceRingMinBytes);
+// auto_reduction_small's calls lie below it (the quick path's window) and fit the symmetric
+// Allreduce's cells.
+static_assert(kAutoSmallMaxBytes < kSampledMinBytes && kAutoSmallMaxBytes <= node::kSymmetricBytes);
 
 // Under `auto`, the calls whose algorithm can change with the arrivals, and how often they
 // exchange: Reduce/Allreduce of the sizes auto_reduction_candidate names for the
@@ -86,6 +89,7 @@ void update_policy(CommContext& ctx) {
     for (int c = 0; c < collective_count; ++c)
         ctx.native_below[std::size_t(c)].store(native_below(Collective(c), algorithm_for(ctx, Collective(c)), policy),
                                                std::memory_order_release);
+    update_own_up_to(ctx);
     hot::invalidate();
 }
 

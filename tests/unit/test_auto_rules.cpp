@@ -89,6 +89,21 @@ TEST_CASE("auto on one node whose ranks each have a core: the dynamic leader up 
     }
 }
 
+TEST_CASE("auto's small Allreduce: symmetric_shm up to 1 KiB on one node of shared cores, else native") {
+    using papshim::auto_reduction_small;
+    using papshim::kAutoSmallMaxBytes;
+    CHECK(kAutoSmallMaxBytes == 1024);
+    CHECK(auto_reduction_small(Collective::allreduce, 8, one_node, shared) == "symmetric_shm");
+    CHECK(auto_reduction_small(Collective::allreduce, 1024, one_node, shared) == "symmetric_shm");
+    CHECK(auto_reduction_small(Collective::allreduce, 1025, one_node, shared).empty());
+    // With a core per rank it tied native at 8 B and lost up to 1.15x above (p = 2).
+    CHECK(auto_reduction_small(Collective::allreduce, 8, one_node, own_cores).empty());
+    // Across nodes, and for a Reduce, nothing.
+    for (const NodeLayout layout : {spread, mixed}) CHECK(auto_reduction_small(Collective::allreduce, 8, layout, shared).empty());
+    for (Collective c : {Collective::reduce, Collective::allgather, Collective::allgatherv})
+        CHECK(auto_reduction_small(c, 8, one_node, shared).empty());
+}
+
 TEST_CASE("one rank per node: the predicted scatter for an Allreduce from 512 KiB, the chain from 8 MiB") {
     CHECK(auto_reduction_candidate(Collective::allreduce, 8, slot, spread, own_cores).empty());  // no shared memory
     CHECK(auto_reduction_candidate(Collective::allreduce, 512 * 1024 - 1, slot, spread, own_cores).empty());

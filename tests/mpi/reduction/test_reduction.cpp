@@ -29,6 +29,8 @@
 #include <thread>
 #include <vector>
 
+#include "../cores_shared.hpp"
+
 namespace {
 
 // ---- user-defined operations -------------------------------------------------------------
@@ -49,6 +51,13 @@ void matrix_product(void* in, void* inout, int* len, MPI_Datatype*) {
                                     a[2] * b[1] + a[3] * b[3]};
         std::memcpy(b, c, sizeof c);
     }
+}
+
+// Commutative: a sum on pairs of ints (a contiguous type of two).
+void pair_sum(void* in, void* inout, int* len, MPI_Datatype*) {
+    auto* a = static_cast<const int*>(in);
+    auto* b = static_cast<int*>(inout);
+    for (int i = 0; i < 2 * *len; ++i) b[i] += a[i];
 }
 
 // Commutative max on a strided type (every other int of 2): the gaps must stay untouched.
@@ -770,6 +779,96 @@ void reproducible_arrivals(Tally& t) {
     MPI_Comm_free(&c.comm);
 }
 
+// Under PAPSHIM_ALLREDUCE=auto and PAPSHIM_REDUCE=auto: an Allreduce of at most 1 KiB runs symmetric_shm on a
+// communicator on one node whose ranks share cores, once papshim has its context and knows its
+// layout (the world at once; another communicator after a call that asked, such as a 64 KiB
+// one); everything else at that size stays native: a larger vector, a Reduce, a user op, a
+// derived type, a communicator spanning (virtual) nodes. Sizes alternate, so the answers the
+// entry keeps for a 2 KiB call must not send the next 8-byte call to MPI on some ranks only
+// (that would hang). Results against native's, with ranks arriving late.
+void auto_small(Tally& t) {
+    const bool shared = node_cores_shared();
+    const char* node_size_text = std::getenv("PAPSHIM_NODE_SIZE");
+    const int node_size = node_size_text ? std::atoi(node_size_text) : 0;
+    int world_rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    MPI_Op user_sum = MPI_OP_NULL, pair_op = MPI_OP_NULL;
+    MPI_Op_create(sum_mod_prime, 1, &user_sum);
+    MPI_Op_create(pair_sum, 1, &pair_op);
+    MPI_Datatype two_ints = MPI_DATATYPE_NULL;
+    MPI_Type_contiguous(2, MPI_INT, &two_ints);
+    MPI_Type_commit(&two_ints);
+    const auto check = [&](const Comm& c, bool one_node, const std::string& what, int count, MPI_Datatype type,
+                           MPI_Op op, bool in_place, bool reduce, bool eligible, char pattern) {
+        ++t.cases;
+        int type_ints = 0;
+        MPI_Type_size(type, &type_ints);
+        type_ints /= int(sizeof(int));
+        const std::size_t ints = std::size_t(count) * std::size_t(type_ints);
+        std::vector<int> in(ints), out(ints, -1), expected(ints, -1);
+        for (std::size_t i = 0; i < ints; ++i) in[i] = c.rank * 13 + int(i % 97);
+        reduction(Through::native, reduce, in.data(), expected.data(), count, type, op, 0, c.comm);
+        if (in_place) out = in;
+        arrive(pattern, c, unsigned(count));
+        reduction(Through::papshim, reduce, in_place ? MPI_IN_PLACE : in.data(), out.data(), count, type, op, 0,
+                  c.comm);
+        char ran[64] = {};
+        papshim_get_last_algorithm(c.comm, reduce ? "reduce" : "allreduce", ran, sizeof ran);
+        const std::string want = eligible && one_node && shared && c.size > 1 ? "symmetric_shm" : "native";
+        const auto report = [&](const std::string& why) {
+            ++t.failures;
+            if (t.printed++ < 20)
+                fmt::print(stderr, "FAIL auto small {} on {} p={} rank={}: {}\n", what, c.name, c.size, c.rank, why);
+        };
+        t.own += std::string(ran) != "native" ? 1 : 0;
+        if (ran != want) report(fmt::format("ran '{}', expected '{}'", ran, want));
+        if ((!reduce || c.rank == 0) && out != expected) report("differs from native");
+    };
+    // The calls every communicator gets, in this order; `eligible`: auto may run it itself.
+    const auto sequence = [&](const Comm& c, bool one_node) {
+        check(c, one_node, "8 B", 2, MPI_INT, MPI_SUM, false, false, true, 'l');
+        check(c, one_node, "2 KiB", 512, MPI_INT, MPI_MAX, false, false, false, '-');
+        check(c, one_node, "8 B after 2 KiB", 2, MPI_INT, MPI_SUM, false, false, true, 'r');
+        check(c, one_node, "8 B in place", 2, MPI_INT, MPI_MAX, true, false, true, 'u');
+        check(c, one_node, "1 KiB", 256, MPI_INT, MPI_SUM, false, false, true, 'l');
+        check(c, one_node, "1 KiB + 4 B", 257, MPI_INT, MPI_SUM, false, false, false, 'l');
+        check(c, one_node, "empty", 0, MPI_INT, MPI_SUM, false, false, false, '-');
+        check(c, one_node, "8 B user op", 2, MPI_INT, user_sum, false, false, false, 'l');
+        check(c, one_node, "8 B derived type", 1, two_ints, pair_op, false, false, false, 'l');
+        check(c, one_node, "8 B Reduce", 2, MPI_INT, MPI_SUM, false, true, false, 'l');
+        check(c, one_node, "8 B again", 2, MPI_INT, MPI_BXOR, false, false, true, '-');
+    };
+    const auto world_size = [] {
+        int size = 0;
+        MPI_Comm_size(MPI_COMM_WORLD, &size);
+        return size;
+    }();
+    const auto within_one_node = [&](int lowest, int highest) {  // world ranks, as PAPSHIM_NODE_SIZE cuts them
+        return node_size <= 0 || lowest / node_size == highest / node_size;
+    };
+    // The world: its context and layout from MPI_Init.
+    sequence(make("world", MPI_COMM_WORLD), within_one_node(0, world_size - 1));
+    // A pair of neighbours: native until a larger call has made its context and asked its layout.
+    MPI_Comm pair = MPI_COMM_NULL;
+    MPI_Comm_split(MPI_COMM_WORLD, world_rank / 2, world_rank, &pair);
+    const Comm p = make("pair", pair);
+    const int first = world_rank - p.rank;
+    check(p, false, "8 B before its context", 2, MPI_INT, MPI_SUM, false, false, true, 'l');
+    check(p, false, "64 KiB", 16384, MPI_INT, MPI_SUM, false, false, false, '-');
+    sequence(p, within_one_node(first, first + p.size - 1));
+    MPI_Comm_free(&pair);
+    // A papshim_set_algorithm choice: native, then auto again.
+    Comm d = world_dup();
+    papshim_set_algorithm(d.comm, "allreduce", "native");
+    check(d, false, "8 B, native chosen", 2, MPI_INT, MPI_SUM, false, false, true, 'l');
+    papshim_set_algorithm(d.comm, "allreduce", "auto");
+    sequence(d, within_one_node(0, world_size - 1));
+    MPI_Comm_free(&d.comm);
+    MPI_Type_free(&two_ints);
+    MPI_Op_free(&user_sum);
+    MPI_Op_free(&pair_op);
+}
+
 // symmetric_shm's edges through the dispatcher, under PAPSHIM_REPRODUCIBLE=1: 256 ints fill its
 // 1 KiB cell and it runs them; 257 go to hierarchical (an integer sum has no order to keep); 300
 // floats go native (hierarchical combines in arrival order); MPI_LONG_DOUBLE and, under
@@ -1062,6 +1161,8 @@ int main(int argc, char** argv) {
             soak(kinds, argc > 2 ? std::atof(argv[2]) : 30.0, t);
         } else if (mode == "--threads") {
             threads(kinds, t);
+        } else if (mode == "--auto-small") {
+            auto_small(t);
         } else if (mode == "--reproducible") {
             reproducible(t);
             reproducible_arrivals(t);
