@@ -882,6 +882,11 @@ std::optional<Outcome> run_reduction(CommContext& ctx, Collective kind, Reductio
                                           : auto_unplanned ? nullptr
                                                            : auto_reduction(ctx, kind, b);
     if (auto_small && !algorithm) return std::nullopt;  // a type or op its cells do not take
+    // Its node view made only once enough such calls have come to pay for it (the count is
+    // the same on every rank: every member takes this path for the same calls).
+    if (auto_small && !ctx.nodes_ready.load(std::memory_order_acquire) &&
+        ++ctx.small_calls_before_view <= kAutoSmallCallsBeforeView)
+        return std::nullopt;
     // auto with nothing to follow the arrivals at this size and layout: what it runs unplanned.
     if (choice == "auto" && !algorithm) algorithm = auto_classic_reduction(ctx, kind, b);
     if (!algorithm || ctx.native_only()) return std::nullopt;  // native_only: its node view could not be made

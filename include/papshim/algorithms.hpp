@@ -317,6 +317,11 @@ std::string_view auto_reduction_candidate(Collective collective, std::uint64_t b
 std::string_view auto_reduction_small(Collective collective, std::uint64_t bytes, NodeLayout layout,
                                       bool cores_shared);
 inline constexpr std::uint64_t kAutoSmallMaxBytes = 1024;
+// Such calls on a communicator without its node view yet go to MPI until this many have: the
+// view (a node split, a shared window and several collectives) cost a first call 0.4 ms on
+// Open MPI and 140 ms on MPICH (4 ranks on 2 cores; docs/benchmarks.md, "`auto`'s small
+// Allreduce on one node"), more than a short job's small calls gain.
+inline constexpr std::uint64_t kAutoSmallCallsBeforeView = 64;
 // The largest vector auto gives the dynamic leader on a node whose ranks each have a CPU
 // (docs/benchmarks.md, "Issue 8 at one build", its part "A core per rank").
 inline constexpr std::uint64_t kAutoLeaderOwnCoresMaxBytes = 512 << 10;

@@ -92,6 +92,9 @@ struct CommContext {
     // communicator's layout becomes known, which happens in the same call on every member
     // (update_own_up_to).
     std::array<std::atomic<std::uint64_t>, collective_count> own_up_to{};
+    // Such calls sent to MPI while the communicator had no node view
+    // (kAutoSmallCallsBeforeView); only a collective's calling thread touches it.
+    std::uint64_t small_calls_before_view = 0;
     // Schedules without predicted arrivals are pure functions of (algorithm, p, rank, root,
     // op commutativity, pieces of a size-cut algorithm), so each is built once per
     // communicator; size-cut ones are dropped past kSizeCutSchedules (schedule_for).

@@ -779,13 +779,14 @@ void reproducible_arrivals(Tally& t) {
     MPI_Comm_free(&c.comm);
 }
 
-// Under PAPSHIM_ALLREDUCE=auto and PAPSHIM_REDUCE=auto: an Allreduce of at most 1 KiB runs symmetric_shm on a
-// communicator on one node whose ranks share cores, once papshim has its context and knows its
-// layout (the world at once; another communicator after a call that asked, such as a 64 KiB
-// one); everything else at that size stays native: a larger vector, a Reduce, a user op, a
-// derived type, a communicator spanning (virtual) nodes. Sizes alternate, so the answers the
-// entry keeps for a 2 KiB call must not send the next 8-byte call to MPI on some ranks only
-// (that would hang). Results against native's, with ranks arriving late.
+// Under PAPSHIM_ALLREDUCE=auto and PAPSHIM_REDUCE=auto: an Allreduce of at most 1 KiB runs
+// symmetric_shm on a communicator on one node whose ranks share cores, once papshim has its
+// context, knows its layout (the world at once; another communicator after a call that asked,
+// such as a 64 KiB one) and has its node view (made by a followed 64 KiB call, or by the 65th
+// such small call); everything else at that size stays native: a larger vector, a Reduce, a
+// user op, a derived type, a communicator spanning (virtual) nodes. Sizes alternate, so the
+// answers the entry keeps for a 2 KiB call must not send the next 8-byte call to MPI on some
+// ranks only (that would hang). Results against native's, with ranks arriving late.
 void auto_small(Tally& t) {
     const bool shared = node_cores_shared();
     const char* node_size_text = std::getenv("PAPSHIM_NODE_SIZE");
@@ -846,9 +847,16 @@ void auto_small(Tally& t) {
     const auto within_one_node = [&](int lowest, int highest) {  // world ranks, as PAPSHIM_NODE_SIZE cuts them
         return node_size <= 0 || lowest / node_size == highest / node_size;
     };
-    // The world: its context and layout from MPI_Init.
-    sequence(make("world", MPI_COMM_WORLD), within_one_node(0, world_size - 1));
-    // A pair of neighbours: native until a larger call has made its context and asked its layout.
+    // The world: its context and layout from MPI_Init, but no node view yet: the first
+    // kAutoSmallCallsBeforeView calls auto could run go to MPI, the next makes the view.
+    const Comm world = make("world", MPI_COMM_WORLD);
+    constexpr int calls_before_view = 64;  // papshim's kAutoSmallCallsBeforeView
+    for (int call = 0; call < calls_before_view; ++call)
+        check(world, false, "8 B before the node view", 2, MPI_INT, call % 2 ? MPI_SUM : MPI_MIN, false, false, false,
+              "-lru"[call % 4]);
+    sequence(world, within_one_node(0, world_size - 1));
+    // A pair of neighbours: native until a larger call has made its context, asked its layout
+    // and (followed on one node) made its node view.
     MPI_Comm pair = MPI_COMM_NULL;
     MPI_Comm_split(MPI_COMM_WORLD, world_rank / 2, world_rank, &pair);
     const Comm p = make("pair", pair);
@@ -862,6 +870,7 @@ void auto_small(Tally& t) {
     papshim_set_algorithm(d.comm, "allreduce", "native");
     check(d, false, "8 B, native chosen", 2, MPI_INT, MPI_SUM, false, false, true, 'l');
     papshim_set_algorithm(d.comm, "allreduce", "auto");
+    check(d, false, "64 KiB, auto chosen", 16384, MPI_INT, MPI_SUM, false, false, false, '-');
     sequence(d, within_one_node(0, world_size - 1));
     MPI_Comm_free(&d.comm);
     MPI_Type_free(&two_ints);
