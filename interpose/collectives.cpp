@@ -249,11 +249,14 @@ inline void note_native_call(Collective kind, MPI_Comm comm, CommContext* ctx, b
                                            : runtime::hot::configured_native_below[c];
         answer.report[c] = &unreported;
         if (below == runtime::kAllCalls) {
-            answer.native_below_count[c] = runtime::kAllCalls;
+            answer.forward_span[c] = runtime::kAllCalls;
             if (chosen) answer.report[c] = &ctx->last_algorithm[c];
         } else if (below != 0 && ctx && size != 0) {
-            answer.native_below_count[c] = (below + size - 1) / size;  // count·size < below
-            answer.own_up_to_count[c] = ctx->own_up_to[c].load(std::memory_order_acquire) / size;
+            const std::uint64_t below_count = (below + size - 1) / size;  // count·size < below
+            // Counts from 1 to own_up_to / size (count·size <= own_up_to) are papshim's.
+            const std::uint64_t own = ctx->own_up_to[c].load(std::memory_order_acquire) / size;
+            answer.forward_from[c] = own > 0 ? own + 1 : 0;
+            answer.forward_span[c] = below_count > answer.forward_from[c] ? below_count - answer.forward_from[c] : 0;
             answer.report[c] = &ctx->last_algorithm[c];
         }
     }

@@ -15,21 +15,21 @@ namespace papshim::interpose {
 
 // What the full path decided for this thread's last communicator and datatype, valid while
 // runtime::hot::generation has not moved (every change that could alter it bumps it): per
-// collective, the element counts below which a call goes to MPI untouched (0: none; the
-// maximum: every call), and where papshim_get_last_algorithm then reads "native". It holds
-// for any call with that communicator and type, not only the one that kept it. A rank may
-// keep less than another (a type whose size it has not seen, a context not in its cache:
-// those limits stay 0), never a different decision: what it keeps is the full path's own.
+// collective, the element counts that go to MPI untouched, from forward_from up to but not
+// including forward_from + forward_span (a span of 0: none; from 0 over the maximum: every
+// call; from above auto's small calls that papshim runs, CommContext::own_up_to, to the size
+// where it decides per call), and where papshim_get_last_algorithm then reads "native". It
+// holds for any call with that communicator and type, not only the one that kept it. A rank
+// may keep less than another (a type whose size it has not seen, a context not in its cache:
+// those spans stay 0), never a different decision: what it keeps is the full path's own.
 // One test instead of the full path's checks: an 8-byte Reduce under `auto` cost papshim
 // 57-64 instructions through them (docs/benchmarks.md, "Kept answers at the entry").
 struct QuickAnswer {
     MPI_Comm comm{};  // not MPI_COMM_NULL: Open MPI's is no constant expression (PAPSHIM_STARTUP_TLS)
     MPI_Datatype type{};
     std::uint64_t generation = ~std::uint64_t{0};  // empty until the first answer
-    std::array<std::uint64_t, collective_count> native_below_count{};
-    // Counts from 1 to this one take the full path although below native_below_count: auto's
-    // small calls of papshim's own (CommContext::own_up_to); 0: none.
-    std::array<std::uint64_t, collective_count> own_up_to_count{};
+    std::array<std::uint64_t, collective_count> forward_from{};
+    std::array<std::uint64_t, collective_count> forward_span{};
     std::array<std::atomic<const char*>*, collective_count> report{};
 };
 static_assert(std::is_trivially_destructible_v<QuickAnswer>, "PAPSHIM_STARTUP_TLS");
@@ -47,10 +47,9 @@ template <class Count>
     const std::size_t c = std::size_t(kind);
     if (answer.comm != comm || answer.type != type) return false;
     const std::uint64_t generation = runtime::hot::generation.load(std::memory_order_acquire);
-    const std::uint64_t elements = std::uint64_t(std::make_unsigned_t<Count>(count));
-    // elements - 1 wraps for a count of 0, which stays MPI's.
-    if (answer.generation != generation || elements >= answer.native_below_count[c] ||
-        elements - 1 < answer.own_up_to_count[c])
+    // One unsigned test for the range: a count below forward_from wraps past the span.
+    if (answer.generation != generation ||
+        std::uint64_t(std::make_unsigned_t<Count>(count)) - answer.forward_from[c] >= answer.forward_span[c])
         return false;
     answer.report[c]->store("native", std::memory_order_relaxed);
     return true;
