@@ -844,9 +844,11 @@ std::optional<Outcome> run_reduction(CommContext& ctx, Collective kind, Reductio
     if (choice == "native" || ctx.inter || ctx.size == 1) return std::nullopt;
     // auto's small calls on a communicator where it runs auto_reduction_small's algorithm,
     // whatever the arrivals (the count and the type's size match on every rank).
-    const bool auto_small = choice == "auto" && b.count > 0 && b.type != MPI_DATATYPE_NULL &&
-                            std::uint64_t(b.count) * type_size(b.type) <=
-                                ctx.own_up_to[std::size_t(kind)].load(std::memory_order_acquire);
+    const std::uint64_t small_bytes =
+        b.count > 0 && b.type != MPI_DATATYPE_NULL ? std::uint64_t(b.count) * type_size(b.type) : 0;
+    // The same test as forwards()'s: some bytes, within the window.
+    const bool auto_small = choice == "auto" && small_bytes > 0 &&
+                            small_bytes <= ctx.own_up_to[std::size_t(kind)].load(std::memory_order_acquire);
     // auto on balanced arrivals (or a call it does not follow) runs no plan: native, before
     // any checks, unless it may run a classic algorithm of papshim's at this size.
     const bool auto_unplanned = choice == "auto" && !auto_small && (!planning.guard || !planning.guard->imbalanced());

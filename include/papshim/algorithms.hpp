@@ -313,7 +313,7 @@ std::string_view auto_reduction_candidate(Collective collective, std::uint64_t b
 // The algorithm `auto` runs for an Allreduce of `bytes` (at least one element) below the
 // sizes it follows, whatever the arrivals, or empty (native): `symmetric_shm` up to
 // kAutoSmallMaxBytes on one node whose cores its ranks share. Asked where a communicator's
-// layout becomes known (CommContext::own_up_to), not per call.
+// layout becomes known (CommContext::own_up_to) and for each call within that window.
 std::string_view auto_reduction_small(Collective collective, std::uint64_t bytes, NodeLayout layout,
                                       bool cores_shared);
 inline constexpr std::uint64_t kAutoSmallMaxBytes = 1024;

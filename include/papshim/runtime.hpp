@@ -87,10 +87,10 @@ struct CommContext {
     // Calls of fewer bytes than this run native without the handler (the fast path; kAllCalls:
     // every call), from the algorithm chosen here and the policy (update_policy).
     std::array<std::atomic<std::uint64_t>, collective_count> native_below{};
-    // Calls of at least one element and at most this many bytes that `auto` runs as papshim's
-    // own although they lie below native_below (auto_reduction_small; 0: none). Set where the
-    // communicator's layout becomes known, which happens in the same call on every member
-    // (update_own_up_to).
+    // Calls of more than 0 and at most this many bytes that `auto` runs as papshim's own
+    // although they lie below native_below (auto_reduction_small; 0: none). Set by
+    // update_policy and where the communicator's layout becomes known, each in the same call
+    // on every member (update_own_up_to); a change bumps hot::generation.
     std::array<std::atomic<std::uint64_t>, collective_count> own_up_to{};
     // Such calls sent to MPI while the communicator had no node view
     // (kAutoSmallCallsBeforeView); only a collective's calling thread touches it.

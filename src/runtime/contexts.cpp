@@ -257,6 +257,8 @@ int translated_node_count(const State& s, MPI_Comm over, int ranks) {
 // (pmodels/mpich#6832): its members agree on the count, one Allreduce of two integers.
 // Collective unless the communicator is the world's group; called at the same call on every
 // member (layout_of's first ask).
+// Whether `over` holds the world's processes (congruent or similar to it): they all hold the
+// same map of the world's nodes.
 bool world_group(const State& s, MPI_Comm over) {
     int same = MPI_UNEQUAL;
     PMPI_Comm_compare(over, s.world, &same);
@@ -290,14 +292,15 @@ int nodes_without_view(CommContext& ctx) {
     return nodes > 0 ? nodes : 0;
 }
 
-// The layout where it is known or the world's map gives it without a message (a
-// communicator of the world's group: then kept, as nodes_without_view would keep it); never
-// collective, and the same on every member.
+// The layout where it is known, or MPI_COMM_WORLD's from the world's map (then kept, as
+// nodes_without_view would keep it); never collective, and the same on every member. Any other
+// communicator waits for a call that asks: whether it has a context yet depends on tracing and
+// on its other calls, which must not change what auto runs.
 std::optional<NodeLayout> layout_without_message(CommContext& ctx) {
     if (const std::optional<NodeLayout> known = layout_if_known(ctx)) return known;
     const State& s = state();
     // A context profile mode made has no duplicate yet: its layout waits for a call that asks.
-    if (ctx.inter || ctx.private_dup == MPI_COMM_NULL || s.node_of_world.empty() || !world_group(s, ctx.private_dup))
+    if (ctx.user != MPI_COMM_WORLD || ctx.private_dup == MPI_COMM_NULL || s.node_of_world.empty())
         return std::nullopt;
     const int nodes = translated_node_count(s, ctx.private_dup, ctx.size);
     if (nodes <= 0) return std::nullopt;
@@ -309,7 +312,10 @@ std::optional<NodeLayout> layout_without_message(CommContext& ctx) {
 
 void update_own_up_to(CommContext& ctx) {
     const bool cores_shared = state().node_load.oversubscribed();
-    const bool may_own = !ctx.inter && ctx.size > 1 && !ctx.native_only();
+    bool any_auto = false;
+    for (int c = 0; c < collective_count; ++c) any_auto = any_auto || algorithm_for(ctx, Collective(c)) == "auto";
+    // No layout work where no rule can own a call (auto_reduction_small needs shared cores).
+    const bool may_own = any_auto && cores_shared && !ctx.inter && ctx.size > 1 && !ctx.native_only();
     const std::optional<NodeLayout> layout = may_own ? layout_without_message(ctx) : std::nullopt;
     bool changed = false;
     for (int c = 0; c < collective_count; ++c) {
