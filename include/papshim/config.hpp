@@ -67,6 +67,9 @@ struct Config {
     // How papshim's algorithms wait for messages (papshim/waiting.hpp): auto, mpi or yield;
     // auto yields where a node runs more ranks than its ranks' CPUs and MPI's wait spins.
     std::string wait = "auto";
+    // The CPUs this rank's node's ranks may use, where papshim's count (the union of their
+    // affinity masks, NodeLoad) is wrong, e.g. under a cgroup CPU quota; 0 (auto): counted.
+    int node_cpus = 0;
     // What network the job runs on, as said by whoever launched it (papshim-run
     // --emulate-network sets it); recorded in the trace's meta.txt and papshim-bench output.
     std::string network;

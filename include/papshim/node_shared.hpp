@@ -8,6 +8,8 @@
 #include <mpi.h>
 #include <sched.h>
 
+#include "papshim/waiting.hpp"
+
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -161,25 +163,53 @@ inline void Segment::initialise() {
 
 // Waits without stealing a core: a short spin (a peer on another core answers within
 // microseconds), then yields, then sleeps briefly (ranks oversubscribed on few cores).
+// A rank with a core of its own (spin_on_own_core()) spins for up to kOwnCoreSpinNs first, as
+// MPI's own wait does there: a yield puts a syscall on the path of the wake-up it waits for.
+// The clock is read only once the short spin is over: most waits end before it.
 class Backoff {
 public:
+    static constexpr unsigned kSpinRounds = 64;
+    static constexpr std::int64_t kOwnCoreSpinNs = 1'000'000;
+
     void pause() {
         ++rounds_;
-        if (rounds_ < 64) {
-#if defined(__x86_64__) || defined(__i386__)
-            _mm_pause();
-#endif
-        } else if (rounds_ < 2048) {
+        if (rounds_ < kSpinRounds) return relax();
+        if (rounds_ == kSpinRounds)
+            own_core_until_ns_ = spin_on_own_core() ? now_ns() + kOwnCoreSpinNs : 0;
+        if (own_core_until_ns_ != 0) {
+            // The clock every 64 rounds: a few ns a round (vDSO), no syscall.
+            if (rounds_ % kSpinRounds != 0 || now_ns() < own_core_until_ns_) return relax();
+            own_core_until_ns_ = 0;
+            rounds_ = kSpinRounds + 1;
+        }
+        if (rounds_ < 2048) {
             sched_yield();
         } else {
             const timespec nap{0, 20'000};
             nanosleep(&nap, nullptr);
         }
     }
-    void reset() { rounds_ = 0; }
+    void reset() {
+        rounds_ = 0;
+        own_core_until_ns_ = 0;
+    }
+    // Past the short spin and still spinning on a core of its own.
+    bool own_core_spin() const { return own_core_until_ns_ != 0; }
 
 private:
+    static void relax() {
+#if defined(__x86_64__) || defined(__i386__)
+        _mm_pause();
+#endif
+    }
+    static std::int64_t now_ns() {
+        timespec t{};
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        return std::int64_t(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
+    }
+
     unsigned rounds_ = 0;
+    std::int64_t own_core_until_ns_ = 0;  // armed at the last short-spin round; 0: yield now
 };
 
 template <class Ready>

@@ -36,6 +36,13 @@ inline WaitPolicy measured_wait_policy(const NodeLoad& load) {
     return load.oversubscribed() ? WaitPolicy::yield : WaitPolicy::mpi;
 }
 
+// Whether papshim's node algorithms may keep spinning on their core while they wait for a peer
+// in shared memory (node::Backoff): set by the runtime in MPI_Init where this rank's node was
+// measured to have a CPU per rank and PAPSHIM_WAIT is not yield; false until then and
+// elsewhere (a node of shared cores, or not measured). Process-wide.
+void set_spin_on_own_core(bool spin);
+bool spin_on_own_core();
+
 // PMPI_Waitall and PMPI_Wait under the policy; the same results and errors. A failed
 // Waitall or Testall may return with other requests still pending (Open MPI's Waitall and
 // MPICH's Testall return at the first failed request): the caller abandons them.

@@ -205,6 +205,7 @@ std::vector<std::string> Config::canonical() const {
     lines.push_back(fmt::format("PAPSHIM_HELPER_THREAD={}", helper_thread_always ? "always" : helper_thread ? "1" : "0"));
     lines.push_back(fmt::format("PAPSHIM_REPRODUCIBLE={}", reproducible ? 1 : 0));
     lines.push_back(fmt::format("PAPSHIM_WAIT={}", wait));
+    lines.push_back(node_cpus ? fmt::format("PAPSHIM_NODE_CPUS={}", node_cpus) : "PAPSHIM_NODE_CPUS=auto");
     lines.push_back(fmt::format("PAPSHIM_NETWORK={}", network));
     return lines;
 }
@@ -282,9 +283,14 @@ std::vector<VariableInfo> describe_variables(const AlgorithmNames& names) {
                     "how papshim's own algorithms wait for their messages: mpi: the MPI library's wait (MPICH's "
                     "keeps polling on its core); yield: test, and give the core to another process between tests; "
                     "auto: yield where a node runs more ranks than the CPUs its ranks may use (counted in MPI_Init "
-                    "unless the mode is off; a cgroup CPU quota is not seen) and MPI's wait does not yield by "
+                    "unless the mode is off; a cgroup CPU quota is not seen: PAPSHIM_NODE_CPUS) and MPI's wait does not yield by "
                     "itself (MPICH), else mpi (Open MPI yields on a node mpiexec knows is oversubscribed). Native "
                     "calls always wait MPI's way"});
+    vars.push_back({"PAPSHIM_NODE_CPUS", "auto", "auto, or 1..1000000",
+                    "the CPUs the ranks of a node may use, which decides whether they share cores (PAPSHIM_WAIT's "
+                    "auto, auto's small Allreduce on one node, how long papshim's shared-memory waits spin); auto: "
+                    "counted in MPI_Init as the union of the node's ranks' affinity masks. Set it where that "
+                    "count is wrong, e.g. a cgroup CPU quota smaller than the CPUs a job may be scheduled on"});
     vars.push_back({"PAPSHIM_NETWORK", "unspecified", "any text without control characters",
                     "what network the job runs on, recorded in the trace's meta.txt and papshim-bench's "
                     "output; papshim-run --emulate-network sets it"});
@@ -394,6 +400,7 @@ ParseResult parse_config(const Lookup& lookup, const std::vector<std::string>& e
         if (value != "auto" && value != "mpi" && value != "yield") return invalid("PAPSHIM_WAIT", v, "one of auto, mpi, yield");
         cfg.wait = v;
     }
+    if (auto e = integer("PAPSHIM_NODE_CPUS", 1, 1000000, cfg.node_cpus, "auto")) return *e;
     return ParseResult{cfg, std::nullopt, ineffective_settings(cfg, lookup)};
 }
 

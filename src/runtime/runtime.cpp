@@ -208,11 +208,16 @@ void initialise(const AlgorithmNames& names, bool thread_multiple) {
     // and auto's one-node Reduce/Allreduce rules depend on it (auto_reduction_candidate): in
     // every mode but off (papshim_set_mode may switch to dispatch later; off then leaves the
     // rules for a core per rank).
-    if (s.config.mode != Mode::off) s.node_load = node_load(s.world);
+    if (s.config.mode != Mode::off) {
+        s.node_load = node_load(s.world);
+        if (s.config.node_cpus > 0) s.node_load.cpus = s.config.node_cpus;
+    }
     if (s.config.wait == "yield")
         set_wait_policy(WaitPolicy::yield);
     else if (measure_waits)
         set_wait_policy(measured_wait_policy(s.node_load));
+    // The node algorithms' waits spin on a core of their own, as MPI's do there (node::Backoff).
+    set_spin_on_own_core(s.config.wait != "yield" && s.node_load.cpus > 0 && !s.node_load.oversubscribed());
     if (s.config.tracing()) detail::open_trace(s);
     s.initialised = true;
     if (s.world_rank == 0)

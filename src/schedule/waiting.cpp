@@ -9,6 +9,7 @@ namespace papshim {
 namespace {
 
 std::atomic<WaitPolicy> policy{WaitPolicy::mpi};
+std::atomic<bool> own_core_spin{false};
 
 // Calls test(done) until it fails or says done, giving the core away in between.
 template <class Test>
@@ -25,6 +26,10 @@ int test_and_yield(Test&& test) {
 void set_wait_policy(WaitPolicy p) { policy.store(p, std::memory_order_relaxed); }
 
 WaitPolicy wait_policy() { return policy.load(std::memory_order_relaxed); }
+
+void set_spin_on_own_core(bool spin) { own_core_spin.store(spin, std::memory_order_relaxed); }
+
+bool spin_on_own_core() { return own_core_spin.load(std::memory_order_relaxed); }
 
 const char* wait_policy_name(WaitPolicy p) { return p == WaitPolicy::yield ? "yield" : "mpi"; }
 

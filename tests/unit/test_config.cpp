@@ -57,6 +57,21 @@ TEST_CASE("PAPSHIM_SHM_SLOT: auto, a number, or a clear error") {
     CHECK(parse({{"PAPSHIM_SHM_SLOT", "auto"}}).config->canonical() == parse({}).config->canonical());
 }
 
+TEST_CASE("PAPSHIM_NODE_CPUS: auto, a number, or a clear error") {
+    CHECK(parse({}).config->node_cpus == 0);  // auto: counted in MPI_Init
+    CHECK(parse({{"PAPSHIM_NODE_CPUS", "auto"}}).config->node_cpus == 0);
+    CHECK(parse({{"PAPSHIM_NODE_CPUS", "1"}}).config->node_cpus == 1);
+    CHECK(parse({{"PAPSHIM_NODE_CPUS", "128"}}).config->node_cpus == 128);
+    for (const char* bad : {"0", "-2", "1000001", "all", "", "4 "}) {
+        auto r = parse({{"PAPSHIM_NODE_CPUS", bad}});
+        REQUIRE(r.error);
+        CHECK(r.error->message ==
+              "invalid PAPSHIM_NODE_CPUS='" + std::string(bad) + "': expected auto, or an integer in 1..1000000");
+    }
+    CHECK(parse({{"PAPSHIM_NODE_CPUS", "auto"}}).config->canonical() == parse({}).config->canonical());
+    CHECK(parse({{"PAPSHIM_NODE_CPUS", "2"}}).config->canonical() != parse({}).config->canonical());
+}
+
 TEST_CASE("the automatic slot keeps a node's segment within its budget") {
     using papshim::shm_slot_for_node;
     CHECK(shm_slot_for_node(1) == papshim::kShmSlotMax);
