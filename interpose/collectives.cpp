@@ -304,6 +304,12 @@ template <class QuickBytes, class ValidHandles>
     // empty calls stay MPI's.
     if (ctx && bytes != kSizeUnknown && bytes > 0 && bytes <= ctx->own_up_to[std::size_t(kind)].load(std::memory_order_acquire))
         return false;
+    // A duplicate of the world without a context yet has the world's window: the full path
+    // makes its context now, on every member alike (none has one: contexts are made at the
+    // same calls everywhere), as it would at a larger call.
+    if (!ctx && bytes != kSizeUnknown && bytes > 0 && bytes <= runtime::hot::world_group_own_up_to[std::size_t(kind)] &&
+        runtime::of_world_group(comm))
+        return false;
     note_native_call(kind, comm, ctx, true);
     keep_answer(comm, type, ctx, generation);
     return true;
@@ -826,7 +832,7 @@ const ReductionAlgorithm* auto_reduction(CommContext& ctx, Collective kind, cons
 
 // auto_reduction_small's algorithm for a call within CommContext::own_up_to, where it takes the
 // call whole (a predefined type and op, within its cells: never handed on); null: native.
-const ReductionAlgorithm* auto_small_reduction(CommContext& ctx, Collective kind, const ReductionBuffers& b) {
+const ReductionAlgorithm* auto_window_algorithm(CommContext& ctx, Collective kind, const ReductionBuffers& b) {
     const std::optional<NodeLayout> layout = runtime::layout_if_known(ctx);  // known: own_up_to was set from it
     if (!layout) return nullptr;
     const std::string_view name = auto_reduction_small(kind, std::uint64_t(b.count) * type_size(b.type), *layout,
@@ -883,7 +889,7 @@ std::optional<Outcome> run_reduction(CommContext& ctx, Collective kind, Reductio
     b.same_type_everywhere = predefined_op(b.op);
 
     const ReductionAlgorithm* algorithm = choice != "auto"  ? find_reduction_algorithm(kind, choice)
-                                          : auto_small     ? auto_small_reduction(ctx, kind, b)
+                                          : auto_small     ? auto_window_algorithm(ctx, kind, b)
                                           : auto_unplanned ? nullptr
                                                            : auto_reduction(ctx, kind, b);
     if (auto_small && !algorithm) return std::nullopt;  // a type or op its cells do not take

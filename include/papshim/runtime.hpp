@@ -177,6 +177,11 @@ inline std::atomic<bool> any_override{false};
 // native_below's thresholds from the configuration (configure()), for communicators without
 // a papshim_set_algorithm choice.
 inline std::array<std::uint64_t, collective_count> configured_native_below{};
+// CommContext::own_up_to as a communicator of the world's processes (a duplicate of the world)
+// would have it under the configured algorithms (open_world_group_windows, in MPI_Init): such
+// a communicator without a context takes the full path for these calls, which makes its
+// context at the same call on every member; 0: no window.
+inline std::array<std::uint64_t, collective_count> world_group_own_up_to{};
 // Bumped (invalidate()) wherever an answer the hot path keeps per thread may change: a
 // context freed or parked for its communicator's free (the handle may come back for a new
 // communicator), the mode, the trace opened or closed, a communicator's algorithm choice or
@@ -338,6 +343,10 @@ inline NativeBelow native_below(Collective collective, MPI_Comm comm) {
 // CommContext::own_up_to from the algorithms chosen for the communicator and its layout where
 // that is known without a message; called by update_policy and where the layout is found.
 void update_own_up_to(CommContext& ctx);
+// hot::world_group_own_up_to from the configuration, the node load and the world's map.
+void open_world_group_windows(State& s);
+// Whether `comm` holds the world's processes (congruent or similar to MPI_COMM_WORLD): local.
+bool of_world_group(MPI_Comm comm);
 // The same for an algorithm name on a communicator of `policy` (configuration, update_policy).
 std::uint64_t native_below(Collective collective, std::string_view choice, const plan::Policy& policy);
 // Rank 0's `value` on every rank of `comm` (collective).

@@ -292,15 +292,17 @@ int nodes_without_view(CommContext& ctx) {
     return nodes > 0 ? nodes : 0;
 }
 
-// The layout where it is known, or MPI_COMM_WORLD's from the world's map (then kept, as
-// nodes_without_view would keep it); never collective, and the same on every member. Any other
-// communicator waits for a call that asks: whether it has a context yet depends on tracing and
-// on its other calls, which must not change what auto runs.
+// The layout where it is known, or that of a communicator of the world's processes (the world,
+// a duplicate) from the world's map (then kept, as nodes_without_view would keep it); never
+// collective, and the same on every member. Any other communicator waits for a call that asks
+// (its count needs a message): whether it has a context yet depends on tracing and on its
+// other calls, which must not change what auto runs. A world-group communicator gets its
+// context at its first small call in the window (forwards()), so neither does that.
 std::optional<NodeLayout> layout_without_message(CommContext& ctx) {
     if (const std::optional<NodeLayout> known = layout_if_known(ctx)) return known;
     const State& s = state();
     // A context profile mode made has no duplicate yet: its layout waits for a call that asks.
-    if (ctx.user != MPI_COMM_WORLD || ctx.private_dup == MPI_COMM_NULL || s.node_of_world.empty())
+    if (ctx.private_dup == MPI_COMM_NULL || s.node_of_world.empty() || !world_group(s, ctx.user))
         return std::nullopt;
     const int nodes = translated_node_count(s, ctx.private_dup, ctx.size);
     if (nodes <= 0) return std::nullopt;
@@ -325,6 +327,21 @@ void update_own_up_to(CommContext& ctx) {
         changed = ctx.own_up_to[std::size_t(c)].exchange(up_to, std::memory_order_acq_rel) != up_to || changed;
     }
     if (changed) hot::invalidate();  // answers kept without the window
+}
+
+bool of_world_group(MPI_Comm comm) { return world_group(state(), comm); }
+
+void open_world_group_windows(State& s) {
+    hot::world_group_own_up_to.fill(0);
+    const bool cores_shared = s.node_load.oversubscribed();
+    if (s.config.mode != Mode::dispatch || !cores_shared || s.world_size < 2 || s.node_of_world.empty()) return;
+    const int nodes = translated_node_count(s, s.world, s.world_size);
+    if (nodes <= 0) return;
+    const NodeLayout layout = node_layout(nodes, s.world_size);
+    for (int c = 0; c < collective_count; ++c)
+        if (s.config.algorithm[std::size_t(c)] == "auto" &&
+            !auto_reduction_small(Collective(c), kAutoSmallMaxBytes, layout, cores_shared).empty())
+            hot::world_group_own_up_to[std::size_t(c)] = kAutoSmallMaxBytes;
 }
 
 bool spans_nodes(CommContext& ctx) {

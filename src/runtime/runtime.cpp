@@ -238,6 +238,7 @@ void initialise(const AlgorithmNames& names, bool thread_multiple) {
     // no message for it (a node view made in that call cost 10-15 ms over an emulated
     // 1 Gbit/s network at 8 ranks).
     if (s.config.mode == Mode::dispatch) detail::map_world_nodes(s);
+    open_world_group_windows(s);
     // PAPSHIM_SHM_SLOT=auto: from the largest node, the same on every rank (every rank holds
     // the same map, or none); the fixed 64 KiB where there is no map.
     if (s.config.shm_slot == 0) {

@@ -781,8 +781,8 @@ void reproducible_arrivals(Tally& t) {
 
 // Under PAPSHIM_ALLREDUCE=auto and PAPSHIM_REDUCE=auto: an Allreduce of at most 1 KiB runs
 // symmetric_shm on a communicator on one node whose ranks share cores, once papshim has its
-// context, knows its layout (the world at once; another communicator after a call that asked,
-// such as a 64 KiB one) and has its node view (made by a followed 64 KiB call, or by the 65th
+// context, knows its layout (the world and its duplicates at once; another communicator after
+// a call that asked, such as a 64 KiB one) and has its node view (made by a followed 64 KiB call, or by the 65th
 // such small call); everything else at that size stays native: a larger vector, a Reduce, a
 // user op, a derived type, a communicator spanning (virtual) nodes. Sizes alternate, so the
 // answers the entry keeps for a 2 KiB call must not send the next 8-byte call to MPI on some
@@ -855,6 +855,14 @@ void auto_small(Tally& t) {
         check(world, false, "8 B before the node view", 2, MPI_INT, call % 2 ? MPI_SUM : MPI_MIN, false, false, false,
               "-lru"[call % 4]);
     sequence(world, within_one_node(0, world_size - 1));
+    // A fresh duplicate of the world (as libraries make): the world's window from its first
+    // small call, which makes its context, and a count of its own before its node view.
+    Comm fresh = world_dup();
+    for (int call = 0; call < calls_before_view; ++call)
+        check(fresh, false, "8 B before the duplicate's node view", 2, MPI_INT, MPI_SUM, false, false, false,
+              "-lru"[call % 4]);
+    sequence(fresh, within_one_node(0, world_size - 1));
+    MPI_Comm_free(&fresh.comm);
     // A pair of neighbours: native until a larger call has made its context, asked its layout
     // and (followed on one node) made its node view.
     MPI_Comm pair = MPI_COMM_NULL;
@@ -1152,6 +1160,8 @@ void leave_for_finalize(int world_size, int world_rank, Tally& t) {
 // test_reduction --threads       two threads on two communicators at once
 // test_reduction --reproducible  under PAPSHIM_REPRODUCIBLE=1: floating point stays in fixed order,
 //                                whatever the arrivals; symmetric_shm's edges
+// test_reduction --auto-small    under PAPSHIM_ALLREDUCE=auto: what auto runs up to 1 KiB on one
+//                                node (symmetric_shm where cores are shared, else native)
 int main(int argc, char** argv) {
     const std::string mode = argc > 1 ? argv[1] : "";
     int provided = 0;

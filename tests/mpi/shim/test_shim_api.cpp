@@ -362,6 +362,17 @@ void auto_quick_path_across_communicators() {
     }
     for (int call = 0; call < 24; ++call) {
         MPI_Comm comm = call % 2 == 0 ? first : second;
+        // 2 KiB: between auto's small window and the sizes it follows, so forwarded, the second
+        // time by the answer kept at the entry; the small calls after it on the same
+        // communicator and type must still run what the window says, not that kept answer.
+        for (int again = 0; again < 2; ++again) {
+            const std::string what = " (call " + std::to_string(call) + (again ? ", again)" : ")");
+            std::vector<double> middle(256, world_rank + call), middle_sum(256), middle_want(256);
+            MPI_Allreduce(middle.data(), middle_sum.data(), 256, MPI_DOUBLE, MPI_SUM, comm);
+            PMPI_Allreduce(middle.data(), middle_want.data(), 256, MPI_DOUBLE, MPI_SUM, comm);
+            expect(middle_sum == middle_want, "2 KiB allreduce" + what);
+            expect(last_algorithm(comm, "allreduce") == "native", "2 KiB allreduce reports native" + what);
+        }
         for (int again = 0; again < 2; ++again) {
             const std::string what = " (call " + std::to_string(call) + (again ? ", again)" : ")");
             if (call % 3 == 0) {
@@ -404,7 +415,9 @@ void auto_quick_path_across_communicators() {
         }
     }
     // The thread's cache now holds `second`'s context; free it and make a communicator that
-    // may reuse its handle: its small calls make no context and are reported native.
+    // may reuse its handle: its small calls are reported native and make no context, but for
+    // a duplicate of the world where auto may own its small Allreduces (the world's window):
+    // then its first makes a context of its own, which has seen that one call.
     MPI_Comm_free(&second);
     MPI_Comm third;
     MPI_Comm_dup(MPI_COMM_WORLD, &third);
@@ -415,8 +428,10 @@ void auto_quick_path_across_communicators() {
     expect(last_algorithm(third, "allreduce") == "native", "small allreduce on a new communicator reports native");
     papshim_plan_stats stats{};
     papshim_get_plan_stats(third, &stats);
-    expect(stats.calls == 0, "a small call on a new communicator made a context (calls " +
-                                 std::to_string(stats.calls) + ")");
+    const long context_calls = auto_small_allreduce() == "symmetric_shm" ? 1 : 0;
+    expect(stats.calls == context_calls, "a small call on a new communicator: its context has seen " +
+                                             std::to_string(stats.calls) + " calls, expected " +
+                                             std::to_string(context_calls));
     MPI_Comm_free(&third);
     MPI_Comm_free(&first);
 }
