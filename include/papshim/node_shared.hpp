@@ -163,19 +163,23 @@ inline void Segment::initialise() {
 
 // Waits without stealing a core: a short spin (a peer on another core answers within
 // microseconds), then yields, then sleeps briefly (ranks oversubscribed on few cores).
-// A rank with a core of its own (spin_on_own_core()) spins for up to kOwnCoreSpinNs first, as
-// MPI's own wait does there: a yield puts a syscall on the path of the wake-up it waits for.
-// The clock is read only once the short spin is over: most waits end before it.
+// Asked to (own_core_spin: a short call on a rank with a core of its own, spin_on_own_core()),
+// it spins for up to kOwnCoreSpinNs first, as MPI's own wait does there: a yield puts a
+// syscall on the path of the wake-up it waits for. Only for short calls: from 16 KiB the
+// spinning waiter slowed the rank it waited for (docs/benchmarks.md, "The node algorithms'
+// wait with a core per rank"). The clock is read only once the short spin is over.
 class Backoff {
 public:
     static constexpr unsigned kSpinRounds = 64;
     static constexpr std::int64_t kOwnCoreSpinNs = 1'000'000;
 
+    explicit Backoff(bool own_core_spin = false) : own_core_spin_(own_core_spin) {}
+
     void pause() {
         ++rounds_;
         if (rounds_ < kSpinRounds) return relax();
         if (rounds_ == kSpinRounds)
-            own_core_until_ns_ = spin_on_own_core() ? now_ns() + kOwnCoreSpinNs : 0;
+            own_core_until_ns_ = own_core_spin_ ? now_ns() + kOwnCoreSpinNs : 0;
         if (own_core_until_ns_ != 0) {
             // The clock every 64 rounds: a few ns a round (vDSO), no syscall.
             if (rounds_ % kSpinRounds != 0 || now_ns() < own_core_until_ns_) return relax();
@@ -208,13 +212,18 @@ private:
         return std::int64_t(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
     }
 
+    bool own_core_spin_ = false;
     unsigned rounds_ = 0;
     std::int64_t own_core_until_ns_ = 0;  // armed at the last short-spin round; 0: yield now
 };
 
+// The largest call whose waits spin on a core of their own (Backoff's own_core_spin).
+inline constexpr std::size_t kOwnCoreSpinMaxBytes = 1024;
+inline bool short_wait(std::size_t call_bytes) { return call_bytes <= kOwnCoreSpinMaxBytes && spin_on_own_core(); }
+
 template <class Ready>
-void wait_until(Ready&& ready) {
-    Backoff backoff;
+void wait_until(Ready&& ready, bool own_core_spin = false) {
+    Backoff backoff(own_core_spin);
     while (!ready()) backoff.pause();
 }
 

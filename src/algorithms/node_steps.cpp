@@ -246,10 +246,12 @@ int leader_reduce(NodeView& view, const Call& call, void* partial, bool publish,
     std::atomic<std::uint64_t>& mine = segment.ready(view.local_rank);
     if (!led) {
         // The previous deposit (if any) must have been reduced before the slot is written.
-        wait_until([&] {
-            const std::uint64_t last = mine.load(std::memory_order_acquire);
-            return last == 0 || (last & kDepositTaken) != 0;
-        });
+        wait_until(
+            [&] {
+                const std::uint64_t last = mine.load(std::memory_order_acquire);
+                return last == 0 || (last & kDepositTaken) != 0;
+            },
+            short_wait(call.bytes));
         copy_vector(segment.data(view.local_rank), call.own, call);
         mine.store(epoch, std::memory_order_release);
         return MPI_SUCCESS;
@@ -264,7 +266,7 @@ int leader_reduce(NodeView& view, const Call& call, void* partial, bool publish,
     std::vector<int> pending;
     for (int r = 0; r < view.local_size; ++r)
         if (r != view.local_rank) pending.push_back(r);
-    Backoff backoff;
+    Backoff backoff(short_wait(call.bytes));
     while (!pending.empty()) {
         bool progressed = false;
         for (std::size_t i = 0; i < pending.size();) {
@@ -294,7 +296,8 @@ int leader_reduce(NodeView& view, const Call& call, void* partial, bool publish,
 
 void copy_partial(NodeView& view, const Call& call, void* to) {
     const std::uint64_t epoch = view.leader_calls;
-    wait_until([&] { return view.segment.partial_epoch().load(std::memory_order_acquire) >= epoch; });
+    wait_until([&] { return view.segment.partial_epoch().load(std::memory_order_acquire) >= epoch; },
+               short_wait(call.bytes));
     copy_vector(to, view.segment.result(), call);
 }
 
@@ -309,9 +312,10 @@ int symmetric_reduce(NodeView& view, const Call& call, void* to, bool combine) {
     copy_vector(segment.symmetric_data(parity, me), call.own, call);
     segment.symmetric_epoch(parity, me).store(epoch, std::memory_order_release);
     if (!combine) return MPI_SUCCESS;
+    const bool spin = short_wait(call.bytes);
     const auto deposit = [&](int r) -> const void* {
         if (r == me) return call.own;
-        wait_until([&] { return segment.symmetric_epoch(parity, r).load(std::memory_order_acquire) == epoch; });
+        wait_until([&] { return segment.symmetric_epoch(parity, r).load(std::memory_order_acquire) == epoch; }, spin);
         return segment.symmetric_data(parity, r);
     };
     // From the highest rank down, each lower one combined in front (inout = in op inout).
@@ -389,7 +393,8 @@ int node_bcast(NodeView& view, const Call& call, void* buffer, int root) {
             copy_vector(view.segment.result(), buffer, call);
             view.segment.bcast_epoch().store(epoch, std::memory_order_release);
         } else {
-            wait_until([&] { return view.segment.bcast_epoch().load(std::memory_order_acquire) >= epoch; });
+            wait_until([&] { return view.segment.bcast_epoch().load(std::memory_order_acquire) >= epoch; },
+                       short_wait(call.bytes));
             copy_vector(buffer, view.segment.result(), call);
         }
         return MPI_SUCCESS;

@@ -22,9 +22,7 @@ struct RestoreSpin {
 }  // namespace
 
 TEST_CASE("with a core of its own a waiter spins past the short spin until its budget is spent") {
-    RestoreSpin restore;
-    set_spin_on_own_core(true);
-    node::Backoff backoff;
+    node::Backoff backoff(true);
     pause_times(backoff, node::Backoff::kSpinRounds - 1);
     CHECK_FALSE(backoff.own_core_spin());  // inside the short spin every policy shares
     backoff.pause();
@@ -39,10 +37,18 @@ TEST_CASE("with a core of its own a waiter spins past the short spin until its b
     CHECK(backoff.own_core_spin());
 }
 
-TEST_CASE("on shared cores, or where the node was not measured, a waiter yields after the short spin") {
-    RestoreSpin restore;
-    set_spin_on_own_core(false);
+TEST_CASE("without the own-core spin a waiter yields after the short spin") {
     node::Backoff backoff;
     pause_times(backoff, 2 * node::Backoff::kSpinRounds);
     CHECK_FALSE(backoff.own_core_spin());
+}
+
+TEST_CASE("only short calls on a node measured to have a core per rank spin") {
+    RestoreSpin restore;
+    set_spin_on_own_core(true);
+    CHECK(node::short_wait(8));
+    CHECK(node::short_wait(node::kOwnCoreSpinMaxBytes));
+    CHECK_FALSE(node::short_wait(node::kOwnCoreSpinMaxBytes + 1));
+    set_spin_on_own_core(false);  // shared cores, PAPSHIM_WAIT=yield, or not measured
+    CHECK_FALSE(node::short_wait(8));
 }

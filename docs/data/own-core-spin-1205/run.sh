@@ -8,17 +8,22 @@
 # delays of 10τ and 200 µs; native, symmetric_shm (Allreduce), dynamic_leader and auto.
 # NP=4 (Open MPI with --oversubscribe) is the control: 4 ranks on 2 cores never spin long, so
 # before and after must read alike there.
-# Usage: [NP=2] run.sh ROUND   (from this directory; builds in ../../../build/{openmpi,mpich})
+# BUILDS="before allsizes after" adds the first version of the change (5f89dc7: every call's
+# waits spun, whatever its size), its libpapshim.so.0 copied to $ALLSIZES/{openmpi,mpich}:
+# rounds 1-10 ran before and allsizes, rounds 11-20 before and after (the spin up to 1 KiB).
+# Usage: [NP=2] [BUILDS=...] run.sh ROUND   (from this directory; builds in ../../../build/{openmpi,mpich})
 round=${1:-1}
 top=$(cd ../../.. && pwd)
 BEFORE=${BEFORE:-/tmp/before}
+ALLSIZES=${ALLSIZES:-/tmp/allsizes}
 np=${NP:-2}
 for mpi in ${MPIS:-openmpi mpich}; do
-  order="before after"; [ $((round % 2)) = 0 ] && order="after before"  # no side always first
+  order=${BUILDS:-before after}
+  [ $((round % 2)) = 0 ] && order=$(echo $order | tr ' ' '\n' | tac | tr '\n' ' ')  # no side always first
   for build in $order; do
     for coll in allreduce reduce; do
       B=$top/build/$mpi
-      libs=$B/lib; [ $build = before ] && libs=$BEFORE/$mpi
+      libs=$B/lib; [ $build = before ] && libs=$BEFORE/$mpi; [ $build = allsizes ] && libs=$ALLSIZES/$mpi
       if [ $mpi = openmpi ]; then
         run="mpiexec.openmpi --allow-run-as-root --mca mtl ^ofi,psm,psm2 -x LD_LIBRARY_PATH=$libs -n $np"
         [ $np -gt 2 ] && run="$run --oversubscribe"

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Before and after the own-core spin, per algorithm: ē / native's ē in the same run (median
-over the rounds, then the rounds' range), and the excess ratio's median: table.md."""
+over the rounds, then the rounds' range), and the excess ratio's median: table.md. `after`
+against the `before` runs of the same rounds (11-20); `allsizes` (rounds 1-10) in summary.md."""
 import glob, gzip, json, re, statistics
 from collections import defaultdict
 
@@ -8,8 +9,11 @@ def size(b):
     return f"{b // 1024} KiB" if b >= 1024 else f"{b} B"
 
 rows = defaultdict(list)  # (mpi, coll, bytes, pattern, delay, alg, build) -> [(e, x, m)]
-for path in sorted(glob.glob("*-r*.json.gz")):
-    mpi, np, coll, build = re.match(r"(\w+)-(np\d+)-(\w+)-(before|after)-r\d+\.json\.gz", path).groups()
+paths = sorted(glob.glob("*-r*.json.gz"))
+after_rounds = {re.search(r"-r(\d+)\.", p).group(1) for p in paths if "-after-" in p}
+for path in paths:
+    mpi, np, coll, build, rnd = re.match(r"(\w+)-(np\d+)-(\w+)-(before|after|allsizes)-r(\d+)\.json\.gz", path).groups()
+    if build == "allsizes" or rnd not in after_rounds: continue
     mpi = f"{mpi} {np}"
     with gzip.open(path) as f: data = json.load(f)
     for s in data["results"]["sizes"]:
