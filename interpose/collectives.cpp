@@ -304,7 +304,8 @@ template <class QuickBytes, class ValidHandles>
     // empty calls stay MPI's.
     if (ctx && bytes != kSizeUnknown && bytes > 0 && bytes <= ctx->own_up_to[std::size_t(kind)].load(std::memory_order_acquire))
         return false;
-    // A duplicate of the world without a context yet has the world's window: the full path
+    // A communicator of the world's processes (a duplicate, or the same group reordered)
+    // without a context yet has the world's window: the full path
     // makes its context now, on every member alike (none has one: contexts are made at the
     // same calls everywhere), as it would at a larger call.
     if (!ctx && bytes != kSizeUnknown && bytes > 0 && bytes <= runtime::hot::world_group_own_up_to[std::size_t(kind)] &&

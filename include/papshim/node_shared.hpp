@@ -166,8 +166,8 @@ inline void Segment::initialise() {
 // Asked to (own_core_spin: a short call on a rank with a core of its own, spin_on_own_core()),
 // it spins for up to kOwnCoreSpinNs first, as MPI's own wait does there: a yield puts a
 // syscall on the path of the wake-up it waits for. Only for short calls: from 16 KiB the
-// spinning waiter slowed the rank it waited for (docs/benchmarks.md, "The node algorithms'
-// wait with a core per rank"). The clock is read only once the short spin is over.
+// spinning waiter slowed the rank it waited for (docs/benchmarks.md, "Duplicates of the
+// world, and the node algorithms' wait with a core per rank"). The clock is read only once the short spin is over.
 class Backoff {
 public:
     static constexpr unsigned kSpinRounds = 64;

@@ -310,6 +310,15 @@ std::optional<NodeLayout> layout_without_message(CommContext& ctx) {
     ctx.node_count.compare_exchange_strong(unknown, nodes, std::memory_order_acq_rel);
     return node_layout(nodes, ctx.size);
 }
+
+// CommContext::own_up_to for one collective under `algorithm` on a communicator of `layout`:
+// auto's small Allreduce rule's window, or 0. The one rule for contexts and for the world's
+// duplicates that have none yet (open_world_group_windows).
+std::uint64_t small_window(std::string_view algorithm, Collective c, NodeLayout layout, bool cores_shared) {
+    return algorithm == "auto" && !auto_reduction_small(c, kAutoSmallMaxBytes, layout, cores_shared).empty()
+               ? kAutoSmallMaxBytes
+               : 0;
+}
 }  // namespace
 
 void update_own_up_to(CommContext& ctx) {
@@ -321,9 +330,8 @@ void update_own_up_to(CommContext& ctx) {
     const std::optional<NodeLayout> layout = may_own ? layout_without_message(ctx) : std::nullopt;
     bool changed = false;
     for (int c = 0; c < collective_count; ++c) {
-        const bool small_own = layout && algorithm_for(ctx, Collective(c)) == "auto" &&
-                               !auto_reduction_small(Collective(c), kAutoSmallMaxBytes, *layout, cores_shared).empty();
-        const std::uint64_t up_to = small_own ? kAutoSmallMaxBytes : 0;
+        const std::uint64_t up_to =
+            layout ? small_window(algorithm_for(ctx, Collective(c)), Collective(c), *layout, cores_shared) : 0;
         changed = ctx.own_up_to[std::size_t(c)].exchange(up_to, std::memory_order_acq_rel) != up_to || changed;
     }
     if (changed) hot::invalidate();  // answers kept without the window
@@ -339,9 +347,8 @@ void open_world_group_windows(State& s) {
     if (nodes <= 0) return;
     const NodeLayout layout = node_layout(nodes, s.world_size);
     for (int c = 0; c < collective_count; ++c)
-        if (s.config.algorithm[std::size_t(c)] == "auto" &&
-            !auto_reduction_small(Collective(c), kAutoSmallMaxBytes, layout, cores_shared).empty())
-            hot::world_group_own_up_to[std::size_t(c)] = kAutoSmallMaxBytes;
+        hot::world_group_own_up_to[std::size_t(c)] =
+            small_window(s.config.algorithm[std::size_t(c)], Collective(c), layout, cores_shared);
 }
 
 bool spans_nodes(CommContext& ctx) {
