@@ -209,12 +209,28 @@ trace::Record call_record(Collective kind, const CommContext& ctx, const Shape& 
     return r;
 }
 
+// What papshim_get_last_algorithm says after a call that went to MPI: through `ctx` when
+// there is one, else (`remember`) an attribute of the communicator.
+inline void note_native_call(Collective kind, MPI_Comm comm, CommContext* ctx, bool remember) {
+    if (ctx) ctx->last_algorithm[std::size_t(kind)].store("native", std::memory_order_relaxed);
+    else if (remember) runtime::remember_native_call(comm, kind);
+}
+
 // Profile mode: the native call between two timestamps, and its record. Every call in
-// profile mode takes this path, so it does nothing else (docs/benchmarks.md, overhead).
-template <class Native, class Describe>
-int profile(Collective kind, MPI_Comm comm, const void* caller, Native&& native, Describe&& describe) {
+// profile mode takes this path, so it does nothing else (docs/benchmarks.md, overhead). A
+// communicator's first call makes its context, which agrees on an id with a broadcast: on
+// arguments MPI rejects on this rank alone (valid_arguments), the call goes native without
+// one, or that broadcast would meet the others' next collective.
+template <class Native, class Describe, class ValidArguments>
+int profile(Collective kind, MPI_Comm comm, const void* caller, Native&& native, Describe&& describe,
+            ValidArguments&& valid_arguments) {
     const std::uint64_t arrival = clock::ticks();  // before context(), as in handle()
-    CommContext& ctx = runtime::context(comm);
+    CommContext* const cached = runtime::hot::cached_context(comm);
+    if (!cached && !valid_arguments()) {
+        note_native_call(kind, comm, runtime::existing_context(comm), true);
+        return native();
+    }
+    CommContext& ctx = cached ? *cached : runtime::context(comm);
     const std::uint64_t seq = ctx.next_seq++;
     ctx.last_algorithm[std::size_t(kind)].store("native", std::memory_order_relaxed);
     const int result = native();
@@ -223,13 +239,6 @@ int profile(Collective kind, MPI_Comm comm, const void* caller, Native&& native,
     if (const std::optional<Shape> shape = describe(ctx))
         runtime::record(call_record(kind, ctx, *shape, seq, arrival, exit), caller);
     return result;
-}
-
-// What papshim_get_last_algorithm says after a call that went to MPI: through `ctx` when
-// there is one, else (`remember`) an attribute of the communicator.
-inline void note_native_call(Collective kind, MPI_Comm comm, CommContext* ctx, bool remember) {
-    if (ctx) ctx->last_algorithm[std::size_t(kind)].store("native", std::memory_order_relaxed);
-    else if (remember) runtime::remember_native_call(comm, kind);
 }
 
 // Keeps forwards()' answers for `comm` and `type` in this thread's quick_answer
@@ -267,11 +276,11 @@ inline void note_native_call(Collective kind, MPI_Comm comm, CommContext* ctx, b
 // its bookkeeping done and, where a threshold decided, the answer kept for the entry's test.
 // `type`: the datatype whose count sizes the call (an Allgather's receive type); `quick_bytes`
 // gives the call's total bytes (an Allgather(v)'s mean block) where that needs no context, else
-// kSizeUnknown; `valid_handles` whether MPI accepts the call's datatypes (valid_type), asked
-// before anything else about them.
-template <class QuickBytes, class ValidHandles>
+// kSizeUnknown; `valid_arguments` whether MPI accepts the call's arguments on this rank
+// (reduction_arguments_valid, gather_arguments_valid), asked before anything else about them.
+template <class QuickBytes, class ValidArguments>
 [[gnu::always_inline]] inline bool forwards(Collective kind, MPI_Comm comm, MPI_Datatype type,
-                                            QuickBytes&& quick_bytes, ValidHandles&& valid_handles) {
+                                            QuickBytes&& quick_bytes, ValidArguments&& valid_arguments) {
     // Before anything keep_answer's answer depends on.
     const std::uint64_t generation = runtime::hot::generation.load(std::memory_order_acquire);
     const Mode mode = runtime::mode();
@@ -285,14 +294,15 @@ template <class QuickBytes, class ValidHandles>
         keep_answer(comm, type, fast.ctx ? fast.ctx : runtime::hot::cached_context(comm), generation);
         return true;
     }
-    // Arguments MPI rejects (an invalid handle; kSizeUnknown) go native here too: on the full
-    // path this rank alone would make the communicator's context, a collective that the ranks
-    // on this path never join, where the native call returns its error without a message.
+    // Arguments MPI rejects (an invalid handle or op, aliased buffers, a root out of range)
+    // go native here too: on the full path this rank alone could make the communicator's
+    // context, a collective that the ranks on this path never join, where the native call
+    // returns its error without a message.
     // Below a threshold (auto) the communicator's larger calls may have run papshim's own
     // algorithm, so its context, if it has one, says what ran; without one (no larger call
     // yet), an attribute remembers the native call. Creating the context here cost every new
     // communicator a duplicate and a broadcast.
-    if (!valid_handles()) {
+    if (!valid_arguments()) {
         note_native_call(kind, comm, runtime::existing_context(comm), true);
         return true;
     }
@@ -319,22 +329,22 @@ template <class QuickBytes, class ValidHandles>
 // The common path of every handler, for the calls forwards() does not take. `native` forwards
 // to PMPI; `own` runs papshim's algorithm and returns nullopt when the call must go native
 // (decided before any message); `describe` gives the call's shape, or nullopt for arguments
-// MPI would reject; `valid_handles` as for forwards(), checked before any of the others asks
-// MPI about the datatypes (run_reduction checks the op where it first asks about it).
-// Profile mode asks only after the native call succeeded.
-template <class Native, class Own, class Describe, class ValidHandles>
+// MPI would reject; `valid_arguments` as for forwards(), checked before any of the others asks
+// MPI about the datatypes or the op. Profile mode asks only where the call would make the
+// communicator's context, and describes the call only after the native call succeeded.
+template <class Native, class Own, class Describe, class ValidArguments>
 int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, Own&& own, Describe&& describe,
-           ValidHandles&& valid_handles) {
+           ValidArguments&& valid_arguments) {
     const Mode mode = runtime::mode();
     if (mode == Mode::off || comm == MPI_COMM_NULL) return native();
-    if (mode == Mode::profile) return profile(kind, comm, caller, native, describe);
+    if (mode == Mode::profile) return profile(kind, comm, caller, native, describe, valid_arguments);
     const bool traced = runtime::records_in(mode);
-    // A handle MPI does not know: the native call and its error, nothing else asked of MPI.
-    const auto invalid_handles = [&] {
+    // Arguments MPI rejects: the native call and its error, nothing else asked of MPI, and
+    // nothing collective (see forwards()).
+    if (!valid_arguments()) {
         note_native_call(kind, comm, runtime::existing_context(comm), true);
         return native();
-    };
-    if (!valid_handles()) return invalid_handles();
+    }
 
     // Read before anything that may synchronise the ranks: a communicator's first call creates
     // its context (a duplicate) and may split it by node, and an arrival read after that
@@ -654,6 +664,84 @@ bool null_data(const void* buffer, std::uint64_t count, MPI_Datatype type) {
     return PMPI_Type_get_true_extent(type, &true_lb, &true_extent) != MPI_SUCCESS || true_lb == 0;
 }
 
+// Open MPI accepts an Allreduce whose send buffer is its receive buffer when the count is 1 or
+// the buffer MPI_BOTTOM (its MPI_ERR_ARG is for larger counts): the same data as in place.
+template <class Count>
+bool same_buffers_in_place(Collective kind, const void* sendbuf, const void* recvbuf, Count count) {
+#ifdef OPEN_MPI
+    return kind == Collective::allreduce && sendbuf == recvbuf && sendbuf != MPI_IN_PLACE &&
+           (count <= 1 || sendbuf == MPI_BOTTOM);
+#else
+    static_cast<void>(kind), static_cast<void>(sendbuf), static_cast<void>(recvbuf), static_cast<void>(count);
+    return false;
+#endif
+}
+
+// Whether MPI accepts a Reduce's or an Allreduce's arguments on this rank: the checks MPI
+// makes on the rank that passed them, without a message. Asked before anything collective
+// (forwards(), handle(), profile()): a call MPI rejects on one rank alone must not make the
+// communicator's context there (a duplicate and a broadcast that the other ranks, in their
+// next collective, never join: found by review with one rank's MPI_OP_NULL). A root out of
+// range is also an inter-communicator's MPI_ROOT or MPI_PROC_NULL, whose calls are native
+// anyway.
+template <class Count>
+bool reduction_arguments_valid(Collective kind, const void* sendbuf, const void* recvbuf, Count count,
+                               MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm) {
+    if (count < 0 || !valid_type(type) || !valid_op(op)) return false;
+    // A predefined op on one of MPI's types it is not defined for: MPI_ERR_OP. (Refused
+    // pairs papshim leaves to MPI are native on every rank alike.)
+    if (predefined_op(op) && !builtin_op_accepts(op, type) && predefined(type)) return false;
+    bool holds_result = true;
+    if (kind == Collective::reduce) {
+        int size = 0, rank = -1;
+        if (const CommContext* ctx = runtime::hot::cached_context(comm)) {  // a loop's calls: no MPI call
+            size = ctx->inter ? 0 : ctx->size;
+            rank = ctx->rank;
+        } else if (PMPI_Comm_size(comm, &size) != MPI_SUCCESS || PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS) {
+            return false;
+        }
+        if (root < 0 || root >= size) return false;
+        holds_result = rank == root;
+    }
+    if (holds_result) {
+        if (recvbuf == MPI_IN_PLACE) return false;
+        if (sendbuf == recvbuf && !same_buffers_in_place(kind, sendbuf, recvbuf, count)) return false;
+        if (null_data(recvbuf, std::uint64_t(count), type)) return false;
+    } else if (sendbuf == MPI_IN_PLACE) {
+        return false;  // in place only at the root
+    }
+    return sendbuf == MPI_IN_PLACE || !null_data(sendbuf, std::uint64_t(count), type);
+}
+
+// The same for an Allgather (recvcounts null) or an Allgatherv: handles MPI knows (the send
+// type is ignored in place), no negative count, receive buffer not in place, buffers MPI can
+// address. An Allgatherv's counts are read here once more (O(p), as its shape is).
+template <class Count, class Displacement>
+bool gather_arguments_valid(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, const void* recvbuf,
+                            Count recvcount, const Count* recvcounts, const Displacement* displs,
+                            MPI_Datatype recvtype, MPI_Comm comm, bool varying) {
+    const bool in_place = sendbuf == MPI_IN_PLACE;
+    if (recvbuf == MPI_IN_PLACE || !valid_type(recvtype)) return false;
+    if (!in_place && (sendcount < 0 || !valid_type(sendtype) ||
+                      null_data(sendbuf, std::uint64_t(sendcount), sendtype)))
+        return false;
+    std::uint64_t received = 0;  // elements, or one when any block is not empty
+    if (!varying) {
+        if (recvcount < 0) return false;
+        received = std::uint64_t(recvcount);
+    } else {
+        if (!recvcounts || !displs) return false;
+        int ranks = 0;
+        if (inter_communicator(comm)) return true;  // counts per remote rank: native anyway
+        if (PMPI_Comm_size(comm, &ranks) != MPI_SUCCESS) return false;
+        for (int i = 0; i < ranks; ++i) {
+            if (recvcounts[i] < 0) return false;
+            received += std::uint64_t(recvcounts[i]);
+        }
+    }
+    return !null_data(recvbuf, received, recvtype);
+}
+
 // A send buffer that is this rank's own non-empty block of the receive buffer, in the same
 // type and count, the blocks placed `unit` bytes per element (papshim places them by the
 // type's extent; MPICH's check, by its size).
@@ -664,38 +752,29 @@ bool sends_from_own_block(const AllgatherBuffers& b, int rank, std::uint64_t uni
     return b.sendbuf == static_cast<const std::byte*>(b.recvbuf) + first * std::int64_t(unit);
 }
 
-// papshim's own Allgather/Allgatherv, or nullopt for arguments it leaves to MPI: invalid
-// ones (so the native call raises the native error), inter-communicators, no data.
+// papshim's own Allgather/Allgatherv, or nullopt for calls it leaves to MPI (arguments it
+// accepted, gather_arguments_valid): inter-communicators, no data.
 // p = 1 runs the executor (a local copy): MPICH 4.0.2's native Allgatherv on one rank
 // ignores displs[0].
 std::optional<Outcome> run_allgather(CommContext& ctx, Collective kind, AllgatherBuffers buffers,
                                      const Planning& planning) {
     const std::string_view choice = runtime::algorithm_for(ctx, kind);
     if (choice == "native" || ctx.inter) return std::nullopt;
+    // MPI accepted the arguments (gather_arguments_valid, before the context was made).
     const bool in_place = buffers.sendbuf == MPI_IN_PLACE;
-    if (buffers.recvbuf == MPI_IN_PLACE || buffers.recvtype == MPI_DATATYPE_NULL ||
-        (!in_place && (buffers.sendtype == MPI_DATATYPE_NULL || buffers.sendcount < 0)))
-        return std::nullopt;
     std::uint64_t elements = 0, largest = 0;
     if (buffers.recvcounts) {
-        if (!buffers.displs) return std::nullopt;
         for (int i = 0; i < ctx.size; ++i) {
-            if (buffers.recvcounts[i] < 0) return std::nullopt;
             elements += std::uint64_t(buffers.recvcounts[i]);
             largest = std::max(largest, std::uint64_t(buffers.recvcounts[i]));
         }
     } else {
-        if (buffers.recvcount < 0) return std::nullopt;
         elements = std::uint64_t(buffers.recvcount) * std::uint64_t(ctx.size);
         largest = std::uint64_t(buffers.recvcount);
     }
     const std::uint64_t element_bytes = type_size(buffers.recvtype);
     const std::uint64_t bytes = elements * element_bytes;
     if (bytes == 0) return std::nullopt;
-    // Buffers MPI refuses (only the rank that passed them sees them, as under the native call).
-    if (null_data(buffers.recvbuf, elements, buffers.recvtype) ||
-        (!in_place && null_data(buffers.sendbuf, std::uint64_t(buffers.sendcount), buffers.sendtype)))
-        return std::nullopt;
 #ifdef OPEN_MPI
     // Open MPI accepts a send buffer that is the rank's own block: the data are in place, and
     // run so, with the other ranks (this rank alone at the native call hung them, found by
@@ -843,9 +922,9 @@ const ReductionAlgorithm* auto_window_algorithm(CommContext& ctx, Collective kin
 }
 
 // papshim's own Reduce/Allreduce, or nullopt for calls it leaves to MPI (decided before any
-// message, from arguments MPI requires to match): invalid arguments (so the native call
-// raises the native error), inter-communicators, one rank, no data, builtin ops on derived
-// types, and ops the chosen algorithm cannot apply in its order.
+// message, from arguments MPI requires to match; MPI accepted them, reduction_arguments_valid):
+// inter-communicators, one rank, no data, builtin ops on derived types, and ops the chosen
+// algorithm cannot apply in its order.
 std::optional<Outcome> run_reduction(CommContext& ctx, Collective kind, ReductionBuffers b, const Planning& planning) {
     const std::string_view choice = runtime::algorithm_for(ctx, kind);
     if (choice == "native" || ctx.inter || ctx.size == 1) return std::nullopt;
@@ -856,36 +935,23 @@ std::optional<Outcome> run_reduction(CommContext& ctx, Collective kind, Reductio
     // The same test as forwards()'s: some bytes, within the window.
     const bool auto_small = choice == "auto" && small_bytes > 0 &&
                             small_bytes <= ctx.own_up_to[std::size_t(kind)].load(std::memory_order_acquire);
-    // auto on balanced arrivals (or a call it does not follow) runs no plan: native, before
-    // any checks, unless it may run a classic algorithm of papshim's at this size.
+    // auto on balanced arrivals (or a call it does not follow) runs no plan: native, unless it
+    // may run a classic algorithm of papshim's at this size.
     const bool auto_unplanned = choice == "auto" && !auto_small && (!planning.guard || !planning.guard->imbalanced());
     if (auto_unplanned && !auto_may_run_classic(ctx, kind, b)) return std::nullopt;
-    if (b.count <= 0 || b.type == MPI_DATATYPE_NULL || b.op == MPI_OP_NULL) return std::nullopt;
-    if (kind == Collective::reduce && (b.root < 0 || b.root >= ctx.size)) return std::nullopt;
-    const bool holds_result = kind == Collective::allreduce || ctx.rank == b.root;
-    if (b.sendbuf == MPI_IN_PLACE && !holds_result) return std::nullopt;
+    // MPI accepted the arguments (reduction_arguments_valid, before the context was made).
+    if (b.count <= 0) return std::nullopt;
 #ifdef OPEN_MPI
     // Open MPI accepts an Allreduce whose send buffer is its receive buffer when the count is
     // 1 or the buffer MPI_BOTTOM: the same data as in place, and run so, with the other ranks
     // (forwarding this rank alone to native would leave them waiting in papshim's algorithm).
-    if (kind == Collective::allreduce && b.sendbuf == b.recvbuf && b.sendbuf != MPI_IN_PLACE &&
-        (b.count <= 1 || b.sendbuf == MPI_BOTTOM))
-        b.sendbuf = MPI_IN_PLACE;
+    if (same_buffers_in_place(kind, b.sendbuf, b.recvbuf, b.count)) b.sendbuf = MPI_IN_PLACE;
 #endif
-    // Aliased buffers and an in-place receive buffer: MPI's errors. Only the rank that passed
-    // them sees them, so the others may wait for it, as they may under the native call (and
-    // its planner misses this call's note_plan_use below: after such an error MPI leaves the
-    // state undefined, and papshim's exchange decisions may then differ on that rank).
-    if (holds_result && (b.sendbuf == b.recvbuf || b.recvbuf == MPI_IN_PLACE)) return std::nullopt;
-    if ((b.sendbuf != MPI_IN_PLACE && null_data(b.sendbuf, std::uint64_t(b.count), b.type)) ||
-        (holds_result && null_data(b.recvbuf, std::uint64_t(b.count), b.type)))
-        return std::nullopt;
-    // A predefined op on a type it is not defined for is MPI's error (MPI_ERR_OP), alike on
-    // every rank; on a derived type papshim cannot combine it either.
+    // A predefined op on a derived type: papshim cannot combine it (MPI's own types
+    // without an op were rejected before).
     if (predefined_op(b.op) && !builtin_op_accepts(b.op, b.type)) return std::nullopt;
     int commutative = 0;
-    // The first question about the op (valid_op): nothing before this asks MPI about it.
-    if (!valid_op(b.op) || PMPI_Op_commutative(b.op, &commutative) != MPI_SUCCESS) return std::nullopt;
+    if (PMPI_Op_commutative(b.op, &commutative) != MPI_SUCCESS) return std::nullopt;
     b.commutative = commutative != 0;
     b.same_type_everywhere = predefined_op(b.op);
 
@@ -992,18 +1058,17 @@ bool int_counts(const Count* counts_in, int n, MPI_Datatype type, std::vector<in
     return true;
 }
 
-// Whether MPI knows an Allgather(v)'s datatypes (valid_type); the send type is ignored in place.
-bool gather_types_valid(const void* sendbuf, MPI_Datatype sendtype, MPI_Datatype recvtype) {
-    return (sendbuf == MPI_IN_PLACE || valid_type(sendtype)) && valid_type(recvtype);
-}
-
 // The full paths (forwards(), then handle()), one per family of routines, for the int and
 // the large-count forms alike.
 template <class Count, class Native>
 int allgather_call(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf, Count recvcount,
                    MPI_Datatype recvtype, MPI_Comm comm, const void* caller, Native&& native) {
-    const auto types_valid = [&] { return gather_types_valid(sendbuf, sendtype, recvtype); };
-    if (forwards(Collective::allgather, comm, recvtype, [&] { return vector_bytes(recvcount, recvtype); }, types_valid))
+    const auto arguments_valid = [&] {
+        return gather_arguments_valid<Count, MPI_Aint>(sendbuf, sendcount, sendtype, recvbuf, recvcount, nullptr,
+                                                       nullptr, recvtype, comm, false);
+    };
+    if (forwards(Collective::allgather, comm, recvtype, [&] { return vector_bytes(recvcount, recvtype); },
+                 arguments_valid))
         return native();
     return handle(
         Collective::allgather, comm, caller, native,
@@ -1019,16 +1084,19 @@ int allgather_call(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, 
             const std::uint64_t block = std::uint64_t(recvcount) * type_size(recvtype);
             return Shape{.bytes = block * std::uint64_t(ctx.size), .segment = block};
         },
-        types_valid);
+        arguments_valid);
 }
 
 template <class Count, class Displacement, class Native>
 int allgatherv_call(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                     const Count* recvcounts, const Displacement* displs, MPI_Datatype recvtype, MPI_Comm comm,
                     const void* caller, Native&& native) {
-    const auto types_valid = [&] { return gather_types_valid(sendbuf, sendtype, recvtype); };
+    const auto arguments_valid = [&] {
+        return gather_arguments_valid(sendbuf, sendcount, sendtype, recvbuf, Count(0), recvcounts, displs, recvtype,
+                                      comm, true);
+    };
     if (forwards(Collective::allgatherv, comm, recvtype, [&] { return mean_block_bytes(comm, recvcounts, recvtype); },
-                 types_valid))
+                 arguments_valid))
         return native();
     return handle(
         Collective::allgatherv, comm, caller, native,
@@ -1066,15 +1134,18 @@ int allgatherv_call(const void* sendbuf, Count sendcount, MPI_Datatype sendtype,
             }
             return Shape{.bytes = total, .segment = largest, .blocks = block_bytes};
         },
-        types_valid);
+        arguments_valid);
 }
 
 // A Reduce (its root as the caller gave it) or an Allreduce (root -1).
 template <class Count, class Native>
 int reduction_call(Collective kind, const void* sendbuf, void* recvbuf, Count count, MPI_Datatype datatype,
                    MPI_Op op, int root, MPI_Comm comm, const void* caller, Native&& native) {
-    const auto type_valid = [&] { return valid_type(datatype); };
-    if (forwards(kind, comm, datatype, [&] { return vector_bytes(count, datatype); }, type_valid)) return native();
+    const auto arguments_valid = [&] {
+        return reduction_arguments_valid(kind, sendbuf, recvbuf, count, datatype, op, root, comm);
+    };
+    if (forwards(kind, comm, datatype, [&] { return vector_bytes(count, datatype); }, arguments_valid))
+        return native();
     return handle(
         kind, comm, caller, native,
         [&](CommContext& ctx, const Planning& planning) -> std::optional<Outcome> {
@@ -1086,7 +1157,7 @@ int reduction_call(Collective kind, const void* sendbuf, void* recvbuf, Count co
             if (bytes == kSizeUnknown) return std::nullopt;
             return Shape{.bytes = bytes, .root = root, .op = runtime::op_index(op)};
         },
-        type_valid);
+        arguments_valid);
 }
 
 }  // namespace
