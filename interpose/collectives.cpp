@@ -315,11 +315,12 @@ template <class QuickBytes, class ValidArguments>
     if (ctx && bytes != kSizeUnknown && bytes > 0 && bytes <= ctx->own_up_to[std::size_t(kind)].load(std::memory_order_acquire))
         return false;
     // A communicator of the world's processes (a duplicate, or the same group reordered)
-    // without a context yet has the world's window: the full path
-    // makes its context now, on every member alike (none has one: contexts are made at the
-    // same calls everywhere), as it would at a larger call.
-    if (!ctx && bytes != kSizeUnknown && bytes > 0 && bytes <= runtime::hot::world_group_own_up_to[std::size_t(kind)] &&
-        runtime::of_world_group(comm))
+    // without a context yet has the world's window: the full path makes its context now, on
+    // every member alike (none has one: contexts are made at the same calls everywhere), as it
+    // would at a larger call. So does one whose context profile mode made (no private
+    // duplicate, so no layout yet): the full path makes the duplicate and opens the window.
+    if (bytes != kSizeUnknown && bytes > 0 && bytes <= runtime::hot::world_group_own_up_to[std::size_t(kind)] &&
+        (!ctx || (ctx->private_dup == MPI_COMM_NULL && !ctx->native_only())) && runtime::of_world_group(comm))
         return false;
     note_native_call(kind, comm, ctx, true);
     keep_answer(comm, type, ctx, generation);
@@ -353,8 +354,10 @@ int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, 
     const std::uint64_t arrival = clock::ticks();
     CommContext& ctx = runtime::context(comm);
     // A context profile mode made has no duplicate yet (papshim_set_mode): made now, before
-    // any decision, as every member makes it in this call.
-    if (mode == Mode::dispatch) runtime::private_comm(ctx);
+    // any decision, as every member makes it in this call. A world-group communicator's
+    // layout, and with it auto's small window, waited for that duplicate (layout_without_message).
+    if (mode == Mode::dispatch && ctx.private_dup == MPI_COMM_NULL && runtime::private_comm(ctx) != MPI_COMM_NULL)
+        runtime::update_own_up_to(ctx);
     const std::uint64_t seq = ctx.next_seq++;
     Planning planning;
     trace::PlanUse plan_use = trace::PlanUse::none;

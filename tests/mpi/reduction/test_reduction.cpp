@@ -863,6 +863,17 @@ void auto_small(Tally& t) {
               "-lru"[call % 4]);
     sequence(fresh, within_one_node(0, world_size - 1));
     MPI_Comm_free(&fresh.comm);
+    // A duplicate whose context profile mode made (no private duplicate, so no layout): after
+    // the switch to dispatch, its first call makes the duplicate and opens the window.
+    papshim_set_mode("profile");
+    Comm profiled = world_dup();
+    check(profiled, false, "8 B in profile mode", 2, MPI_INT, MPI_SUM, false, false, false, 'l');
+    papshim_set_mode("dispatch");
+    for (int call = 0; call < calls_before_view; ++call)
+        check(profiled, false, "8 B before the profiled duplicate's node view", 2, MPI_INT, MPI_SUM, false, false,
+              false, "-lru"[call % 4]);
+    sequence(profiled, within_one_node(0, world_size - 1));
+    MPI_Comm_free(&profiled.comm);
     // A pair of neighbours: native until a larger call has made its context, asked its layout
     // and (followed on one node) made its node view.
     MPI_Comm pair = MPI_COMM_NULL;
