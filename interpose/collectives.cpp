@@ -272,6 +272,20 @@ int profile(Collective kind, MPI_Comm comm, const void* caller, Native&& native,
     quick_answer = answer;
 }
 
+// A duplicate of the world (or a reordering of it) without a context leaves this many calls in
+// the world's small window to MPI before it makes one, and then its node view at once. Both
+// cost 0.7-1.1 ms of collectives per communicator on Open MPI (4 ranks on 2 cores), which a
+// library that duplicates the world per object paid per object: 1.7-3.6x native's time at 10
+// calls per object, 1.6-2.4x at 100, when the context came at the first call. Open MPI's own
+// call costs microseconds there, so about a thousand calls pay for them; MPICH's, with ranks
+// sharing cores, milliseconds, so the world's 64 do (docs/benchmarks.md, "A duplicate per
+// object").
+#ifdef OPEN_MPI
+constexpr std::uint64_t kWorldGroupCallsBeforeContext = 1024;
+#else
+constexpr std::uint64_t kWorldGroupCallsBeforeContext = kAutoSmallCallsBeforeView;
+#endif
+
 // The full path's first step: whether this call goes to MPI untouched (no context, no clock),
 // its bookkeeping done and, where a threshold decided, the answer kept for the entry's test.
 // `type`: the datatype whose count sizes the call (an Allgather's receive type); `quick_bytes`
@@ -315,13 +329,25 @@ template <class QuickBytes, class ValidArguments>
     if (ctx && bytes != kSizeUnknown && bytes > 0 && bytes <= ctx->own_up_to[std::size_t(kind)].load(std::memory_order_acquire))
         return false;
     // A communicator of the world's processes (a duplicate, or the same group reordered)
-    // without a context yet has the world's window: the full path makes its context now, on
-    // every member alike (none has one: contexts are made at the same calls everywhere), as it
-    // would at a larger call. So does one whose context profile mode made (no private
-    // duplicate, so no layout yet): the full path makes the duplicate and opens the window.
-    if (bytes != kSizeUnknown && bytes > 0 && bytes <= runtime::hot::world_group_own_up_to[std::size_t(kind)] &&
-        (!ctx || (ctx->private_dup == MPI_COMM_NULL && !ctx->native_only())) && runtime::of_world_group(comm))
-        return false;
+    // has the world's window. Without a context it leaves its first
+    // kWorldGroupCallsBeforeContext such calls to MPI, counting them on the communicator; the
+    // next takes the full path, which makes its context and, the count carried over, its node
+    // view, on every member alike (contexts are made at the same calls everywhere). So a
+    // library that duplicates the world per object pays for neither on objects with fewer
+    // calls. One whose context profile mode made (no private duplicate, so no layout yet)
+    // takes the full path at once, which makes the duplicate and opens the window.
+    if (bytes != kSizeUnknown && bytes > 0 && bytes <= runtime::hot::world_group_own_up_to[std::size_t(kind)]) {
+        if (!ctx) {
+            const std::uint64_t calls = runtime::count_world_window_call(comm, kind);  // remembers the call too
+            if (calls > kWorldGroupCallsBeforeContext) return false;
+            if (calls > 0) {
+                keep_answer(comm, type, nullptr, generation);
+                return true;
+            }
+        } else if (ctx->private_dup == MPI_COMM_NULL && !ctx->native_only() && runtime::of_world_group(comm)) {
+            return false;
+        }
+    }
     note_native_call(kind, comm, ctx, true);
     keep_answer(comm, type, ctx, generation);
     return true;

@@ -314,6 +314,11 @@ void end_free();
 // collective (a duplicate and a broadcast: 0.3-0.4 ms per communicator over TCP, which an
 // application that splits communicators in its loop, like LAMMPS's RCB balancing, pays often).
 void remember_native_call(MPI_Comm comm, Collective collective);
+// A call within the world's small window (hot::world_group_own_up_to) on a communicator without
+// a context, counted in remember_native_call's attribute (which it also sets): the count so
+// far, this call included, or 0 where the communicator does not hold the world's processes
+// (asked once per communicator). Local; the same on every member, which make the same calls.
+std::uint64_t count_world_window_call(MPI_Comm comm, Collective collective);
 bool native_call_seen(MPI_Comm comm, Collective collective);
 
 // The algorithm configured for `collective` on this communicator.

@@ -107,6 +107,22 @@ int delete_attribute(MPI_Comm comm, int, void* value, void*) {
     return MPI_SUCCESS;
 }
 
+// remember_native_call's attribute (0 without it, never copied to a duplicate): bit c for
+// collective c; kGroupAsked once count_world_window_call compared the communicator with the
+// world, kOfWorldGroup its answer; from bit kWindowCallsShift the calls it counted.
+constexpr std::uintptr_t kGroupAsked = 1u << 6, kOfWorldGroup = 1u << 7;
+constexpr int kWindowCallsShift = 8;
+
+std::uintptr_t native_call_bits(MPI_Comm comm) {
+    void* value = nullptr;
+    int found = 0;
+    PMPI_Comm_get_attr(comm, state().native_calls_keyval, &value, &found);
+    return found ? reinterpret_cast<std::uintptr_t>(value) : 0;
+}
+
+// The calls count_world_window_call counted on `comm` (0 for a communicator not of the world).
+std::uint64_t world_window_calls(MPI_Comm comm) { return native_call_bits(comm) >> kWindowCallsShift; }
+
 // A communicator id identical on every member (trace::comm_id): its rank 0 numbers it and
 // broadcasts it over `over` (the private duplicate, or the communicator itself where there
 // is none yet: a collective every member makes at the same call, before the user's).
@@ -175,6 +191,9 @@ void describe_new_communicator(CommContext& ctx) {
             std::lock_guard guard(contexts_lock);
             live_contexts.push_back(ctx);
         }
+        // The small calls auto left to MPI before the context count towards its node view.
+        ctx->small_calls_before_view =
+            std::min<std::uint64_t>(world_window_calls(comm), kAutoSmallCallsBeforeView);
         if (s.config.verbose >= 2 && !ctx->inter && !ctx->native_only()) describe_new_communicator(*ctx);
         update_policy(*ctx);
         if (ctx->native_only()) settle_native(*ctx);
@@ -519,22 +538,24 @@ void end_free() {
     if (done.ctx) free_context(done.ctx);
 }
 
-namespace {
-
-// remember_native_call's attribute: bit c for collective c (0 without the attribute).
-std::uintptr_t native_call_bits(MPI_Comm comm) {
-    void* value = nullptr;
-    int found = 0;
-    PMPI_Comm_get_attr(comm, state().native_calls_keyval, &value, &found);
-    return found ? reinterpret_cast<std::uintptr_t>(value) : 0;
-}
-
-}  // namespace
-
 void remember_native_call(MPI_Comm comm, Collective collective) {
     if (being_freed(comm)) return;  // no attribute on a communicator being destroyed
     const std::uintptr_t bits = native_call_bits(comm), bit = std::uintptr_t{1} << int(collective);
     if ((bits & bit) == 0) PMPI_Comm_set_attr(comm, state().native_calls_keyval, reinterpret_cast<void*>(bits | bit));
+}
+
+std::uint64_t count_world_window_call(MPI_Comm comm, Collective collective) {
+    if (being_freed(comm)) return 0;
+    const std::uintptr_t before = native_call_bits(comm);
+    std::uintptr_t bits = before | std::uintptr_t{1} << int(collective);
+    if ((bits & kGroupAsked) == 0) bits |= kGroupAsked | (world_group(state(), comm) ? kOfWorldGroup : 0);
+    std::uint64_t calls = 0;
+    if ((bits & kOfWorldGroup) != 0) {
+        calls = (bits >> kWindowCallsShift) + 1;
+        bits = (bits & ((std::uintptr_t{1} << kWindowCallsShift) - 1)) | std::uintptr_t(calls) << kWindowCallsShift;
+    }
+    if (bits != before) PMPI_Comm_set_attr(comm, state().native_calls_keyval, reinterpret_cast<void*>(bits));
+    return calls;
 }
 
 bool native_call_seen(MPI_Comm comm, Collective collective) {

@@ -855,12 +855,26 @@ void auto_small(Tally& t) {
         check(world, false, "8 B before the node view", 2, MPI_INT, call % 2 ? MPI_SUM : MPI_MIN, false, false, false,
               "-lru"[call % 4]);
     sequence(world, within_one_node(0, world_size - 1));
-    // A fresh duplicate of the world (as libraries make): the world's window from its first
-    // small call, which makes its context, and a count of its own before its node view.
+    // A fresh duplicate of the world (as libraries make): the world's window once it has made
+    // kWorldGroupCallsBeforeContext such calls without a context (checked without delays and
+    // without native's call beside each); the next makes its context and its node view. A call
+    // outside the window must not count.
     Comm fresh = world_dup();
-    for (int call = 0; call < calls_before_view; ++call)
-        check(fresh, false, "8 B before the duplicate's node view", 2, MPI_INT, MPI_SUM, false, false, false,
-              "-lru"[call % 4]);
+#ifdef OPEN_MPI
+    constexpr int calls_before_context = 1024;  // papshim's kWorldGroupCallsBeforeContext
+#else
+    constexpr int calls_before_context = calls_before_view;
+#endif
+    check(fresh, false, "4 KiB on the duplicate", 1024, MPI_INT, MPI_SUM, false, false, false, '-');
+    for (int call = 0; call < calls_before_context; ++call) {
+        const int in = fresh.rank + call;
+        int got = -1;
+        MPI_Allreduce(&in, &got, 1, MPI_INT, MPI_SUM, fresh.comm);
+        if (got != fresh.size * call + fresh.size * (fresh.size - 1) / 2 && t.printed++ < 20) {
+            ++t.failures;
+            fmt::print(stderr, "FAIL auto small: counted call {} on a fresh duplicate: {}\n", call, got);
+        }
+    }
     sequence(fresh, within_one_node(0, world_size - 1));
     MPI_Comm_free(&fresh.comm);
     // A duplicate whose context profile mode made (no private duplicate, so no layout): after
