@@ -275,8 +275,8 @@ int profile(Collective kind, MPI_Comm comm, const void* caller, Native&& native,
 // A duplicate of the world (or a reordering of it) without a context leaves this many calls in
 // the world's small window to MPI before it makes one, and then its node view at once. Both
 // cost 0.7-1.1 ms of collectives per communicator on Open MPI (4 ranks on 2 cores), which a
-// library that duplicates the world per object paid per object: 1.7-3.6x native's time at 10
-// calls per object, 1.6-2.4x at 100, when the context came at the first call. Open MPI's own
+// library that duplicates the world per object paid per object: 2.1x native's time at 10 and
+// 100 calls per object (medians of 14 rounds), when the context came at the first call. Open MPI's own
 // call costs microseconds there, so about a thousand calls pay for them; MPICH's, with ranks
 // sharing cores, milliseconds, so the world's 64 do (docs/benchmarks.md, "A duplicate per
 // object").
