@@ -7,7 +7,7 @@
 # (rounds 1-8 ran in a fixed order native, before, after; from round 11 the order rotates).
 # Prints: round, calls per object, variant, microseconds per object (rank 0).
 OMPI="mpiexec.openmpi --allow-run-as-root --oversubscribe --mca mtl ^ofi,psm,psm2"
-NEW=${NEW:-/work/main/build/openmpi/lib/libpapshim.so}
+NEW=${NEW:-$(cd ../../.. && pwd)/build/openmpi/lib/libpapshim.so}
 OLD=${OLD:-/tmp/old/build/lib/libpapshim.so}
 for round in ${ROUNDS:-1 2 3}; do
   for calls in ${CALLS:-10 100 1000 4000}; do
