@@ -287,8 +287,10 @@ std::vector<VariableInfo> describe_variables(const AlgorithmNames& names) {
                     "itself (MPICH), else mpi (Open MPI yields on a node mpiexec knows is oversubscribed). Native "
                     "calls always wait MPI's way"});
     vars.push_back({"PAPSHIM_NODE_CPUS", "auto", "auto, or 1..1000000",
-                    "the CPUs the ranks of a node may use, which decides whether they share cores (PAPSHIM_WAIT's "
-                    "auto, auto's small Allreduce on one node, how long papshim's shared-memory waits spin); auto: "
+                    "the CPUs the ranks of a node may use, which decides whether they share cores, and with it "
+                    "PAPSHIM_WAIT's auto, what auto runs for a Reduce or an Allreduce on one node (its "
+                    "small-Allreduce window, and from 16 KiB which shared-memory algorithm it follows the arrivals "
+                    "with), and how long papshim's shared-memory waits spin; auto: "
                     "counted in MPI_Init as the union of the node's ranks' affinity masks. Set it where that "
                     "count is wrong, e.g. a cgroup CPU quota smaller than the CPUs a job may be scheduled on"});
     vars.push_back({"PAPSHIM_NETWORK", "unspecified", "any text without control characters",
