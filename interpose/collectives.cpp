@@ -219,8 +219,9 @@ inline void note_native_call(Collective kind, MPI_Comm comm, CommContext* ctx, b
 // Profile mode: the native call between two timestamps, and its record. Every call in
 // profile mode takes this path, so it does nothing else (docs/benchmarks.md, overhead). A
 // communicator's first call makes its context, which agrees on an id with a broadcast: on
-// arguments MPI rejects on this rank alone (valid_arguments), the call goes native without
-// one, or that broadcast would meet the others' next collective.
+// arguments MPI rejects on this rank alone (valid_arguments, asked where this thread has no
+// cached context), the call goes native without one, or that broadcast would meet the
+// others' next collective.
 template <class Native, class Describe, class ValidArguments>
 int profile(Collective kind, MPI_Comm comm, const void* caller, Native&& native, Describe&& describe,
             ValidArguments&& valid_arguments) {
@@ -290,11 +291,15 @@ constexpr std::uint64_t kWorldGroupCallsBeforeContext = kAutoSmallCallsBeforeVie
 // its bookkeeping done and, where a threshold decided, the answer kept for the entry's test.
 // `type`: the datatype whose count sizes the call (an Allgather's receive type); `quick_bytes`
 // gives the call's total bytes (an Allgather(v)'s mean block) where that needs no context, else
-// kSizeUnknown; `valid_arguments` whether MPI accepts the call's arguments on this rank
-// (reduction_arguments_valid, gather_arguments_valid), asked before anything else about them.
-template <class QuickBytes, class ValidArguments>
+// kSizeUnknown; `valid_handles` whether MPI knows the call's datatypes (valid_type), asked
+// before anything else about them; `countable` whether a call in the world's window is one
+// papshim's window algorithm could take (a predefined op) with arguments MPI accepts on this
+// rank (reduction_arguments_valid): only those count towards a duplicate's context, so that
+// the count stays the same on every member. handle() asks the rest before anything collective.
+template <class QuickBytes, class ValidHandles, class Countable>
 [[gnu::always_inline]] inline bool forwards(Collective kind, MPI_Comm comm, MPI_Datatype type,
-                                            QuickBytes&& quick_bytes, ValidArguments&& valid_arguments) {
+                                            QuickBytes&& quick_bytes, ValidHandles&& valid_handles,
+                                            Countable&& countable) {
     // Before anything keep_answer's answer depends on.
     const std::uint64_t generation = runtime::hot::generation.load(std::memory_order_acquire);
     const Mode mode = runtime::mode();
@@ -308,15 +313,14 @@ template <class QuickBytes, class ValidArguments>
         keep_answer(comm, type, fast.ctx ? fast.ctx : runtime::hot::cached_context(comm), generation);
         return true;
     }
-    // Arguments MPI rejects (an invalid handle or op, aliased buffers, a root out of range)
-    // go native here too: on the full path this rank alone could make the communicator's
-    // context, a collective that the ranks on this path never join, where the native call
-    // returns its error without a message.
+    // Arguments MPI rejects (an invalid handle; kSizeUnknown) go native here too: on the full
+    // path this rank alone would make the communicator's context, a collective that the ranks
+    // on this path never join, where the native call returns its error without a message.
     // Below a threshold (auto) the communicator's larger calls may have run papshim's own
     // algorithm, so its context, if it has one, says what ran; without one (no larger call
     // yet), an attribute remembers the native call. Creating the context here cost every new
     // communicator a duplicate and a broadcast.
-    if (!valid_arguments()) {
+    if (!valid_handles()) {
         note_native_call(kind, comm, runtime::existing_context(comm), true);
         return true;
     }
@@ -336,29 +340,36 @@ template <class QuickBytes, class ValidArguments>
     // library that duplicates the world per object pays for neither on objects with fewer
     // calls. One whose context profile mode made (no private duplicate, so no layout yet)
     // takes the full path at once, which makes the duplicate and opens the window.
+    // Such a context keeps no answer below the threshold either: a mid-size call's kept
+    // answer would forward the small ones, on the ranks that kept it only.
+    const bool window = runtime::hot::world_group_own_up_to[std::size_t(kind)] != 0;
+    const bool awaiting_window = window && ctx && ctx->private_dup == MPI_COMM_NULL && !ctx->native_only() &&
+                                 runtime::of_world_group(comm);
     if (bytes != kSizeUnknown && bytes > 0 && bytes <= runtime::hot::world_group_own_up_to[std::size_t(kind)]) {
-        if (!ctx) {
+        if (!ctx && countable()) {
             const std::uint64_t calls = runtime::count_world_window_call(comm, kind);  // remembers the call too
             if (calls > kWorldGroupCallsBeforeContext) return false;
             if (calls > 0) {
                 keep_answer(comm, type, nullptr, generation);
                 return true;
             }
-        } else if (ctx->private_dup == MPI_COMM_NULL && !ctx->native_only() && runtime::of_world_group(comm)) {
+        } else if (awaiting_window) {
             return false;
         }
     }
     note_native_call(kind, comm, ctx, true);
-    keep_answer(comm, type, ctx, generation);
+    keep_answer(comm, type, awaiting_window ? nullptr : ctx, generation);
     return true;
 }
 
 // The common path of every handler, for the calls forwards() does not take. `native` forwards
 // to PMPI; `own` runs papshim's algorithm and returns nullopt when the call must go native
 // (decided before any message); `describe` gives the call's shape, or nullopt for arguments
-// MPI would reject; `valid_arguments` as for forwards(), checked before any of the others asks
-// MPI about the datatypes or the op. Profile mode asks only where the call would make the
-// communicator's context, and describes the call only after the native call succeeded.
+// MPI would reject; `valid_arguments` whether MPI accepts the call's arguments on this rank
+// (reduction_arguments_valid, gather_arguments_valid), checked before anything collective and
+// before any of the others asks MPI about the datatypes or the op. Profile mode asks only where
+// this thread has no cached context for the communicator, and describes the call only after
+// the native call succeeded.
 template <class Native, class Own, class Describe, class ValidArguments>
 int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, Own&& own, Describe&& describe,
            ValidArguments&& valid_arguments) {
@@ -722,16 +733,22 @@ bool reduction_arguments_valid(Collective kind, const void* sendbuf, const void*
     if (predefined_op(op) && !builtin_op_accepts(op, type) && predefined(type)) return false;
     bool holds_result = true;
     if (kind == Collective::reduce) {
-        int size = 0, rank = -1;
+        int size = 0, rank = -1, inter = 0;
         if (const CommContext* ctx = runtime::hot::cached_context(comm)) {  // a loop's calls: no MPI call
-            size = ctx->inter ? 0 : ctx->size;
+            inter = ctx->inter ? 1 : 0;
+            size = ctx->size;
             rank = ctx->rank;
-        } else if (PMPI_Comm_size(comm, &size) != MPI_SUCCESS || PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS) {
+        } else if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || PMPI_Comm_size(comm, &size) != MPI_SUCCESS ||
+                   PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS) {
             return false;
         }
+        if (inter) return true;  // roots of the other group, MPI_ROOT, MPI_PROC_NULL: MPI's call anyway
         if (root < 0 || root >= size) return false;
         holds_result = rank == root;
     }
+    // MPI checks the buffers only where the call moves data (MPICH's checks; Open MPI's alias
+    // check): an empty call may pass one null pointer twice on one rank and two on another.
+    if (count == 0 || type_size(type) == 0) return true;
     if (holds_result) {
         if (recvbuf == MPI_IN_PLACE) return false;
         if (sendbuf == recvbuf && !same_buffers_in_place(kind, sendbuf, recvbuf, count)) return false;
@@ -750,10 +767,9 @@ bool gather_arguments_valid(const void* sendbuf, Count sendcount, MPI_Datatype s
                             Count recvcount, const Count* recvcounts, const Displacement* displs,
                             MPI_Datatype recvtype, MPI_Comm comm, bool varying) {
     const bool in_place = sendbuf == MPI_IN_PLACE;
-    if (recvbuf == MPI_IN_PLACE || !valid_type(recvtype)) return false;
-    if (!in_place && (sendcount < 0 || !valid_type(sendtype) ||
-                      null_data(sendbuf, std::uint64_t(sendcount), sendtype)))
-        return false;
+    if (!valid_type(recvtype) || (!in_place && (sendcount < 0 || !valid_type(sendtype)))) return false;
+    if (recvbuf == MPI_IN_PLACE) return false;
+    if (!in_place && type_size(sendtype) > 0 && null_data(sendbuf, std::uint64_t(sendcount), sendtype)) return false;
     std::uint64_t received = 0;  // elements, or one when any block is not empty
     if (!varying) {
         if (recvcount < 0) return false;
@@ -768,7 +784,7 @@ bool gather_arguments_valid(const void* sendbuf, Count sendcount, MPI_Datatype s
             received += std::uint64_t(recvcounts[i]);
         }
     }
-    return !null_data(recvbuf, received, recvtype);
+    return type_size(recvtype) == 0 || !null_data(recvbuf, received, recvtype);
 }
 
 // A send buffer that is this rank's own non-empty block of the receive buffer, in the same
@@ -1087,6 +1103,11 @@ bool int_counts(const Count* counts_in, int n, MPI_Datatype type, std::vector<in
     return true;
 }
 
+// Whether MPI knows an Allgather(v)'s datatypes (valid_type); the send type is ignored in place.
+bool gather_types_valid(const void* sendbuf, MPI_Datatype sendtype, MPI_Datatype recvtype) {
+    return (sendbuf == MPI_IN_PLACE || valid_type(sendtype)) && valid_type(recvtype);
+}
+
 // The full paths (forwards(), then handle()), one per family of routines, for the int and
 // the large-count forms alike.
 template <class Count, class Native>
@@ -1096,8 +1117,9 @@ int allgather_call(const void* sendbuf, Count sendcount, MPI_Datatype sendtype, 
         return gather_arguments_valid<Count, MPI_Aint>(sendbuf, sendcount, sendtype, recvbuf, recvcount, nullptr,
                                                        nullptr, recvtype, comm, false);
     };
+    const auto types_valid = [&] { return gather_types_valid(sendbuf, sendtype, recvtype); };
     if (forwards(Collective::allgather, comm, recvtype, [&] { return vector_bytes(recvcount, recvtype); },
-                 arguments_valid))
+                 types_valid, [] { return false; }))
         return native();
     return handle(
         Collective::allgather, comm, caller, native,
@@ -1124,8 +1146,9 @@ int allgatherv_call(const void* sendbuf, Count sendcount, MPI_Datatype sendtype,
         return gather_arguments_valid(sendbuf, sendcount, sendtype, recvbuf, Count(0), recvcounts, displs, recvtype,
                                       comm, true);
     };
+    const auto types_valid = [&] { return gather_types_valid(sendbuf, sendtype, recvtype); };
     if (forwards(Collective::allgatherv, comm, recvtype, [&] { return mean_block_bytes(comm, recvcounts, recvtype); },
-                 arguments_valid))
+                 types_valid, [] { return false; }))
         return native();
     return handle(
         Collective::allgatherv, comm, caller, native,
@@ -1173,7 +1196,8 @@ int reduction_call(Collective kind, const void* sendbuf, void* recvbuf, Count co
     const auto arguments_valid = [&] {
         return reduction_arguments_valid(kind, sendbuf, recvbuf, count, datatype, op, root, comm);
     };
-    if (forwards(kind, comm, datatype, [&] { return vector_bytes(count, datatype); }, arguments_valid))
+    if (forwards(kind, comm, datatype, [&] { return vector_bytes(count, datatype); },
+                 [&] { return valid_type(datatype); }, [&] { return predefined_op(op) && arguments_valid(); }))
         return native();
     return handle(
         kind, comm, caller, native,

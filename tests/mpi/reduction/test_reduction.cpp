@@ -883,6 +883,8 @@ void auto_small(Tally& t) {
     Comm profiled = world_dup();
     check(profiled, false, "8 B in profile mode", 2, MPI_INT, MPI_SUM, false, false, false, 'l');
     papshim_set_mode("dispatch");
+    // A mid-size call first: the answer the entry keeps for it must not forward the small ones.
+    check(profiled, false, "2 KiB on the profiled duplicate", 512, MPI_INT, MPI_SUM, false, false, false, '-');
     for (int call = 0; call < calls_before_view; ++call)
         check(profiled, false, "8 B before the profiled duplicate's node view", 2, MPI_INT, MPI_SUM, false, false,
               false, "-lru"[call % 4]);

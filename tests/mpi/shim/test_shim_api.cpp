@@ -417,7 +417,8 @@ void auto_quick_path_across_communicators() {
     }
     // The thread's cache now holds `second`'s context; free it and make a communicator that
     // may reuse its handle: its small calls are reported native and make no context (a
-    // duplicate of the world in the world's window counts its first 64 before it makes one).
+    // duplicate of the world in the world's window counts its first 1024 such calls, 64 on
+    // MPICH, before it makes one).
     MPI_Comm_free(&second);
     MPI_Comm third;
     MPI_Comm_dup(MPI_COMM_WORLD, &third);
@@ -569,7 +570,8 @@ void auto_invalid_call_on_one_rank() {
 // error class and make nothing collective. papshim made the communicator's context first (a
 // duplicate and a broadcast) for an MPI_OP_NULL or aliased buffers on the routes that make
 // one: auto's small Allreduce on world duplicates, any call of 16 KiB and more, every call of a
-// named algorithm, profile mode's first call. Each case then checks a valid Allreduce.
+// named algorithm, profile mode's first call. Each case then checks a valid Allreduce. Then
+// valid empty calls whose buffers differ by rank, which every rank must treat alike.
 void one_rank_invalid_calls() {
     int size = 1;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -646,6 +648,26 @@ void one_rank_invalid_calls() {
         int sum = 0;
         expect(MPI_Allreduce(&mine, &sum, 1, MPI_INT, MPI_SUM, comm) == MPI_SUCCESS && sum == size * (size + 1) / 2,
                std::string(what) + ": a valid Allreduce after it");
+        MPI_Comm_free(&comm);
+    }
+    // Valid empty calls whose buffers differ by rank: rank 1 passes one null pointer twice
+    // (empty vectors), the others two distinct buffers. MPI checks no buffer of an empty call,
+    // so every rank must take the same path (papshim's checks once sent rank 1 alone to MPI
+    // while the others made the context).
+    for (int kind = 0; kind < 2; ++kind) {
+        MPI_Comm comm;
+        MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+        void* send = world_rank == 1 ? nullptr : in.data();
+        void* receive = world_rank == 1 ? nullptr : out.data();
+        const int rc = kind == 0 ? MPI_Allreduce(send, receive, 0, MPI_INT, MPI_SUM, comm)
+                                 : MPI_Reduce(send, receive, 0, MPI_INT, MPI_SUM, 1, comm);
+        const std::string what = kind == 0 ? "empty allreduce, null buffers on rank 1" : "empty reduce to rank 1, null buffers there";
+        expect(rc == MPI_SUCCESS, what);
+        expect(MPI_Barrier(comm) == MPI_SUCCESS, what + ": the Barrier after it");
+        const int mine = world_rank + 1;
+        int sum = 0;
+        expect(MPI_Allreduce(&mine, &sum, 1, MPI_INT, MPI_SUM, comm) == MPI_SUCCESS && sum == size * (size + 1) / 2,
+               what + ": a valid Allreduce after it");
         MPI_Comm_free(&comm);
     }
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
