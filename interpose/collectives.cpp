@@ -277,10 +277,10 @@ int profile(Collective kind, MPI_Comm comm, const void* caller, Native&& native,
 // the world's small window to MPI before it makes one, and then its node view at once. Both
 // cost 0.7-1.1 ms of collectives per communicator on Open MPI (4 ranks on 2 cores), which a
 // library that duplicates the world per object paid per object: 2.1x native's time at 10 and
-// 100 calls per object (medians of 14 rounds), when the context came at the first call. Open MPI's own
-// call costs microseconds there, so about a thousand calls pay for them; MPICH's, with ranks
-// sharing cores, milliseconds, so the world's 64 do (docs/benchmarks.md, "A duplicate per
-// object").
+// 100 calls per object (medians of 14 rounds) when the context came at the first call. Open
+// MPI's own call costs microseconds there, so about a thousand calls pay for them; MPICH's,
+// with ranks sharing cores, milliseconds, so the world's 64 do (docs/benchmarks.md, "A
+// duplicate per object").
 #ifdef OPEN_MPI
 constexpr std::uint64_t kWorldGroupCallsBeforeContext = 1024;
 #else
@@ -339,9 +339,9 @@ template <class QuickBytes, class ValidHandles, class Countable>
     // view, on every member alike (contexts are made at the same calls everywhere). So a
     // library that duplicates the world per object pays for neither on objects with fewer
     // calls. One whose context profile mode made (no private duplicate, so no layout yet)
-    // takes the full path at once, which makes the duplicate and opens the window.
-    // Such a context keeps no answer below the threshold either: a mid-size call's kept
-    // answer would forward the small ones, on the ranks that kept it only.
+    // takes the full path at once, which makes the duplicate and opens the window; until then
+    // the entry keeps no answer below the threshold for it: a mid-size call's kept answer
+    // would forward the small ones, on the ranks that kept it only.
     const bool window = runtime::hot::world_group_own_up_to[std::size_t(kind)] != 0;
     const bool awaiting_window = window && ctx && ctx->private_dup == MPI_COMM_NULL && !ctx->native_only() &&
                                  runtime::of_world_group(comm);
@@ -719,11 +719,10 @@ bool same_buffers_in_place(Collective kind, const void* sendbuf, const void* rec
 
 // Whether MPI accepts a Reduce's or an Allreduce's arguments on this rank: the checks MPI
 // makes on the rank that passed them, without a message. Asked before anything collective
-// (forwards(), handle(), profile()): a call MPI rejects on one rank alone must not make the
-// communicator's context there (a duplicate and a broadcast that the other ranks, in their
-// next collective, never join: found by review with one rank's MPI_OP_NULL). A root out of
-// range is also an inter-communicator's MPI_ROOT or MPI_PROC_NULL, whose calls are native
-// anyway.
+// (handle(), profile(); forwards() before it counts a call): a call MPI rejects on one rank
+// alone must not make the communicator's context there (a duplicate and a broadcast that the
+// other ranks, in their next collective, never join: found by review with one rank's
+// MPI_OP_NULL). An inter-communicator's Reduce is left to MPI's checks: its calls are MPI's.
 template <class Count>
 bool reduction_arguments_valid(Collective kind, const void* sendbuf, const void* recvbuf, Count count,
                                MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm) {
