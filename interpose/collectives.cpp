@@ -342,10 +342,10 @@ template <class QuickBytes, class ValidHandles, class Countable>
     // takes the full path at once, which makes the duplicate and opens the window; until then
     // the entry keeps no answer below the threshold for it: a mid-size call's kept answer
     // would forward the small ones, on the ranks that kept it only.
-    const bool window = runtime::hot::world_group_own_up_to[std::size_t(kind)] != 0;
-    const bool awaiting_window = window && ctx && ctx->private_dup == MPI_COMM_NULL && !ctx->native_only() &&
+    const std::uint64_t window = runtime::hot::world_group_own_up_to[std::size_t(kind)];
+    const bool awaiting_window = window != 0 && ctx && ctx->private_dup == MPI_COMM_NULL && !ctx->native_only() &&
                                  runtime::of_world_group(comm);
-    if (bytes != kSizeUnknown && bytes > 0 && bytes <= runtime::hot::world_group_own_up_to[std::size_t(kind)]) {
+    if (bytes != kSizeUnknown && bytes > 0 && bytes <= window) {
         if (!ctx && countable()) {
             const std::uint64_t calls = runtime::count_world_window_call(comm, kind);  // remembers the call too
             if (calls > kWorldGroupCallsBeforeContext) return false;
@@ -758,6 +758,11 @@ bool reduction_arguments_valid(Collective kind, const void* sendbuf, const void*
     return sendbuf == MPI_IN_PLACE || !null_data(sendbuf, std::uint64_t(count), type);
 }
 
+// Whether MPI knows an Allgather(v)'s datatypes (valid_type); the send type is ignored in place.
+bool gather_types_valid(const void* sendbuf, MPI_Datatype sendtype, MPI_Datatype recvtype) {
+    return (sendbuf == MPI_IN_PLACE || valid_type(sendtype)) && valid_type(recvtype);
+}
+
 // The same for an Allgather (recvcounts null) or an Allgatherv: handles MPI knows (the send
 // type is ignored in place), no negative count, receive buffer not in place, buffers MPI can
 // address. An Allgatherv's counts are read here once more (O(p), as its shape is).
@@ -766,7 +771,7 @@ bool gather_arguments_valid(const void* sendbuf, Count sendcount, MPI_Datatype s
                             Count recvcount, const Count* recvcounts, const Displacement* displs,
                             MPI_Datatype recvtype, MPI_Comm comm, bool varying) {
     const bool in_place = sendbuf == MPI_IN_PLACE;
-    if (!valid_type(recvtype) || (!in_place && (sendcount < 0 || !valid_type(sendtype)))) return false;
+    if (!gather_types_valid(sendbuf, sendtype, recvtype) || (!in_place && sendcount < 0)) return false;
     if (recvbuf == MPI_IN_PLACE) return false;
     if (!in_place && type_size(sendtype) > 0 && null_data(sendbuf, std::uint64_t(sendcount), sendtype)) return false;
     std::uint64_t received = 0;  // elements, or one when any block is not empty
@@ -1100,11 +1105,6 @@ bool int_counts(const Count* counts_in, int n, MPI_Datatype type, std::vector<in
         counts[i] = *count;
     }
     return true;
-}
-
-// Whether MPI knows an Allgather(v)'s datatypes (valid_type); the send type is ignored in place.
-bool gather_types_valid(const void* sendbuf, MPI_Datatype sendtype, MPI_Datatype recvtype) {
-    return (sendbuf == MPI_IN_PLACE || valid_type(sendtype)) && valid_type(recvtype);
 }
 
 // The full paths (forwards(), then handle()), one per family of routines, for the int and

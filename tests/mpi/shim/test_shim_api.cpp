@@ -632,6 +632,15 @@ void one_rank_invalid_calls() {
                                                               displs.data(), MPI_INT, c);
          }},
     };
+    // What every case ends with, on every rank: a Barrier and a valid Allreduce, then the free.
+    const auto barrier_then_allreduce = [&](MPI_Comm& comm, const std::string& what) {
+        expect(MPI_Barrier(comm) == MPI_SUCCESS, what + ": the Barrier after it");
+        const int mine = world_rank + 1;
+        int sum = 0;
+        expect(MPI_Allreduce(&mine, &sum, 1, MPI_INT, MPI_SUM, comm) == MPI_SUCCESS && sum == size * (size + 1) / 2,
+               what + ": a valid Allreduce after it");
+        MPI_Comm_free(&comm);
+    };
     // Open MPI raises some of these errors (aliased buffers) on MPI_COMM_WORLD.
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     for (const auto& [what, call] : cases) {
@@ -643,12 +652,7 @@ void one_rank_invalid_calls() {
             const int native = call(false, comm);
             expect(same_class(shim, native), std::string(what) + ": MPI's error class on the rank alone");
         }
-        expect(MPI_Barrier(comm) == MPI_SUCCESS, std::string(what) + ": the Barrier after it");
-        const int mine = world_rank + 1;
-        int sum = 0;
-        expect(MPI_Allreduce(&mine, &sum, 1, MPI_INT, MPI_SUM, comm) == MPI_SUCCESS && sum == size * (size + 1) / 2,
-               std::string(what) + ": a valid Allreduce after it");
-        MPI_Comm_free(&comm);
+        barrier_then_allreduce(comm, what);
     }
     // Valid empty calls whose buffers differ by rank: rank 1 passes one null pointer twice
     // (empty vectors), the others two distinct buffers. MPI checks no buffer of an empty call,
@@ -663,12 +667,7 @@ void one_rank_invalid_calls() {
                                  : MPI_Reduce(send, receive, 0, MPI_INT, MPI_SUM, 1, comm);
         const std::string what = kind == 0 ? "empty allreduce, null buffers on rank 1" : "empty reduce to rank 1, null buffers there";
         expect(rc == MPI_SUCCESS, what);
-        expect(MPI_Barrier(comm) == MPI_SUCCESS, what + ": the Barrier after it");
-        const int mine = world_rank + 1;
-        int sum = 0;
-        expect(MPI_Allreduce(&mine, &sum, 1, MPI_INT, MPI_SUM, comm) == MPI_SUCCESS && sum == size * (size + 1) / 2,
-               what + ": a valid Allreduce after it");
-        MPI_Comm_free(&comm);
+        barrier_then_allreduce(comm, what);
     }
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
