@@ -1035,7 +1035,7 @@ std::optional<Outcome> run_reduction(CommContext& ctx, Collective kind, Reductio
     Planning rounds = planning;
     bool declined = false;
     if (algorithm->round_pieces && planning.plan) {
-        const int pieces = algorithm->round_pieces(ctx.size);
+        const int pieces = algorithm->round_pieces(ctx.size, segments_for_call(*algorithm, b));
         rounds.tau_ns = runtime::reduction_round_ns(ctx, double(std::uint64_t(b.count) * type_size(b.type)) / pieces);
         declined = choice == "auto" && !auto_runs_round_planner(planning.plan->arrival_ns, rounds.tau_ns, pieces);
     }

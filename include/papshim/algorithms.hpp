@@ -283,10 +283,12 @@ struct ReductionAlgorithm {
     // (PAPSHIM_SHM_SLOT), and names the algorithm of its family that runs the other calls;
     // empty: takes every call it is given.
     std::string_view beyond_slot;
-    // Plans in rounds that each move one of this many near-equal pieces of the vector
-    // (Clairvoyant's segments N), so its round length d is one piece over one link and its
-    // reduction: α + (bytes / N)·(β + γ) (spec §4.8, reduction_round_ns). Null: no rounds.
-    int (*round_pieces)(int ranks);
+    // Plans in rounds in each of which a rank moves at most one of this many near-equal
+    // parts of the vector (Clairvoyant's segments N; the reduce-scatter form's segments per
+    // piece, one of every piece a round), so its round length d is one part over one link and
+    // its reduction: α + (bytes / N)·(β + γ) (spec §4.8, reduction_round_ns). `segments`: the
+    // call's BuildInput::segments (0 where the algorithm cuts nothing by size). Null: no rounds.
+    int (*round_pieces)(int ranks, int segments);
     // Builds its schedule from the exchanged predicted arrivals (a plan; its balanced form without one).
     bool plans = false;
     // Cuts the vector into this many pieces for a vector of `bytes` (BuildInput::segments), or

@@ -537,6 +537,33 @@ TEST_CASE("predicted scatter: after the predicted-last rank arrives, it moves on
     }
 }
 
+TEST_CASE("Clairvoyant Allreduce: the predicted-last rank owns no piece and moves one vector each way") {
+    const std::vector<std::int64_t> a{0, 500, 10, 20, 5, 30};  // rank 1 last, far behind
+    BuildInput in = input_with(a, 10, -1);
+    in.segments = 12;  // 5 pieces (one per early rank) of 3 segments
+    const int blocks = 15;
+    std::vector<Traffic> per_rank;
+    for (int r = 0; r < 6; ++r) {
+        in.rank = r;
+        const Schedule plan = algorithm(Collective::allreduce, "clairvoyant").build(in);
+        REQUIRE(plan.blocks == blocks);
+        per_rank.push_back(traffic(plan));
+    }
+    // L's data leave it once and the result comes in once, whatever the plan's take-backs
+    // (the root's partial combined at L and sent back whole is not sent to L again).
+    CHECK(per_rank[1].sent == std::size_t(blocks));
+    CHECK(per_rank[1].received == std::size_t(blocks));
+    // Nothing of L's before the early ranks have begun (they reduce while it is away).
+    for (int r : {0, 2, 3, 4, 5}) CHECK(per_rank[std::size_t(r)].first_step < per_rank[1].first_step);
+    SECTION("without a prediction: p - 1 pieces, rank 0 owning none") {
+        in.arrival_ns = {};
+        in.rank = 0;
+        const Schedule plan = algorithm(Collective::allreduce, "clairvoyant").build(in);
+        CHECK(plan.blocks == blocks);
+        CHECK(traffic(plan).sent == std::size_t(blocks));
+    }
+}
+
 TEST_CASE("Allreduce: the Reduce goes to the last predicted arrival, which then broadcasts") {
     const std::vector<std::int64_t> a{0, 50, 10, 50, 5};  // ranks 1 and 3 tie last: rank 1
     BuildInput in = input_with(a, 10, -1);

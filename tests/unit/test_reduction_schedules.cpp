@@ -18,6 +18,7 @@
 #include "papshim/algorithms.hpp"
 #include "papshim/config.hpp"
 #include "papshim/simulator.hpp"
+#include "src/algorithms/reduce/clairvoyant.hpp"
 
 using papshim::Collective;
 using papshim::ReductionAlgorithm;
@@ -119,26 +120,32 @@ TEST_CASE("a slot-sized algorithm names a same-collective algorithm for vectors 
 }
 
 // The runtime plans a round-based algorithm with d of bytes / round_pieces (reduction_round_ns):
-// that must be the pieces its schedules move, or the plan misjudges how many rounds fit
-// before a late arrival.
-TEST_CASE("a planner's round pieces are the blocks its schedules move") {
+// that must be the part of the vector a rank moves in a round, or the plan misjudges how many
+// rounds fit before a late arrival. The Reduce and the Reduce-and-broadcast move one of their
+// blocks; the reduce-scatter form one block of each of its pieces.
+TEST_CASE("a planner's round pieces are the parts of the vector its schedules move in a round") {
     int planners = 0;
     for (Collective c : {Collective::reduce, Collective::allreduce})
         for (const auto& a : papshim::reduction_algorithms(c)) {
             if (!a.round_pieces) continue;
             ++planners;
-            for (int p : {1, 2, 3, 4, 5, 8, 9, 16, 33, 64, 65, 100, 200}) {
-                INFO(fmt::format("{} {} p={}", papshim::collective_name(c), a.name, p));
-                BuildInput input;
-                input.ranks = p;
-                input.root = c == Collective::reduce ? 0 : -1;
-                const std::vector<std::int64_t> arrivals(std::size_t(p), 0);
-                for (bool planned : {false, true}) {
-                    input.arrival_ns = planned ? std::span<const std::int64_t>(arrivals) : std::span<const std::int64_t>();
-                    input.step_ns = planned ? 1000 : 0;
-                    CHECK(a.build(input).blocks == a.round_pieces(p));
+            const bool scatter = c == Collective::allreduce && a.name == "clairvoyant";
+            for (int p : {1, 2, 3, 4, 5, 8, 9, 16, 33, 64, 65, 100, 200})
+                for (int segments : {0, 1, 7, 22, 100}) {
+                    if (segments > 0 && !a.segments_for_bytes) continue;
+                    INFO(fmt::format("{} {} p={} segments={}", papshim::collective_name(c), a.name, p, segments));
+                    BuildInput input;
+                    input.ranks = p;
+                    input.root = c == Collective::reduce ? 0 : -1;
+                    input.segments = segments;
+                    const std::vector<std::int64_t> arrivals(std::size_t(p), 0);
+                    for (bool planned : {false, true}) {
+                        input.arrival_ns = planned ? std::span<const std::int64_t>(arrivals) : std::span<const std::int64_t>();
+                        input.step_ns = planned ? 1000 : 0;
+                        const int parallel = scatter ? papshim::clairvoyant::reduce_scatter_pieces(p) : 1;
+                        CHECK(a.build(input).blocks == a.round_pieces(p, segments) * parallel);
+                    }
                 }
-            }
         }
     CHECK(planners == 3);  // Clairvoyant's Reduce and both Allreduce forms
 }
@@ -215,14 +222,15 @@ TEST_CASE("reduction blocks cover the vector exactly") {
 
 // An algorithm that cuts the vector by its size: the pieces are what the schedule moves, and
 // every count of them keeps the data flow. The pipelined ones cut a power of two of about
-// 16 KiB each up to a cap; the predicted scatter chunks of at most 48 KiB.
+// 16 KiB each up to a cap; the scatter forms (the predicted scatter, Clairvoyant's Allreduce)
+// chunks of at most 48 KiB.
 TEST_CASE("a size-cut schedule moves the pieces its size asks for, each reduced once") {
     int cut = 0;
     for (Collective c : {Collective::reduce, Collective::allreduce})
         for (const auto& a : papshim::reduction_algorithms(c)) {
             if (!a.segments_for_bytes) continue;
             ++cut;
-            const bool pipelined = a.name != "predicted_scatter";
+            const bool pipelined = a.name != "predicted_scatter" && a.name != "clairvoyant";
             const double largest = pipelined ? 16 << 10 : 48 << 10;
             for (std::uint64_t bytes : {std::uint64_t(0), std::uint64_t(1), std::uint64_t(8), std::uint64_t(16 << 10),
                                         std::uint64_t((16 << 10) + 1), std::uint64_t(256 << 10), std::uint64_t(1 << 20),
@@ -248,5 +256,5 @@ TEST_CASE("a size-cut schedule moves the pieces its size asks for, each reduced 
                         if (a.keeps_rank_order) check(a, c, p, root, false, segments);
                     }
         }
-    CHECK(cut == 3);  // the pipelined binomial Reduce, the predicted chain Reduce, the predicted scatter
+    CHECK(cut == 4);  // the pipelined binomial Reduce, the predicted chain Reduce, the two scatter forms
 }

@@ -164,9 +164,9 @@ int simulate(const ReduceOptions& options, const Common& common) {
                 schedule::BuildInput input;
                 input.root = root;
                 input.arrival_ns = arrival_ns;
-                input.step_ns = options.allreduce && name == "clairvoyant" ? round_ns(clv::reduce_scatter_pieces(p)) : d;
                 const ReductionAlgorithm* algorithm = find_reduction_algorithm(collective, name);
                 if (algorithm->segments_for_bytes) input.segments = algorithm->segments_for_bytes(std::uint64_t(bytes));
+                input.step_ns = algorithm->round_pieces ? round_ns(algorithm->round_pieces(p, input.segments)) : d;
                 const auto set = sim::ScheduleSet::build(algorithm->build, p, input);
                 run(name, set, set.blocks());
             }

@@ -1,9 +1,11 @@
 // Clairvoyant Allreduce, in no paper (issue 9; docs/algorithms/clairvoyant.md §6), in two forms:
 // - `clairvoyant` (the reduce-scatter form, named `clairvoyant_rs` until 2026-11-30): the
-//   vector in K = min(p, 64) pieces, piece k reduced by its own one-segment Clairvoyant plan
-//   to rank floor(k*p/K) (a reduce-scatter whose trees all follow the predicted arrivals),
-//   then K binomial broadcasts, piece k from its root (an allgather in log p steps in which
-//   every rank sends about one vector's worth);
+//   vector in K = min(p - 1, 64) pieces, one per rank but the predicted-last, each in S
+//   segments; piece k reduced by its own S-segment Clairvoyant plan to its root (a
+//   reduce-scatter whose trees all follow the predicted arrivals), and each segment sent from
+//   its root to every other rank in the round after it is whole (an allgather pipelined
+//   behind the last arriver's segments; until 2026-12-05 the last arriver owned a piece and
+//   K binomial broadcasts followed the whole reduce-scatter);
 // - `clairvoyant_bcast` (named `clairvoyant` until 2026-11-30): a Clairvoyant Reduce of the N
 //   segments to the rank predicted to arrive last (its own data needs no hop, and the early
 //   ranks pre-reduce while it is away), then a binomial broadcast of the whole vector from it.
@@ -12,7 +14,6 @@
 // Both run through execute_reduction; commutative ops only.
 
 #include <algorithm>
-#include <bit>
 #include <tuple>
 #include <vector>
 
@@ -23,9 +24,6 @@
 namespace papshim::allreduce {
 
 namespace {
-
-int piece_root(int piece, int ranks, int pieces) { return int(std::int64_t(piece) * ranks / pieces); }
-int tree_steps(int ranks) { return ranks > 1 ? std::bit_width(unsigned(ranks - 1)) : 0; }
 
 // One block moving in one step; the schedules are made from a sorted list of these.
 struct Edge {
@@ -66,45 +64,67 @@ std::vector<schedule::Schedule> schedules_from(std::vector<Edge>& edges, int ran
     return out;
 }
 
-// Binomial broadcasts of `block` from `root`, as edges from step `first_step` on.
-void add_bcast_edges(std::vector<Edge>& edges, int ranks, int root, int block, int first_step) {
-    int top = 1;
-    while (top < ranks) top <<= 1;
-    int step = first_step;
-    for (int mask = top >> 1; mask >= 1; mask >>= 1, ++step)
-        for (int relative = 0; relative + mask < ranks; relative += 2 * mask)
-            edges.push_back({step, (relative + root) % ranks, (relative + mask + root) % ranks, block, false});
-}
-
 // The last schedule set built, per thread: every rank's builder call of one plan (the
 // simulator, tests) then costs one set of plans, not p.
 struct Memo {
     int ranks = 0;
     std::int64_t step_ns = 0;
+    int segments = 0;
     std::vector<std::int64_t> arrival_ns;
     std::vector<schedule::Schedule> schedules;
 };
 
 std::vector<schedule::Schedule> build_reduce_scatter_form(const schedule::BuildInput& input) {
-    const int p = input.ranks, pieces = clairvoyant::reduce_scatter_pieces(p);
-    std::vector<Edge> edges;
-    std::vector<std::int64_t> rounds;  // every round in which some piece moves
+    const int p = input.ranks;
+    const int pieces = clairvoyant::reduce_scatter_pieces(p);
+    const int segments = clairvoyant::scatter_round_segments(p, input.segments);
+    if (p <= 1) return {schedule::Schedule{.ranks = p, .rank = 0, .blocks = segments, .steps = {}}};
+    // The predicted-last rank L owns no piece: after it arrives its link carries its vector
+    // out once and the result in once, each piece's segment going straight to that piece's
+    // root (Clairvoyant's plan puts the early ranks' partial there while L is away).
+    const int last = clairvoyant::last_arrival(input);
+    std::vector<int> early;
+    for (int r = 0; r < p; ++r)
+        if (r != last) early.push_back(r);
+    std::vector<int> roots;
     std::vector<clairvoyant::Plan> plans;
+    std::vector<std::int64_t> rounds;  // every round in which something moves
+    // finished[k * segments + s]: the round after which block (k, s) is whole at its root;
+    // holder[...]: the rank that sent it back whole, which already has it (the plan may send
+    // the root's partial to L to combine and take it back), or -1.
+    std::vector<std::int64_t> finished(std::size_t(pieces * segments), 0);
+    std::vector<int> holder(std::size_t(pieces * segments), -1);
     for (int k = 0; k < pieces; ++k) {
-        plans.push_back(clairvoyant::plan_for(input, piece_root(k, p, pieces), 1));
-        for (const auto& move : plans.back().moves) rounds.push_back(move.round);
+        roots.push_back(early[std::size_t(std::int64_t(k) * (p - 1) / pieces)]);
+        plans.push_back(clairvoyant::plan_for(input, roots.back(), segments));
+        for (const auto& move : plans.back().moves) {  // by round
+            rounds.push_back(move.round);
+            const std::size_t block = std::size_t(k * segments + move.segment);
+            finished[block] = move.round + 1;
+            holder[block] = move.combine ? -1 : move.from;
+        }
     }
+    // Each segment goes from its root to every other rank in the round after it is whole, so
+    // the allgather of early segments overlaps L's sending of later ones.
+    rounds.insert(rounds.end(), finished.begin(), finished.end());
     std::sort(rounds.begin(), rounds.end());
     rounds.erase(std::unique(rounds.begin(), rounds.end()), rounds.end());
-    for (int k = 0; k < pieces; ++k)
-        for (const auto& move : plans[std::size_t(k)].moves) {
-            const int step = int(std::lower_bound(rounds.begin(), rounds.end(), move.round) - rounds.begin());
-            edges.push_back({step, move.from, move.to, k, move.combine});
+    const auto step_of = [&rounds](std::int64_t round) {
+        return int(std::lower_bound(rounds.begin(), rounds.end(), round) - rounds.begin());
+    };
+    std::vector<Edge> edges;
+    for (int k = 0; k < pieces; ++k) {
+        for (const auto& move : plans[std::size_t(k)].moves)
+            edges.push_back({step_of(move.round), move.from, move.to, k * segments + move.segment, move.combine});
+        for (int s = 0; s < segments; ++s) {
+            const int block = k * segments + s;
+            for (int r = 0; r < p; ++r)
+                if (r != roots[std::size_t(k)] && r != holder[std::size_t(block)])
+                    edges.push_back({step_of(finished[std::size_t(block)]), roots[std::size_t(k)], r, block, false});
         }
-    for (int k = 0; k < pieces; ++k) add_bcast_edges(edges, p, piece_root(k, p, pieces), k, int(rounds.size()));
-    auto out = schedules_from(edges, p, pieces);
-    const std::size_t steps = rounds.size() + std::size_t(tree_steps(p));
-    for (auto& plan : out) plan.steps.resize(steps);
+    }
+    auto out = schedules_from(edges, p, pieces * segments);
+    for (auto& plan : out) plan.steps.resize(rounds.size());
     return out;
 }
 
@@ -128,12 +148,13 @@ schedule::Schedule build_clairvoyant_bcast(const schedule::BuildInput& input) {
 
 schedule::Schedule build_clairvoyant_scatter(const schedule::BuildInput& input) {
     thread_local Memo memo;
-    const bool same = memo.ranks == input.ranks && memo.step_ns == input.step_ns &&
+    const bool same = memo.ranks == input.ranks && memo.step_ns == input.step_ns && memo.segments == input.segments &&
                       std::ranges::equal(memo.arrival_ns, input.arrival_ns);
     if (!same) {
         memo.schedules = build_reduce_scatter_form(input);
         memo.ranks = input.ranks;
         memo.step_ns = input.step_ns;
+        memo.segments = input.segments;
         memo.arrival_ns.assign(input.arrival_ns.begin(), input.arrival_ns.end());
     }
     return memo.schedules[std::size_t(input.rank)];
@@ -142,6 +163,13 @@ schedule::Schedule build_clairvoyant_scatter(const schedule::BuildInput& input) 
 }  // namespace papshim::allreduce
 
 namespace papshim::clairvoyant {
-// At most 64 pieces: K trees cost K plans per call, and past 64 the pieces get small.
-int reduce_scatter_pieces(int ranks) { return std::min(ranks, 64); }
+// One piece per rank but the predicted-last, at most 64: K trees cost K plans per call, and
+// past 64 the pieces get small.
+int reduce_scatter_pieces(int ranks) { return std::clamp(ranks - 1, 1, 64); }
+// The vector's segments (at most 48 KiB, predicted_scatter_segments) shared among the pieces,
+// none larger.
+int scatter_round_segments(int ranks, int segments) {
+    const int pieces = reduce_scatter_pieces(ranks);
+    return segments <= 0 ? 1 : (segments + pieces - 1) / pieces;
+}
 }  // namespace papshim::clairvoyant

@@ -23,8 +23,8 @@ constexpr std::array<ReductionAlgorithm, 11> kAlgorithms{{
     {"symmetric_shm", nullptr, run_symmetric_shm, false, false, "hierarchical", nullptr, false, nullptr, node::kSymmetricBytes},
     {"arrival_chain", nullptr, run_arrival_chain, false, true, {}, nullptr},
     {"hierarchical", nullptr, run_hierarchical, false, true, {}, nullptr},
-    {"clairvoyant", build_clairvoyant_scatter, nullptr, false, true, {}, clairvoyant::reduce_scatter_pieces, true},
-    {"clairvoyant_bcast", build_clairvoyant_bcast, nullptr, false, true, {}, clairvoyant::segments_for, true},
+    {"clairvoyant", build_clairvoyant_scatter, nullptr, false, true, {}, clairvoyant::scatter_round_segments, true, predicted_scatter_segments},
+    {"clairvoyant_bcast", build_clairvoyant_bcast, nullptr, false, true, {}, clairvoyant::round_segments, true},
     {"predicted_chain", build_predicted_chain, nullptr, false, true, {}, nullptr, true},
     {"predicted_scatter", build_predicted_scatter, nullptr, false, true, {}, nullptr, true, predicted_scatter_segments},
 }};

@@ -394,6 +394,7 @@ Plan schedule_segment_tree(const Problem& problem) {
 // --- from plans to schedules ---------------------------------------------------------------
 
 int segments_for(int ranks) { return ranks <= 2 ? 1 : std::bit_width(unsigned(ranks - 1)); }
+int round_segments(int ranks, int /*segments*/) { return segments_for(ranks); }
 
 namespace {
 bool has_arrivals(const schedule::BuildInput& input) {

@@ -65,13 +65,20 @@ Plan schedule_segment_queues(const Problem& problem, QueueOperations* operations
 // latency, and about ceil(log2 p)/2 times less data per rank on the critical path — and
 // every rank's segment states fit one 64-bit word up to p = 2^64.
 int segments_for(int ranks);
+// segments_for as the registry's round_pieces (the Reduce and `clairvoyant_bcast` cut nothing
+// by size).
+int round_segments(int ranks, int segments);
 
 // The plan a builder runs: from input.arrival_ns when it has one time per rank and
 // input.step_ns > 0, else the balanced form (every rank arriving at once).
 Plan plan_for(const schedule::BuildInput& input, int root, int segments);
 
-// The pieces of the Allreduce's reduce-scatter form (`clairvoyant` for Allreduce): min(p, 64).
+// The pieces of the Allreduce's reduce-scatter form (`clairvoyant` for Allreduce): one per rank
+// but the predicted-last, at most 64 (1 for p = 1).
 int reduce_scatter_pieces(int ranks);
+// Its segments per piece for a call cut into `segments` (0: one): the parts of the vector a
+// round moves, one segment of every piece at each rank (the registry's round_pieces).
+int scatter_round_segments(int ranks, int segments);
 
 // The rank predicted to arrive last (ties: the lowest rank), by the rule of plan_for: rank 0
 // in the balanced form.

@@ -20,7 +20,7 @@ constexpr std::array<ReductionAlgorithm, 7> kAlgorithms{{
     {"rabenseifner", build_rabenseifner, nullptr, false, false, {}, nullptr},
     {"dynamic_leader", nullptr, run_dynamic_leader, false, true, "arrival_chain", nullptr},
     {"arrival_chain", nullptr, run_arrival_chain, false, true, {}, nullptr},
-    {"clairvoyant", build_clairvoyant, nullptr, false, true, {}, clairvoyant::segments_for, true},
+    {"clairvoyant", build_clairvoyant, nullptr, false, true, {}, clairvoyant::round_segments, true},
     {"predicted_chain", build_predicted_chain, nullptr, false, true, {}, nullptr, true, reduction::pipeline_pieces},
 }};
 
