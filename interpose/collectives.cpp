@@ -1029,9 +1029,9 @@ std::optional<Outcome> run_reduction(CommContext& ctx, Collective kind, Reductio
         if (auto_plans) planning.planner->note_plan_use(false);
         return auto_plans ? run_auto_classic(ctx, kind, b) : std::nullopt;
     }
-    // A planner in rounds (Clairvoyant) plans with its own round length: one of its pieces
-    // and its reduction, where tau_ns's segment is a rank's share of the vector. Without a
-    // plan the balanced form takes no round (planned_schedule).
+    // A planner in rounds (Clairvoyant) plans with its own round length: what a rank moves in
+    // one of its rounds (round_pieces) and its reduction, where tau_ns's segment is a rank's
+    // share of the vector. Without a plan the balanced form takes no round (planned_schedule).
     Planning rounds = planning;
     bool declined = false;
     if (algorithm->round_pieces && planning.plan) {

@@ -405,11 +405,14 @@ TEST_CASE("the builders' balanced form: no usable arrivals means every rank at o
 namespace {
 
 // The reduction data-flow check of one algorithm's schedules for one arrival pattern.
-void check_flow(Collective c, std::string_view name, const std::vector<std::int64_t>& a, std::int64_t d, int root) {
+void check_flow(Collective c, std::string_view name, const std::vector<std::int64_t>& a, std::int64_t d, int root,
+                int segments = 0) {
     const int p = int(a.size());
-    const BuildInput in = input_with(a, d, c == Collective::reduce ? root : -1);
+    BuildInput in = input_with(a, d, c == Collective::reduce ? root : -1);
+    in.segments = segments;
     const ScheduleSet set = ScheduleSet::build(algorithm(c, name).build, p, in);
-    INFO(fmt::format("{} {} p={} root={} d={} a=[{}]", papshim::collective_name(c), name, p, root, d, fmt::join(a, ",")));
+    INFO(fmt::format("{} {} p={} root={} d={} segments={} a=[{}]", papshim::collective_name(c), name, p, root, d,
+                     segments, fmt::join(a, ",")));
     CHECK(check_reduction_flow(set, c == Collective::reduce ? root : -1, true) == "");
 }
 
@@ -427,6 +430,8 @@ TEST_CASE("every Clairvoyant schedule reduces each contribution once, for many p
             }
             for (const char* name : {"clairvoyant", "clairvoyant_bcast", "predicted_chain", "predicted_scatter"})
                 check_flow(Collective::allreduce, name, a, d, -1);
+            // The reduce-scatter form as the runtime runs it: vectors cut by size, S > 1.
+            for (int segments : {7, 22, 100}) check_flow(Collective::allreduce, "clairvoyant", a, d, -1, segments);
         }
     }
     for (int p : {64, 100, 129, 256, 1000}) {
@@ -437,6 +442,8 @@ TEST_CASE("every Clairvoyant schedule reduces each contribution once, for many p
         check_flow(Collective::reduce, "predicted_chain", a, d, p / 3);
         for (const char* name : {"clairvoyant", "clairvoyant_bcast", "predicted_chain", "predicted_scatter"})
             check_flow(Collective::allreduce, name, a, d, -1);
+        // Beyond 65 ranks the reduce-scatter form's 64 roots pass each segment down a tree.
+        check_flow(Collective::allreduce, "clairvoyant", a, d, -1, 100);
     }
 }
 
@@ -542,6 +549,8 @@ TEST_CASE("Clairvoyant Allreduce: the predicted-last rank owns no piece and move
     BuildInput in = input_with(a, 10, -1);
     in.segments = 12;  // 5 pieces (one per early rank) of 3 segments
     const int blocks = 15;
+    CHECK(check_reduction_flow(ScheduleSet::build(algorithm(Collective::allreduce, "clairvoyant").build, 6, in), -1, true) ==
+          "");
     std::vector<Traffic> per_rank;
     for (int r = 0; r < 6; ++r) {
         in.rank = r;
@@ -561,6 +570,29 @@ TEST_CASE("Clairvoyant Allreduce: the predicted-last rank owns no piece and move
         const Schedule plan = algorithm(Collective::allreduce, "clairvoyant").build(in);
         CHECK(plan.blocks == blocks);
         CHECK(traffic(plan).sent == std::size_t(blocks));
+    }
+}
+
+TEST_CASE("Clairvoyant Allreduce beyond 65 ranks: 64 roots, and the others relay their segments") {
+    for (int p : {66, 129, 300}) {
+        const std::int64_t d = 1000;
+        std::vector<std::int64_t> a(std::size_t(p), 0);
+        a[std::size_t(p / 2)] = 100 * d;  // one late rank, as the runtime plans
+        BuildInput in = input_with(a, d, -1);
+        in.segments = 256;
+        const ScheduleSet set = ScheduleSet::build(algorithm(Collective::allreduce, "clairvoyant").build, p, in);
+        INFO("p=" << p);
+        CHECK(set.blocks() == 64 * clv::scatter_round_segments(p, 256));
+        CHECK(check_reduction_flow(set, -1, true) == "");
+        std::size_t most = 0;
+        for (int r = 0; r < p; ++r) {
+            std::size_t sent = 0;
+            for (const auto& message : set.sends(r)) sent += message.block_count;
+            most = std::max(most, sent);
+        }
+        // Its share of the reduction and of the relays; a root sending each of its segments to
+        // all p - 2 others would send (p - 2) / 64 vectors in the allgather alone (4.6 at p = 300).
+        CHECK(most <= std::size_t(3 * set.blocks()));
     }
 }
 

@@ -2,18 +2,20 @@
 // - `clairvoyant` (the reduce-scatter form, named `clairvoyant_rs` until 2026-11-30): the
 //   vector in K = min(p - 1, 64) pieces, one per rank but the predicted-last, each in S
 //   segments; piece k reduced by its own S-segment Clairvoyant plan to its root (a
-//   reduce-scatter whose trees all follow the predicted arrivals), and each segment sent from
-//   its root to every other rank in the round after it is whole (an allgather pipelined
-//   behind the last arriver's segments; until 2026-12-05 the last arriver owned a piece and
-//   K binomial broadcasts followed the whole reduce-scatter);
+//   reduce-scatter whose trees all follow the predicted arrivals), and each segment sent on
+//   from its root in the round after it is whole, to every other rank (down a binomial tree
+//   beyond 65 ranks): an allgather pipelined behind the last arriver's segments. Until
+//   2026-12-05 the last arriver owned a piece and K binomial broadcasts followed the whole
+//   reduce-scatter;
 // - `clairvoyant_bcast` (named `clairvoyant` until 2026-11-30): a Clairvoyant Reduce of the N
 //   segments to the rank predicted to arrive last (its own data needs no hop, and the early
 //   ranks pre-reduce while it is away), then a binomial broadcast of the whole vector from it.
-//   It lost to the reduce-scatter form in every measurement, and in papshim-sim wins only
-//   two 8-byte cells by 3-7% (docs/algorithms/clairvoyant.md §6).
+//   It lost to the reduce-scatter form (as it was before 2026-12-05) in every measurement, and
+//   in papshim-sim won only two 8-byte cells by 3-7% (docs/algorithms/clairvoyant.md §6).
 // Both run through execute_reduction; commutative ops only.
 
 #include <algorithm>
+#include <bit>
 #include <tuple>
 #include <vector>
 
@@ -104,9 +106,14 @@ std::vector<schedule::Schedule> build_reduce_scatter_form(const schedule::BuildI
             holder[block] = move.combine ? -1 : move.from;
         }
     }
-    // Each segment goes from its root to every other rank in the round after it is whole, so
-    // the allgather of early segments overlaps L's sending of later ones.
-    rounds.insert(rounds.end(), finished.begin(), finished.end());
+    // Each segment goes on from its root in the round after it is whole, so the allgather of
+    // early segments overlaps L's sending of later ones: straight to every other rank where
+    // every early rank roots a piece (each then sends about one vector), else (p > 65) down a
+    // binomial tree over the ranks, so that the others relay and no root sends more.
+    const bool direct = pieces == p - 1;
+    const int levels = direct ? 1 : std::bit_width(unsigned(p - 1));
+    for (const std::int64_t done : finished)
+        for (int level = 0; level < levels; ++level) rounds.push_back(done + level);
     std::sort(rounds.begin(), rounds.end());
     rounds.erase(std::unique(rounds.begin(), rounds.end()), rounds.end());
     const auto step_of = [&rounds](std::int64_t round) {
@@ -117,10 +124,23 @@ std::vector<schedule::Schedule> build_reduce_scatter_form(const schedule::BuildI
         for (const auto& move : plans[std::size_t(k)].moves)
             edges.push_back({step_of(move.round), move.from, move.to, k * segments + move.segment, move.combine});
         for (int s = 0; s < segments; ++s) {
-            const int block = k * segments + s;
-            for (int r = 0; r < p; ++r)
-                if (r != roots[std::size_t(k)] && r != holder[std::size_t(block)])
-                    edges.push_back({step_of(finished[std::size_t(block)]), roots[std::size_t(k)], r, block, false});
+            const int block = k * segments + s, root = roots[std::size_t(k)];
+            // The root first, then the ranks after it, without the one that holds the block.
+            std::vector<int> members{root};
+            for (int i = 1; i < p; ++i)
+                if (const int r = (root + i) % p; r != holder[std::size_t(block)]) members.push_back(r);
+            const std::int64_t done = finished[std::size_t(block)];
+            if (direct) {
+                for (std::size_t i = 1; i < members.size(); ++i)
+                    edges.push_back({step_of(done), root, members[i], block, false});
+                continue;
+            }
+            const int n = int(members.size());
+            int level = 0;
+            for (int mask = int(std::bit_floor(unsigned(n - 1))); mask >= 1; mask >>= 1, ++level)
+                for (int from = 0; from + mask < n; from += 2 * mask)
+                    edges.push_back({step_of(done + level), members[std::size_t(from)],
+                                     members[std::size_t(from + mask)], block, false});
         }
     }
     auto out = schedules_from(edges, p, pieces * segments);
@@ -167,9 +187,11 @@ namespace papshim::clairvoyant {
 // past 64 the pieces get small.
 int reduce_scatter_pieces(int ranks) { return std::clamp(ranks - 1, 1, 64); }
 // The vector's segments (at most 48 KiB, predicted_scatter_segments) shared among the pieces,
-// none larger.
+// none larger, but for at most about 2^21 block moves over all ranks (the builder keeps every
+// rank's schedule: at p = 1000, 32 segments a piece, that is 192 MiB vectors in 96 KiB parts).
 int scatter_round_segments(int ranks, int segments) {
     const int pieces = reduce_scatter_pieces(ranks);
-    return segments <= 0 ? 1 : (segments + pieces - 1) / pieces;
+    const int most = std::max(1, int((std::int64_t(1) << 21) / (std::int64_t(pieces) * ranks)));
+    return segments <= 0 ? 1 : std::min((segments + pieces - 1) / pieces, most);
 }
 }  // namespace papshim::clairvoyant
