@@ -81,9 +81,10 @@ std::vector<schedule::Schedule> build_reduce_scatter_form(const schedule::BuildI
     const int pieces = clairvoyant::reduce_scatter_pieces(p);
     const int segments = clairvoyant::scatter_round_segments(p, input.segments);
     if (p <= 1) return {schedule::Schedule{.ranks = p, .rank = 0, .blocks = segments, .steps = {}}};
-    // The predicted-last rank L owns no piece: after it arrives its link carries its vector
-    // out once and the result in once, each piece's segment going straight to that piece's
-    // root (Clairvoyant's plan puts the early ranks' partial there while L is away).
+    // The predicted-last rank L owns no piece: when it arrives well after the others, its link
+    // then carries its vector out once and the result in once, each piece's segment meeting
+    // the early ranks' partial, which Clairvoyant's plan gathered at the piece's root while L
+    // was away.
     const int last = clairvoyant::last_arrival(input);
     std::vector<int> early;
     for (int r = 0; r < p; ++r)
