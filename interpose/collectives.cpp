@@ -1034,8 +1034,9 @@ std::optional<Outcome> run_reduction(CommContext& ctx, Collective kind, Reductio
     // share of the vector. Without a plan the balanced form takes no round (planned_schedule).
     Planning rounds = planning;
     bool declined = false;
+    const int segments = segments_for_call(*algorithm, b);  // the round's parts and the schedule's alike
     if (algorithm->round_pieces && planning.plan) {
-        const int pieces = algorithm->round_pieces(ctx.size, segments_for_call(*algorithm, b));
+        const int pieces = algorithm->round_pieces(ctx.size, segments);
         rounds.tau_ns = runtime::reduction_round_ns(ctx, double(std::uint64_t(b.count) * type_size(b.type)) / pieces);
         declined = choice == "auto" && !auto_runs_round_planner(planning.plan->arrival_ns, rounds.tau_ns, pieces);
     }
@@ -1049,8 +1050,7 @@ std::optional<Outcome> run_reduction(CommContext& ctx, Collective kind, Reductio
     }
     if (algorithm->build && !planned) return run_unplanned(ctx, *algorithm, b);
     if (algorithm->build) {
-        const auto& schedule =
-            planned_schedule(ctx, algorithm->build, rounds, b.root, segments_for_call(*algorithm, b), b.commutative);
+        const auto& schedule = planned_schedule(ctx, algorithm->build, rounds, b.root, segments, b.commutative);
         return Outcome{execute_reduction(schedule, b, runtime::private_comm(ctx)),
                        algorithm->name};
     }
