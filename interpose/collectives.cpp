@@ -939,22 +939,20 @@ std::optional<Outcome> run_auto_classic(CommContext& ctx, Collective kind, const
 // (Guard::kImbalanceFactor), the algorithm measured to win at this size and node layout
 // (auto_reduction_candidate): on one node, one that follows the real
 // arrivals through shared memory and needs no prediction (the dynamic leader, spec §5, or the
-// arrival-ordered chain, §6.5); with one rank per node, a planned algorithm: the predicted
-// scatter or chain for an Allreduce, the predicted chain for a Reduce (Clairvoyant's plan,
-// pipelined; Clairvoyant's own until 2026-12-03), each only with a trusted plan
-// for this call (else the classic or native); across nodes of several ranks each, the
-// classic or native.
-// Clairvoyant's Allreduce is not picked: measured, it loses to the chain even under
-// predictable imbalance (docs/benchmarks.md). Null: native. The caller checks that it applies
-// to the call's op and type (applicable).
+// arrival-ordered chain, §6.5); with one rank per node, a planned algorithm: for an Allreduce
+// Clairvoyant's from 128 KiB (since 2026-12-05), the predicted scatter from 384 KiB and the
+// predicted chain from 8 MiB, for a Reduce the predicted chain (Clairvoyant's plan, pipelined;
+// Clairvoyant's own until 2026-12-03), each only with a trusted plan for this call (else the
+// classic or native); across nodes of several ranks each, the classic or native.
+// Null: native. The caller checks that it applies to the call's op and type (applicable).
 const ReductionAlgorithm* auto_reduction(CommContext& ctx, Collective kind, const ReductionBuffers& b) {
     const std::uint64_t bytes = std::uint64_t(b.count) * type_size(b.type);
     const NodeLayout layout = runtime::layout_of(ctx);
     const bool cores_shared = runtime::state().node_load.oversubscribed();
-    std::string_view name = auto_reduction_candidate(kind, bytes, runtime::state().config.shm_slot, layout, cores_shared);
+    std::string_view name = auto_reduction_candidate(kind, bytes, runtime::state().config.shm_slot, layout, cores_shared, ctx.size);
     // A call the slots cannot take (a user op, a derived type, an extent past the slot): the
     // candidate for a vector larger than any slot (a Reduce from 256 KiB on shared cores: the chain).
-    if (name == "dynamic_leader" && !fits_slot(b)) name = auto_reduction_candidate(kind, bytes, 0, layout, cores_shared);
+    if (name == "dynamic_leader" && !fits_slot(b)) name = auto_reduction_candidate(kind, bytes, 0, layout, cores_shared, ctx.size);
     if (name.empty()) return nullptr;
     return find_reduction_algorithm(kind, name);
 }

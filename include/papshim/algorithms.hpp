@@ -310,8 +310,9 @@ const ReductionAlgorithm* find_reduction_algorithm(Collective collective, std::s
 // arrivals at this size and layout (auto_reduction_classic's algorithm, or native).
 // `cores_shared`: this node runs more ranks than the CPUs they may use (NodeLoad, measured in
 // MPI_Init: the same on every rank of a node), where the node algorithms win at larger sizes.
+// `ranks`: the communicator's size.
 std::string_view auto_reduction_candidate(Collective collective, std::uint64_t bytes, std::uint64_t shm_slot,
-                                          NodeLayout layout, bool cores_shared);
+                                          NodeLayout layout, bool cores_shared, int ranks);
 // The algorithm `auto` runs for an Allreduce of `bytes` (at least one element) below the
 // sizes it follows, whatever the arrivals, or empty (native): `symmetric_shm` up to
 // kAutoSmallMaxBytes on one node whose cores its ranks share. Asked where a communicator's

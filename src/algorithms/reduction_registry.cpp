@@ -28,12 +28,12 @@ const ReductionAlgorithm* find_reduction_algorithm(Collective collective, std::s
 }
 
 std::string_view auto_reduction_candidate(Collective collective, std::uint64_t bytes, std::uint64_t shm_slot,
-                                          NodeLayout layout, bool cores_shared) {
+                                          NodeLayout layout, bool cores_shared, int ranks) {
     // Measured on the emulated 1 Gbit/s network, p = 8, one rank per node (docs/benchmarks.md,
     // "predicted_scatter"; data/sweep-ar-scatter-4abea10-*): under one late rank or a
     // staircase, auto with the predicted scatter has 0.39-0.79x native's excess from 512 KiB
     // to 1 MiB (at 256 KiB native's excess is only 1.45 vector times, the bound being one,
-    // and nothing of papshim's beats it); the predicted chain has the least from 2 MiB
+    // and nothing of papshim's then beat it: Clairvoyant's since, below); the predicted chain has the least from 2 MiB
     // (0.46-0.69x), where the scatter's many parallel messages lose to the chain's one
     // stream per link. Planned only where the guard sees a predictable imbalance; otherwise
     // what auto runs without a plan (auto_reduction_classic: the ring from 1 MiB, or native).
@@ -61,11 +61,24 @@ std::string_view auto_reduction_candidate(Collective collective, std::uint64_t b
     // under 2 tau at p = 8 (staircase 0.48-0.62x against 0.36-0.61x). At 128 KiB the plan won
     // under one late rank (0.51-0.80x where auto runs native) but lost to native under small
     // staircases at p = 8 (up to 1.36x): not there.
-    constexpr std::uint64_t network_scatter_min_bytes = 512 * 1024, network_chain_min_bytes = 8 << 20;
-    constexpr std::uint64_t network_reduce_min_bytes = 256 * 1024;
+    // An Allreduce from 128 KiB to below 384 KiB: since 2026-12-05 Clairvoyant's (its
+    // reduce-scatter form, the predicted-last rank owning no piece; docs/benchmarks.md,
+    // "`auto`'s Allreduce from 128 KiB: Clairvoyant's"), the only papshim Allreduce that gained
+    // there on this network: under one late rank or a staircase of 10 tau, p = 4 and 8, three
+    // rounds, 0.49-0.76x native's excess where the predicted scatter took 0.89-1.42x (p = 4 at
+    // 256 KiB: both 0.50-0.79x). At 384 KiB the scatter did as well or better (p = 8 staircase
+    // 0.72-0.79x against 0.86-0.90x), so the scatter from there (until then from 512 KiB).
+    // At 64 KiB Clairvoyant's took 0.62-1.15x: not there. Below 4 ranks neither: at p = 2 it
+    // tied native (1.03-1.11x its excess: one early rank can reduce nothing ahead) and at p = 3
+    // it lost at 128 KiB (1.09-1.28x).
+    constexpr std::uint64_t network_scatter_min_bytes = 384 * 1024, network_chain_min_bytes = 8 << 20;
+    constexpr std::uint64_t network_reduce_min_bytes = 256 * 1024, network_clairvoyant_min_bytes = 128 * 1024;
+    constexpr int network_clairvoyant_min_ranks = 4;
     if (layout == NodeLayout::one_rank_per_node) {
         if (collective == Collective::reduce) return bytes >= network_reduce_min_bytes ? "predicted_chain" : "";
-        if (collective != Collective::allreduce || bytes < network_scatter_min_bytes) return {};
+        if (collective != Collective::allreduce || bytes < network_clairvoyant_min_bytes) return {};
+        if (bytes < network_scatter_min_bytes)
+            return ranks >= network_clairvoyant_min_ranks ? "clairvoyant" : std::string_view{};
         return bytes >= network_chain_min_bytes ? "predicted_chain" : "predicted_scatter";
     }
     // Across nodes with 2 ranks on each (p = 8, 1 Gbit/s emulated; docs/benchmarks.md,

@@ -40,7 +40,7 @@ plan::Follow auto_cadence(std::uint8_t collective, std::uint64_t bytes, int rank
     }
     if (bytes < kSampledMinBytes) return plan::Follow::no;
     const bool cores_shared = state().node_load.oversubscribed();
-    return auto_reduction_candidate(kind, bytes, state().config.shm_slot, layout, cores_shared).empty()
+    return auto_reduction_candidate(kind, bytes, state().config.shm_slot, layout, cores_shared, ranks).empty()
                ? plan::Follow::no
                : plan::Follow::sampled;
 }

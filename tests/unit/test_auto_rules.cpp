@@ -37,9 +37,10 @@ std::vector<std::uint64_t> bench_blocks(std::string_view name, int p, std::uint6
 }
 
 // The sampled policy's cadence for reductions, as the runtime sets it (without its 16 KiB floor).
-papshim::plan::Follow has_candidate(std::uint8_t collective, std::uint64_t bytes, int /*ranks*/, NodeLayout layout) {
-    return auto_reduction_candidate(Collective(collective), bytes, slot, layout, shared).empty() ? papshim::plan::Follow::no
-                                                                                          : papshim::plan::Follow::sampled;
+papshim::plan::Follow has_candidate(std::uint8_t collective, std::uint64_t bytes, int ranks, NodeLayout layout) {
+    return auto_reduction_candidate(Collective(collective), bytes, slot, layout, shared, ranks).empty()
+               ? papshim::plan::Follow::no
+               : papshim::plan::Follow::sampled;
 }
 
 // Whether `policy` follows such calls on the given layout, or (without one) on some layout.
@@ -56,36 +57,36 @@ bool follows(const papshim::plan::Policy& policy, Collective c, std::uint64_t by
 }  // namespace
 
 TEST_CASE("auto's Allreduce candidate on shared cores: the dynamic leader while the vector fits a slot") {
-    CHECK(auto_reduction_candidate(Collective::allreduce, 8, slot, one_node, shared) == "dynamic_leader");
-    CHECK(auto_reduction_candidate(Collective::allreduce, slot, slot, one_node, shared) == "dynamic_leader");
-    CHECK(auto_reduction_candidate(Collective::allreduce, slot + 1, slot, one_node, shared).empty());
-    CHECK(auto_reduction_candidate(Collective::allreduce, 4 << 20, slot, one_node, shared).empty());
-    CHECK(auto_reduction_candidate(Collective::allreduce, 4 << 20, 8 << 20, one_node, shared) == "dynamic_leader");  // a larger slot
+    CHECK(auto_reduction_candidate(Collective::allreduce, 8, slot, one_node, shared, 8) == "dynamic_leader");
+    CHECK(auto_reduction_candidate(Collective::allreduce, slot, slot, one_node, shared, 8) == "dynamic_leader");
+    CHECK(auto_reduction_candidate(Collective::allreduce, slot + 1, slot, one_node, shared, 8).empty());
+    CHECK(auto_reduction_candidate(Collective::allreduce, 4 << 20, slot, one_node, shared, 8).empty());
+    CHECK(auto_reduction_candidate(Collective::allreduce, 4 << 20, 8 << 20, one_node, shared, 8) == "dynamic_leader");  // a larger slot
 }
 
 TEST_CASE("auto's Reduce candidate on one node of shared cores: the dynamic leader while the vector fits a slot, then the chain from 256 KiB") {
-    CHECK(auto_reduction_candidate(Collective::reduce, 8, slot, one_node, shared) == "dynamic_leader");
-    CHECK(auto_reduction_candidate(Collective::reduce, slot, slot, one_node, shared) == "dynamic_leader");
-    CHECK(auto_reduction_candidate(Collective::reduce, slot + 1, slot, one_node, shared).empty());
-    CHECK(auto_reduction_candidate(Collective::reduce, 256 * 1024 - 1, slot, one_node, shared).empty());
-    CHECK(auto_reduction_candidate(Collective::reduce, 256 * 1024, slot, one_node, shared) == "arrival_chain");
-    CHECK(auto_reduction_candidate(Collective::reduce, 4 << 20, 4 << 20, one_node, shared) == "dynamic_leader");  // the automatic slot
-    CHECK(auto_reduction_candidate(Collective::reduce, (4 << 20) + 1, 4 << 20, one_node, shared) == "arrival_chain");
-    CHECK(auto_reduction_candidate(Collective::reduce, 16 << 20, slot, one_node, shared) == "arrival_chain");
+    CHECK(auto_reduction_candidate(Collective::reduce, 8, slot, one_node, shared, 8) == "dynamic_leader");
+    CHECK(auto_reduction_candidate(Collective::reduce, slot, slot, one_node, shared, 8) == "dynamic_leader");
+    CHECK(auto_reduction_candidate(Collective::reduce, slot + 1, slot, one_node, shared, 8).empty());
+    CHECK(auto_reduction_candidate(Collective::reduce, 256 * 1024 - 1, slot, one_node, shared, 8).empty());
+    CHECK(auto_reduction_candidate(Collective::reduce, 256 * 1024, slot, one_node, shared, 8) == "arrival_chain");
+    CHECK(auto_reduction_candidate(Collective::reduce, 4 << 20, 4 << 20, one_node, shared, 8) == "dynamic_leader");  // the automatic slot
+    CHECK(auto_reduction_candidate(Collective::reduce, (4 << 20) + 1, 4 << 20, one_node, shared, 8) == "arrival_chain");
+    CHECK(auto_reduction_candidate(Collective::reduce, 16 << 20, slot, one_node, shared, 8) == "arrival_chain");
 }
 
 TEST_CASE("auto on one node whose ranks each have a core: the dynamic leader up to 512 KiB, nothing above") {
     constexpr std::uint64_t auto_slot = 4 << 20;
     for (Collective c : {Collective::reduce, Collective::allreduce}) {
-        CHECK(auto_reduction_candidate(c, 8, auto_slot, one_node, own_cores) == "dynamic_leader");
-        CHECK(auto_reduction_candidate(c, 512 * 1024, auto_slot, one_node, own_cores) == "dynamic_leader");
-        CHECK(auto_reduction_candidate(c, 512 * 1024 + 1, auto_slot, one_node, own_cores).empty());
-        CHECK(auto_reduction_candidate(c, 4 << 20, auto_slot, one_node, own_cores).empty());
-        CHECK(auto_reduction_candidate(c, 16 << 20, auto_slot, one_node, own_cores).empty());  // no chain either
-        CHECK(auto_reduction_candidate(c, slot + 1, slot, one_node, own_cores).empty());     // a smaller slot bounds it
+        CHECK(auto_reduction_candidate(c, 8, auto_slot, one_node, own_cores, 8) == "dynamic_leader");
+        CHECK(auto_reduction_candidate(c, 512 * 1024, auto_slot, one_node, own_cores, 8) == "dynamic_leader");
+        CHECK(auto_reduction_candidate(c, 512 * 1024 + 1, auto_slot, one_node, own_cores, 8).empty());
+        CHECK(auto_reduction_candidate(c, 4 << 20, auto_slot, one_node, own_cores, 8).empty());
+        CHECK(auto_reduction_candidate(c, 16 << 20, auto_slot, one_node, own_cores, 8).empty());  // no chain either
+        CHECK(auto_reduction_candidate(c, slot + 1, slot, one_node, own_cores, 8).empty());     // a smaller slot bounds it
         // The layouts across nodes do not depend on it.
-        CHECK(auto_reduction_candidate(c, 1 << 20, auto_slot, spread, own_cores) ==
-              auto_reduction_candidate(c, 1 << 20, auto_slot, spread, shared));
+        CHECK(auto_reduction_candidate(c, 1 << 20, auto_slot, spread, own_cores, 8) ==
+              auto_reduction_candidate(c, 1 << 20, auto_slot, spread, shared, 8));
     }
 }
 
@@ -104,26 +105,36 @@ TEST_CASE("auto's small Allreduce: symmetric_shm up to 1 KiB on one node of shar
         CHECK(auto_reduction_small(c, 8, one_node, shared).empty());
 }
 
-TEST_CASE("one rank per node: the predicted scatter for an Allreduce from 512 KiB, the chain from 8 MiB") {
-    CHECK(auto_reduction_candidate(Collective::allreduce, 8, slot, spread, own_cores).empty());  // no shared memory
-    CHECK(auto_reduction_candidate(Collective::allreduce, 512 * 1024 - 1, slot, spread, own_cores).empty());
-    CHECK(auto_reduction_candidate(Collective::allreduce, 512 * 1024, slot, spread, own_cores) == "predicted_scatter");
+TEST_CASE("one rank per node: Clairvoyant's Allreduce from 128 KiB, the predicted scatter from 384 KiB, the chain from 8 MiB") {
+    CHECK(auto_reduction_candidate(Collective::allreduce, 8, slot, spread, own_cores, 8).empty());  // no shared memory
+    CHECK(auto_reduction_candidate(Collective::allreduce, 64 * 1024, slot, spread, own_cores, 8).empty());
+    CHECK(auto_reduction_candidate(Collective::allreduce, 128 * 1024 - 1, slot, spread, own_cores, 8).empty());
+    CHECK(auto_reduction_candidate(Collective::allreduce, 128 * 1024, slot, spread, own_cores, 8) == "clairvoyant");
+    CHECK(auto_reduction_candidate(Collective::allreduce, 256 * 1024, slot, spread, own_cores, 8) == "clairvoyant");
+    CHECK(auto_reduction_candidate(Collective::allreduce, 384 * 1024 - 1, slot, spread, own_cores, 8) == "clairvoyant");
+    CHECK(auto_reduction_candidate(Collective::allreduce, 384 * 1024, slot, spread, own_cores, 8) == "predicted_scatter");
+    // Clairvoyant's from 4 ranks: at p = 2 it tied native, at p = 3 it lost at 128 KiB.
+    CHECK(auto_reduction_candidate(Collective::allreduce, 256 * 1024, slot, spread, own_cores, 4) == "clairvoyant");
+    CHECK(auto_reduction_candidate(Collective::allreduce, 256 * 1024, slot, spread, own_cores, 1000) == "clairvoyant");
+    CHECK(auto_reduction_candidate(Collective::allreduce, 256 * 1024, slot, spread, own_cores, 3).empty());
+    CHECK(auto_reduction_candidate(Collective::allreduce, 128 * 1024, slot, spread, own_cores, 2).empty());
+    CHECK(auto_reduction_candidate(Collective::allreduce, 512 * 1024, slot, spread, own_cores, 8) == "predicted_scatter");
     // In chunks of at most 48 KiB the scatter beat the chain at 2-4 MiB (2026-12-03).
-    CHECK(auto_reduction_candidate(Collective::allreduce, 2 << 20, slot, spread, own_cores) == "predicted_scatter");
-    CHECK(auto_reduction_candidate(Collective::allreduce, 4 << 20, slot, spread, own_cores) == "predicted_scatter");
-    CHECK(auto_reduction_candidate(Collective::allreduce, (8 << 20) - 1, slot, spread, own_cores) == "predicted_scatter");
-    CHECK(auto_reduction_candidate(Collective::allreduce, 8 << 20, slot, spread, own_cores) == "predicted_chain");
-    CHECK(auto_reduction_candidate(Collective::allreduce, 64 << 20, 128 << 20, spread, own_cores) == "predicted_chain");
+    CHECK(auto_reduction_candidate(Collective::allreduce, 2 << 20, slot, spread, own_cores, 8) == "predicted_scatter");
+    CHECK(auto_reduction_candidate(Collective::allreduce, 4 << 20, slot, spread, own_cores, 8) == "predicted_scatter");
+    CHECK(auto_reduction_candidate(Collective::allreduce, (8 << 20) - 1, slot, spread, own_cores, 8) == "predicted_scatter");
+    CHECK(auto_reduction_candidate(Collective::allreduce, 8 << 20, slot, spread, own_cores, 8) == "predicted_chain");
+    CHECK(auto_reduction_candidate(Collective::allreduce, 64 << 20, 128 << 20, spread, own_cores, 8) == "predicted_chain");
 }
 
 // The predicted chain in 16 KiB pieces beat Clairvoyant's plan at p = 4 and 8 (2026-12-03).
 TEST_CASE("one rank per node: the predicted chain for a Reduce from 256 KiB") {
-    CHECK(auto_reduction_candidate(Collective::reduce, 64 * 1024, slot, spread, own_cores).empty());
-    CHECK(auto_reduction_candidate(Collective::reduce, 128 * 1024, slot, spread, own_cores).empty());  // lost under small staircases
-    CHECK(auto_reduction_candidate(Collective::reduce, 256 * 1024 - 1, slot, spread, own_cores).empty());
-    CHECK(auto_reduction_candidate(Collective::reduce, 256 * 1024, slot, spread, own_cores) == "predicted_chain");
-    CHECK(auto_reduction_candidate(Collective::reduce, 512 * 1024, slot, spread, own_cores) == "predicted_chain");
-    CHECK(auto_reduction_candidate(Collective::reduce, 16 << 20, slot, spread, own_cores) == "predicted_chain");
+    CHECK(auto_reduction_candidate(Collective::reduce, 64 * 1024, slot, spread, own_cores, 8).empty());
+    CHECK(auto_reduction_candidate(Collective::reduce, 128 * 1024, slot, spread, own_cores, 8).empty());  // lost under small staircases
+    CHECK(auto_reduction_candidate(Collective::reduce, 256 * 1024 - 1, slot, spread, own_cores, 8).empty());
+    CHECK(auto_reduction_candidate(Collective::reduce, 256 * 1024, slot, spread, own_cores, 8) == "predicted_chain");
+    CHECK(auto_reduction_candidate(Collective::reduce, 512 * 1024, slot, spread, own_cores, 8) == "predicted_chain");
+    CHECK(auto_reduction_candidate(Collective::reduce, 16 << 20, slot, spread, own_cores, 8) == "predicted_chain");
 }
 
 TEST_CASE("where auto runs no plan across nodes from 4 ranks: the pipelined binomial Reduce from 256 KiB (in rank order for a non-commutative op), with one rank per node the ring Allreduce from 1 MiB") {
@@ -152,8 +163,8 @@ TEST_CASE("where auto runs no plan across nodes from 4 ranks: the pipelined bino
         CHECK(auto_reduction_classic(c, 8, 4 << 20, spread).empty());
     // Where the rule names an algorithm (a Reduce from 256 KiB), the sampled exchanges follow
     // the call too, so a plan can still run there.
-    CHECK(auto_reduction_candidate(Collective::reduce, 256 * 1024, slot, spread, own_cores) == "predicted_chain");
-    CHECK(auto_reduction_candidate(Collective::allreduce, 1 << 20, slot, spread, own_cores) == "predicted_scatter");
+    CHECK(auto_reduction_candidate(Collective::reduce, 256 * 1024, slot, spread, own_cores, 8) == "predicted_chain");
+    CHECK(auto_reduction_candidate(Collective::allreduce, 1 << 20, slot, spread, own_cores, 8) == "predicted_scatter");
 }
 
 // The round rule for a planner in rounds (Clairvoyant's Reduce, which auto planned until 2026-12-03).
@@ -187,17 +198,17 @@ TEST_CASE("several ranks per node across nodes: native") {
     CHECK(papshim::node_layout(8, 8) == spread);
     CHECK(papshim::node_layout(4, 8) == mixed);
     CHECK(papshim::node_layout(1, 1) == one_node);
-    CHECK(auto_reduction_candidate(Collective::allreduce, 8, slot, mixed, own_cores).empty());
-    CHECK(auto_reduction_candidate(Collective::allreduce, 32 * 1024, slot, mixed, own_cores).empty());
-    CHECK(auto_reduction_candidate(Collective::allreduce, 4 << 20, slot, mixed, own_cores).empty());
-    CHECK(auto_reduction_candidate(Collective::allreduce, slot + 1, slot, mixed, own_cores).empty());
-    CHECK(auto_reduction_candidate(Collective::reduce, 256 * 1024, slot, mixed, own_cores).empty());
-    CHECK(auto_reduction_candidate(Collective::reduce, 16 << 20, slot, mixed, own_cores).empty());
+    CHECK(auto_reduction_candidate(Collective::allreduce, 8, slot, mixed, own_cores, 8).empty());
+    CHECK(auto_reduction_candidate(Collective::allreduce, 32 * 1024, slot, mixed, own_cores, 8).empty());
+    CHECK(auto_reduction_candidate(Collective::allreduce, 4 << 20, slot, mixed, own_cores, 8).empty());
+    CHECK(auto_reduction_candidate(Collective::allreduce, slot + 1, slot, mixed, own_cores, 8).empty());
+    CHECK(auto_reduction_candidate(Collective::reduce, 256 * 1024, slot, mixed, own_cores, 8).empty());
+    CHECK(auto_reduction_candidate(Collective::reduce, 16 << 20, slot, mixed, own_cores, 8).empty());
 }
 
 TEST_CASE("Allgather has no arrival-following candidate") {
-    CHECK(auto_reduction_candidate(Collective::allgather, 1 << 20, slot, one_node, shared).empty());
-    CHECK(auto_reduction_candidate(Collective::allgatherv, 1 << 20, slot, one_node, shared).empty());
+    CHECK(auto_reduction_candidate(Collective::allgather, 1 << 20, slot, one_node, shared, 8).empty());
+    CHECK(auto_reduction_candidate(Collective::allgatherv, 1 << 20, slot, one_node, shared, 8).empty());
 }
 
 TEST_CASE("the sampled policy follows only auto's collectives at sizes with a candidate") {
@@ -208,7 +219,7 @@ TEST_CASE("the sampled policy follows only auto's collectives at sizes with a ca
     policy.sampled_collectives = bit(Collective::allreduce);
     policy.cadence = has_candidate;
     CHECK(follows(policy, Collective::allreduce, 1024));
-    CHECK_FALSE(follows(policy, Collective::allreduce, 256 * 1024));  // native at any arrivals
+    CHECK_FALSE(follows(policy, Collective::allreduce, 96 * 1024));  // native at any arrivals
     CHECK(follows(policy, Collective::allreduce, 4 << 20));        // the chain across nodes
     // The communicator's layout decides where only one layout has a candidate.
     int asked = 0;
@@ -219,7 +230,7 @@ TEST_CASE("the sampled policy follows only auto's collectives at sizes with a ca
     CHECK(follows(policy, Collective::allreduce, 32 * 1024, shared));
     CHECK_FALSE(follows(policy, Collective::allreduce, 32 * 1024, on_nodes));  // no shared memory
     CHECK(asked == 4);
-    CHECK_FALSE(follows(policy, Collective::allreduce, 256 * 1024, on_nodes));  // no candidate anywhere:
+    CHECK_FALSE(follows(policy, Collective::allreduce, 96 * 1024, on_nodes));  // no candidate anywhere:
     CHECK(asked == 4);                                                                    // layout not asked
     CHECK_FALSE(follows(policy, Collective::reduce, 1 << 20));     // Reduce is not auto here
 

@@ -457,8 +457,8 @@ void reductions(const char* algorithm, char pattern) {
                    label, own_calls, s.exchanges, s.board_exchanges, s.armed);
     }
     // With one rank per node the chain has no arrivals to order on a node, so `auto` stays
-    // native whatever the arrivals for these 5000-int vectors, below the predicted scatter's
-    // 512 KiB (no timing involved).
+    // native whatever the arrivals for these 5000-int vectors, below Clairvoyant's 128 KiB
+    // (no timing involved).
     const char* node_size = std::getenv("PAPSHIM_NODE_SIZE");
     if (std::string(algorithm) == "auto" && node_size && std::string(node_size) == "1" && own_calls > 0)
         fail(fmt::format("{}: {} Allreduce calls left native with one rank per node", label, own_calls));
@@ -800,6 +800,32 @@ void auto_allreduce_ring() {
     MPI_Comm_free(&c.comm);
 }
 
+// `auto`'s Allreduce of 256 KiB, balanced then with one rank persistently late, in place on
+// odd calls: with one rank per node Clairvoyant's plan where the guard trusts one, native
+// otherwise (auto_reduction_candidate); on one node native or the dynamic leader. Results
+// against native on every call; which of them ran is timing, so only the names are checked.
+void auto_allreduce_clairvoyant() {
+    Comm c;
+    if (!duplicate_world_choosing(c, {{"allreduce", "auto"}})) return;
+    constexpr int kInts = (256 << 10) / int(sizeof(int));
+    const std::string label = "auto allreduce 256 KiB, balanced then one late rank";
+    const bool rank_per_node = ranks_per_node(c.comm) == 1 && c.size > 1;
+    int other_calls = 0, clairvoyant_calls = 0;
+    for (int call = 0; call < 24; ++call) {
+        if (call >= 8) compute(10 * delay_for('l', call, c.rank, c.size));
+        reduce_call(c, true, kInts, -1, call, label, call % 2 == 1);
+        char ran[64] = {};
+        papshim_get_last_algorithm(c.comm, "allreduce", ran, sizeof ran);
+        clairvoyant_calls += std::string(ran) == "clairvoyant" ? 1 : 0;
+        other_calls += std::string(ran) != "native" && std::string(ran) != "clairvoyant" ? 1 : 0;
+    }
+    if (c.rank == 0 && std::getenv("TEST_PLAN_VERBOSE"))
+        fmt::print("{}: {} of 24 calls ran Clairvoyant's Allreduce\n", label, clairvoyant_calls);
+    if (rank_per_node && other_calls != 0)
+        fail(fmt::format("{}: {} calls ran neither native nor Clairvoyant's Allreduce", label, other_calls));
+    MPI_Comm_free(&c.comm);
+}
+
 [[gnu::noinline]] int allgather_typed_site(const void* in, int sendcount, MPI_Datatype sendtype, int* out,
                                           int recvcount, MPI_Comm comm) {
     return MPI_Allgather(in, sendcount, sendtype, out, recvcount, MPI_INT, comm);
@@ -903,9 +929,10 @@ void run_matrix(bool auto_only) {
         auto_reduce_planned(Roots::rotating_in_place);
 #endif
     });
-    timed("auto reduce rest, allreduce ring", [] {
+    timed("auto reduce rest, allreduce ring and clairvoyant", [] {
         auto_reduce_rest();
         auto_allreduce_ring();
+        auto_allreduce_clairvoyant();
     });
     for (const char* algorithm : {"clairvoyant", "clairvoyant_bcast", "predicted_chain", "predicted_scatter", "auto"})
         if (!auto_only || std::string(algorithm) == "auto")
