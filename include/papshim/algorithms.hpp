@@ -347,13 +347,17 @@ inline constexpr std::uint64_t kAutoLeaderOwnCoresMaxBytes = 512 << 10;
 // balanced and 0.72-0.89 at 10τ; the ring lost there below 4 MiB (1.01-1.35 at p = 4,
 // 0.97-1.19 at p = 8). Empty: native. Callers on another MPI than Open MPI 4 do not ask: other
 // versions' and MPICH's native collectives across nodes are not measured
-// (docs/emulated-network.md).
+// (docs/emulated-network.md). The tree from 64 KiB since 2026-12-05 (256 KiB before, from
+// the whole-vector tree's 0.98-1.28 at 64 KiB; docs/benchmarks.md, "The pipelined Reduce tree
+// from 64 KiB"): pipelined, it took 0.35-0.83 of native's time at 64 and 128 KiB, p = 4..8,
+// one or two ranks per node, balanced or under 10τ of fresh random delays (0.96-0.97 at
+// p = 4, two per node, 128 KiB balanced), but lost up to 2.2x at 16-32 KiB.
 std::string_view auto_reduction_classic(Collective collective, int ranks, std::uint64_t bytes, NodeLayout layout);
 inline constexpr int kAutoReductionClassicMinRanks = 4;
-inline constexpr std::uint64_t kAutoReduceTreeMinBytes = 256 << 10;
+inline constexpr std::uint64_t kAutoReduceTreeMinBytes = 64 << 10;
 inline constexpr std::uint64_t kAutoAllreduceRingMinBytes = 1 << 20;
-// Whether `auto` runs a planner in rounds (Clairvoyant's Reduce, `auto`'s until 2026-12-03;
-// none of the algorithms `auto` plans now has rounds) on these predicted arrivals
+// Whether `auto` runs a planner in rounds (Clairvoyant's Allreduce since 2026-12-05, its
+// Reduce until 2026-12-03) on these predicted arrivals
 // (the exchanged vector, any order), with round length `round_ns` and `pieces` pieces per
 // vector: only where every arrival comes within one round of the one before it (the
 // scheduler's window) or at least `pieces` rounds after it (the earlier ranks have time to
