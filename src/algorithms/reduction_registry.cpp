@@ -64,13 +64,15 @@ std::string_view auto_reduction_candidate(Collective collective, std::uint64_t b
     // An Allreduce from 128 KiB to below 384 KiB: since 2026-12-05 Clairvoyant's (its
     // reduce-scatter form, the predicted-last rank owning no piece; docs/benchmarks.md,
     // "`auto`'s Allreduce from 128 KiB: Clairvoyant's"), the only papshim Allreduce that gained
-    // there on this network: under one late rank or a staircase of 10 tau, p = 4 and 8, three
-    // rounds, 0.49-0.76x native's excess where the predicted scatter took 0.89-1.42x (p = 4 at
-    // 256 KiB: both 0.50-0.79x). At 384 KiB the scatter did as well or better (p = 8 staircase
-    // 0.72-0.79x against 0.86-0.90x), so the scatter from there (until then from 512 KiB).
-    // At 64 KiB Clairvoyant's took 0.62-1.15x: not there. Below 4 ranks neither: at p = 2 it
-    // tied native (1.03-1.11x its excess: one early rank can reduce nothing ahead) and at p = 3
-    // it lost at 128 KiB (1.09-1.28x).
+    // there on this network: under one late rank or a staircase of 10 tau, p = 4 and 8, two to
+    // six rounds, 0.49-0.76x native's excess where the predicted scatter took 0.89-1.62x at
+    // p = 8 (p = 4 from 256 KiB: both 0.47-0.80x). At 384 KiB the scatter did as well or better
+    // (p = 8 staircase 0.72-0.87x against 0.86-1.06x; p = 3 0.48-0.50x, p = 2 1.04-1.05x), so
+    // the scatter from there at any p (until then from 512 KiB). At 64 KiB Clairvoyant's took
+    // 0.62-1.15x: not there. Below 4 ranks neither: at p = 2 it tied native (1.03-1.11x its
+    // excess: one early rank can reduce nothing ahead) and at p = 3 it lost at 128 KiB
+    // (1.07-1.34x). Both MPIs, as the scatter: the gain is the network's time after the last
+    // arrival; MPICH measured only oversubscribed here (docs/benchmarks.md, same section).
     constexpr std::uint64_t network_scatter_min_bytes = 384 * 1024, network_chain_min_bytes = 8 << 20;
     constexpr std::uint64_t network_reduce_min_bytes = 256 * 1024, network_clairvoyant_min_bytes = 128 * 1024;
     constexpr int network_clairvoyant_min_ranks = 4;

@@ -118,6 +118,10 @@ TEST_CASE("one rank per node: Clairvoyant's Allreduce from 128 KiB, the predicte
     CHECK(auto_reduction_candidate(Collective::allreduce, 256 * 1024, slot, spread, own_cores, 1000) == "clairvoyant");
     CHECK(auto_reduction_candidate(Collective::allreduce, 256 * 1024, slot, spread, own_cores, 3).empty());
     CHECK(auto_reduction_candidate(Collective::allreduce, 128 * 1024, slot, spread, own_cores, 2).empty());
+    CHECK(auto_reduction_candidate(Collective::allreduce, 384 * 1024 - 1, slot, spread, own_cores, 3).empty());
+    // The scatter from 384 KiB at any size of communicator (p = 3: 0.48-0.50x native's excess).
+    CHECK(auto_reduction_candidate(Collective::allreduce, 384 * 1024, slot, spread, own_cores, 2) == "predicted_scatter");
+    CHECK(auto_reduction_candidate(Collective::allreduce, 384 * 1024, slot, spread, own_cores, 3) == "predicted_scatter");
     CHECK(auto_reduction_candidate(Collective::allreduce, 512 * 1024, slot, spread, own_cores, 8) == "predicted_scatter");
     // In chunks of at most 48 KiB the scatter beat the chain at 2-4 MiB (2026-12-03).
     CHECK(auto_reduction_candidate(Collective::allreduce, 2 << 20, slot, spread, own_cores, 8) == "predicted_scatter");
@@ -168,7 +172,7 @@ TEST_CASE("where auto runs no plan across nodes from 4 ranks: the pipelined bino
     CHECK(auto_reduction_candidate(Collective::allreduce, 1 << 20, slot, spread, own_cores, 8) == "predicted_scatter");
 }
 
-// The round rule for a planner in rounds (Clairvoyant's Reduce, which auto planned until 2026-12-03).
+// The round rule for a planner in rounds (Clairvoyant's Allreduce under auto since 2026-12-05; its Reduce until 2026-12-03).
 TEST_CASE("a planner in rounds under auto: arrivals within a round of each other or N rounds apart") {
     using papshim::auto_runs_round_planner;
     constexpr std::int64_t d = 1000;  // the round; N = 3 pieces
@@ -233,6 +237,15 @@ TEST_CASE("the sampled policy follows only auto's collectives at sizes with a ca
     CHECK(asked == 4);
     CHECK_FALSE(follows(policy, Collective::allreduce, 96 * 1024, on_nodes));  // no candidate anywhere:
     CHECK(asked == 4);                                                                    // layout not asked
+    // Clairvoyant's Allreduce across nodes from 4 ranks: followed there (asking the layout),
+    // not below 4 ranks, where no layout has a candidate at 256 KiB (layout not asked).
+    policy.ranks = 8;
+    CHECK(follows(policy, Collective::allreduce, 256 * 1024, on_nodes));
+    CHECK(asked == 5);
+    policy.ranks = 3;
+    CHECK_FALSE(follows(policy, Collective::allreduce, 256 * 1024, on_nodes));
+    CHECK(asked == 5);
+    policy.ranks = 1;
     CHECK_FALSE(follows(policy, Collective::reduce, 1 << 20));     // Reduce is not auto here
 
     policy.sampled_collectives |= bit(Collective::reduce);

@@ -819,10 +819,27 @@ void auto_allreduce_clairvoyant() {
         clairvoyant_calls += std::string(ran) == "clairvoyant" ? 1 : 0;
         other_calls += std::string(ran) != "native" && std::string(ran) != "clairvoyant" ? 1 : 0;
     }
+    const papshim_plan_stats s = stats_of(c.comm);
     if (c.rank == 0 && std::getenv("TEST_PLAN_VERBOSE"))
-        fmt::print("{}: {} of 24 calls ran Clairvoyant's Allreduce\n", label, clairvoyant_calls);
+        fmt::print("{}: {} of 24 calls ran Clairvoyant's Allreduce (exchanges {} assessed {} good {} armed {} "
+                   "planned {} declined {})\n", label, clairvoyant_calls, s.exchanges, s.assessed, s.good, s.armed,
+                   s.planned, s.declined);
     if (rank_per_node && other_calls != 0)
         fail(fmt::format("{}: {} calls ran neither native nor Clairvoyant's Allreduce", label, other_calls));
+    // auto runs Clairvoyant's only with a trusted plan the round rule accepts (a declined plan
+    // counts in s.declined, not s.planned).
+    if (clairvoyant_calls != s.planned)
+        fail(fmt::format("{}: ran Clairvoyant's {} times but {} calls ran a plan ({} declined)", label,
+                         clairvoyant_calls, s.planned, s.declined));
+    // From 4 ranks with one rank per node the rule plans it (not timing: every prediction good);
+    // below 4 ranks it does not even follow these calls there (on one node the dynamic
+    // leader's calls are followed).
+    if (rank_per_node && c.size >= 4 && s.armed && s.assessed >= 8 && s.good == s.assessed && clairvoyant_calls == 0)
+        fail(fmt::format("{}: never ran Clairvoyant's with one rank per node ({} exchanges, all {} predictions good)",
+                         label, s.exchanges, s.assessed));
+    if (rank_per_node && c.size < 4 && (clairvoyant_calls != 0 || s.exchanges != 0))
+        fail(fmt::format("{}: below 4 ranks ran Clairvoyant's {} times, {} exchanges", label, clairvoyant_calls,
+                         s.exchanges));
     MPI_Comm_free(&c.comm);
 }
 
