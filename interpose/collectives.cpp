@@ -949,10 +949,12 @@ const ReductionAlgorithm* auto_reduction(CommContext& ctx, Collective kind, cons
     const std::uint64_t bytes = std::uint64_t(b.count) * type_size(b.type);
     const NodeLayout layout = runtime::layout_of(ctx);
     const bool cores_shared = runtime::state().node_load.oversubscribed();
-    std::string_view name = auto_reduction_candidate(kind, bytes, runtime::state().config.shm_slot, layout, cores_shared, ctx.size);
+    const std::uint64_t slot = runtime::state().config.shm_slot;
+    std::string_view name = auto_reduction_candidate(kind, bytes, slot, layout, cores_shared, ctx.size);
     // A call the slots cannot take (a user op, a derived type, an extent past the slot): the
     // candidate for a vector larger than any slot (a Reduce from 256 KiB on shared cores: the chain).
-    if (name == "dynamic_leader" && !fits_slot(b)) name = auto_reduction_candidate(kind, bytes, 0, layout, cores_shared, ctx.size);
+    if (name == "dynamic_leader" && !fits_slot(b))
+        name = auto_reduction_candidate(kind, bytes, 0, layout, cores_shared, ctx.size);
     if (name.empty()) return nullptr;
     return find_reduction_algorithm(kind, name);
 }

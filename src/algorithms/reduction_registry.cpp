@@ -33,10 +33,11 @@ std::string_view auto_reduction_candidate(Collective collective, std::uint64_t b
     // "predicted_scatter"; data/sweep-ar-scatter-4abea10-*): under one late rank or a
     // staircase, auto with the predicted scatter has 0.39-0.79x native's excess from 512 KiB
     // to 1 MiB (at 256 KiB native's excess is only 1.45 vector times, the bound being one,
-    // and nothing of papshim's then beat it: Clairvoyant's since, below); the predicted chain has the least from 2 MiB
-    // (0.46-0.69x), where the scatter's many parallel messages lose to the chain's one
-    // stream per link. Planned only where the guard sees a predictable imbalance; otherwise
-    // what auto runs without a plan (auto_reduction_classic: the ring from 1 MiB, or native).
+    // and nothing of papshim's then beat it: Clairvoyant's since, below); the predicted chain
+    // has the least from 2 MiB (0.46-0.69x), where the scatter's many parallel messages lose
+    // to the chain's one stream per link. Planned only where the guard sees a predictable
+    // imbalance; otherwise what auto runs without a plan (auto_reduction_classic: the ring
+    // from 1 MiB, or native).
     // Since 2026-12-03 the scatter up to 8 MiB (docs/benchmarks.md, "The predicted chain
     // Reduce and the predicted scatter in pieces"): in chunks of at most 48 KiB, under TCP's
     // eager limit, it took 0.40-0.48x native's excess at 2-4 MiB, p = 8, where the chain took
