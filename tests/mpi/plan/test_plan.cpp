@@ -26,6 +26,7 @@
 #include <cstring>
 #include <iterator>
 #include <limits>
+#include <map>
 #include <random>
 #include <string>
 #include <thread>
@@ -766,6 +767,22 @@ void auto_reduce_rest() {
     MPI_Comm_free(&c.comm);
 }
 
+// `calls` Allreduces of `ints` ints on `c` (chosen `auto`), balanced until call `late_from`,
+// then with the last rank persistently late, in place on odd calls, each checked against
+// native: how many calls each algorithm ran (papshim_get_last_algorithm).
+std::map<std::string, int> auto_allreduce_calls(const Comm& c, int ints, int calls, int late_from,
+                                                const std::string& label) {
+    std::map<std::string, int> ran;
+    for (int call = 0; call < calls; ++call) {
+        if (call >= late_from) compute(10 * delay_for('l', call, c.rank, c.size));
+        reduce_call(c, true, ints, -1, call, label, call % 2 == 1);
+        char name[64] = {};
+        papshim_get_last_algorithm(c.comm, "allreduce", name, sizeof name);
+        ++ran[name];
+    }
+    return ran;
+}
+
 // `auto`'s Allreduce of 1 MiB, balanced then with one rank persistently late, in place on
 // odd calls: with one rank per node from 4 ranks on Open MPI 4 the ring wherever no plan runs,
 // else the predicted scatter's plan (auto_reduction_classic); elsewhere native or, on one
@@ -782,16 +799,8 @@ void auto_allreduce_ring() {
 #else
     const bool ring_where_unplanned = false;
 #endif
-    const int calls = ring_where_unplanned ? 24 : 4;
-    int ring_calls = 0, scatter_calls = 0;
-    for (int call = 0; call < calls; ++call) {
-        if (call >= 12) compute(10 * delay_for('l', call, c.rank, c.size));
-        reduce_call(c, true, kInts, -1, call, label, call % 2 == 1);
-        char ran[64] = {};
-        papshim_get_last_algorithm(c.comm, "allreduce", ran, sizeof ran);
-        ring_calls += std::string(ran) == "ring" ? 1 : 0;
-        scatter_calls += std::string(ran) == "predicted_scatter" ? 1 : 0;
-    }
+    std::map<std::string, int> ran = auto_allreduce_calls(c, kInts, ring_where_unplanned ? 24 : 4, 12, label);
+    const int ring_calls = ran["ring"], scatter_calls = ran["predicted_scatter"];
     if (ring_where_unplanned && ring_calls + scatter_calls != 24)
         fail(fmt::format("{}: of 24 calls {} ran the ring and {} the predicted scatter (one of the two expected on "
                          "every call)", label, ring_calls, scatter_calls));
@@ -810,15 +819,8 @@ void auto_allreduce_clairvoyant() {
     constexpr int kInts = (256 << 10) / int(sizeof(int));
     const std::string label = "auto allreduce 256 KiB, balanced then one late rank";
     const bool rank_per_node = ranks_per_node(c.comm) == 1 && c.size > 1;
-    int other_calls = 0, clairvoyant_calls = 0;
-    for (int call = 0; call < 24; ++call) {
-        if (call >= 8) compute(10 * delay_for('l', call, c.rank, c.size));
-        reduce_call(c, true, kInts, -1, call, label, call % 2 == 1);
-        char ran[64] = {};
-        papshim_get_last_algorithm(c.comm, "allreduce", ran, sizeof ran);
-        clairvoyant_calls += std::string(ran) == "clairvoyant" ? 1 : 0;
-        other_calls += std::string(ran) != "native" && std::string(ran) != "clairvoyant" ? 1 : 0;
-    }
+    std::map<std::string, int> ran = auto_allreduce_calls(c, kInts, 24, 8, label);
+    const int clairvoyant_calls = ran["clairvoyant"], other_calls = 24 - ran["native"] - clairvoyant_calls;
     const papshim_plan_stats s = stats_of(c.comm);
     if (c.rank == 0 && std::getenv("TEST_PLAN_VERBOSE"))
         fmt::print("{}: {} of 24 calls ran Clairvoyant's Allreduce (exchanges {} assessed {} good {} armed {} "
