@@ -62,26 +62,23 @@ std::string_view auto_reduction_candidate(Collective collective, std::uint64_t b
     // under 2 tau at p = 8 (staircase 0.48-0.62x against 0.36-0.61x). At 128 KiB the plan won
     // under one late rank (0.51-0.80x where auto runs native) but lost to native under small
     // staircases at p = 8 (up to 1.36x): not there.
-    // An Allreduce from 128 KiB to below 384 KiB: since 2026-12-05 Clairvoyant's (its
-    // reduce-scatter form, the predicted-last rank owning no piece; docs/benchmarks.md,
-    // "`auto`'s Allreduce from 128 KiB: Clairvoyant's"), the only papshim Allreduce that gained
-    // there on this network: under one late rank or a staircase of 10 tau, p = 4 and 8, two to
-    // six rounds, 0.49-0.76x native's excess where the predicted scatter took 0.89-1.62x at
-    // p = 8 (p = 4 from 256 KiB: both 0.47-0.80x). At 384 KiB the scatter did as well or better
-    // (p = 8 staircase 0.72-0.87x against 0.86-1.06x; p = 3 0.48-0.50x, p = 2 1.04-1.05x), so
-    // the scatter from there at any p (until then from 512 KiB). At 64 KiB Clairvoyant's took
-    // 0.62-1.15x: not there. Below 4 ranks neither: at p = 2 it tied native (1.03-1.11x its
-    // excess: one early rank can reduce nothing ahead) and at p = 3 it lost at 128 KiB
-    // (1.07-1.34x). Both MPIs, as the scatter: the gain is the network's time after the last
-    // arrival; MPICH measured only oversubscribed here (docs/benchmarks.md, same section).
+    // An Allreduce from 128 KiB to below 384 KiB: since 2026-12-06 the predicted scatter in
+    // chunks of at least 32 KiB (docs/benchmarks.md, "The predicted scatter from 128 KiB"):
+    // under one late rank or a staircase of 10 tau, p = 8, 0.39-0.57x native's excess where
+    // Clairvoyant's reduce-scatter form, auto's choice there on 2026-12-05, took 0.54-0.96x
+    // in the same runs (p = 4: 0.51-0.93x against 0.58-1.00x); in 4 chunks of 5-14 KiB it
+    // had taken 0.87-2.19x. From 4 ranks: at p = 2 Clairvoyant's tied native there (one early
+    // rank can reduce nothing ahead) and at p = 3 it lost at 128 KiB. From 384 KiB at any p
+    // (p = 3 0.48-0.50x, p = 2 1.04-1.05x). At 64 KiB Clairvoyant's took 0.62-1.15x: nothing
+    // there. Both MPIs, as the scatter: the gain is the network's time after the last
+    // arrival; MPICH measured only oversubscribed here.
     constexpr std::uint64_t network_scatter_min_bytes = 384 * 1024, network_chain_min_bytes = 8 << 20;
-    constexpr std::uint64_t network_reduce_min_bytes = 256 * 1024, network_clairvoyant_min_bytes = 128 * 1024;
-    constexpr int network_clairvoyant_min_ranks = 4;
+    constexpr std::uint64_t network_reduce_min_bytes = 256 * 1024, network_small_scatter_min_bytes = 128 * 1024;
+    constexpr int network_small_scatter_min_ranks = 4;
     if (layout == NodeLayout::one_rank_per_node) {
         if (collective == Collective::reduce) return bytes >= network_reduce_min_bytes ? "predicted_chain" : "";
-        if (collective != Collective::allreduce || bytes < network_clairvoyant_min_bytes) return {};
-        if (bytes < network_scatter_min_bytes)
-            return ranks >= network_clairvoyant_min_ranks ? "clairvoyant" : std::string_view{};
+        if (collective != Collective::allreduce || bytes < network_small_scatter_min_bytes) return {};
+        if (bytes < network_scatter_min_bytes && ranks < network_small_scatter_min_ranks) return {};
         return bytes >= network_chain_min_bytes ? "predicted_chain" : "predicted_scatter";
     }
     // Across nodes with 2 ranks on each (p = 8, 1 Gbit/s emulated; docs/benchmarks.md,

@@ -544,6 +544,29 @@ TEST_CASE("predicted scatter: after the predicted-last rank arrives, it moves on
     }
 }
 
+TEST_CASE("predicted scatter: chunks of at most 48 KiB, of at least 32 KiB where a piece allows, at most 4 then") {
+    const auto segments = [](std::uint64_t bytes) {
+        return algorithm(Collective::allreduce, "predicted_scatter").segments_for_bytes(bytes);
+    };
+    const auto chunks_of = [](int ranks, int cut) {
+        std::vector<std::int64_t> a(std::size_t(ranks), 0);
+        a.back() = 1000;
+        BuildInput in = input_with(a, 10, -1);
+        in.segments = cut;
+        return algorithm(Collective::allreduce, "predicted_scatter").build(in).blocks / (ranks - 1);
+    };
+    CHECK(segments(128 << 10) == 3);
+    CHECK(chunks_of(8, segments(128 << 10)) == 1);   // 128 KiB: 19 KiB pieces
+    CHECK(chunks_of(8, segments(256 << 10)) == 1);   // 37 KiB
+    CHECK(chunks_of(8, segments(384 << 10)) == 2);   // 55 KiB: 48 KiB at most
+    CHECK(chunks_of(8, segments(1 << 20)) == 4);     // 146 KiB
+    CHECK(chunks_of(8, segments(4 << 20)) == 13);    // 48 KiB each
+    CHECK(chunks_of(4, segments(128 << 10)) == 1);   // 43 KiB
+    CHECK(chunks_of(4, segments(256 << 10)) == 3);   // 85 KiB
+    CHECK(chunks_of(4, segments(1 << 20)) == 8);
+    CHECK(chunks_of(2, segments(1 << 20)) == 1);     // one piece: one swap
+}
+
 TEST_CASE("Clairvoyant Allreduce: the predicted-last rank owns no piece and moves one vector each way") {
     const std::vector<std::int64_t> a{0, 500, 10, 20, 5, 30};  // rank 1 last, far behind
     BuildInput in = input_with(a, 10, -1);

@@ -18,18 +18,24 @@ namespace papshim::allreduce {
 
 namespace {
 
+constexpr std::uint64_t kChunkBytes = 48 << 10;
+constexpr std::uint64_t kLeastChunkBytes = 32 << 10;
+
 // Chunks of each piece: L's swap with a piece's owner is pipelined with the owner's pass to
 // the others over K steps, so the early ranks finish (K + 1)/K vectors' time after L
 // arrives. Few, because every step costs a round of message start-ups: 4 measured best at
 // 1 MiB on the emulated 1 Gbit/s network (0.51-0.64x native's excess against 0.66-0.96 with
 // 2, in single runs whose JSON was not kept); more where a chunk would pass kChunkBytes
-// (the segments of predicted_scatter_segments). One piece has no pass to overlap.
+// (the segments of predicted_scatter_segments); fewer where a chunk would be smaller than
+// kLeastChunkBytes (since 2026-12-06: at 128-384 KiB, p = 8, 4 chunks of 5-14 KiB took
+// 0.87-2.19x native's excess, chunks of at least 32 KiB 0.33-0.85x; docs/benchmarks.md,
+// "The predicted scatter from 128 KiB"). One piece has no pass to overlap.
 int chunks_for(int pieces, int segments) {
     if (pieces <= 1) return 1;
-    return std::max(4, (segments + pieces - 1) / pieces);  // no chunk larger than a segment
+    const int fit = (segments + pieces - 1) / pieces;  // no chunk larger than a segment
+    const auto piece_bytes = std::uint64_t(segments) * kChunkBytes / std::uint64_t(pieces);  // at most
+    return std::max(fit, int(std::clamp<std::uint64_t>(piece_bytes / kLeastChunkBytes, 1, 4)));
 }
-
-constexpr std::uint64_t kChunkBytes = 48 << 10;
 
 // Step 0: the early ranks (`early`, piece i owned by early[i], `chunks` blocks a piece)
 // reduce-scatter their data in one direct exchange, so early[i] holds the early ranks'

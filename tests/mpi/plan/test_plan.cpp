@@ -810,37 +810,37 @@ void auto_allreduce_ring() {
 }
 
 // `auto`'s Allreduce of 256 KiB, balanced then with one rank persistently late, in place on
-// odd calls: with one rank per node Clairvoyant's plan where the guard trusts one, native
-// otherwise (auto_reduction_candidate); on one node native or the dynamic leader. Results
-// against native on every call; which of them ran is timing, so only the names are checked.
-void auto_allreduce_clairvoyant() {
+// odd calls: with one rank per node from 4 ranks the predicted scatter's plan where the guard
+// trusts one, native otherwise (auto_reduction_candidate); on one node native or the dynamic
+// leader. Results against native on every call; which of them ran is timing, so only the
+// names are checked.
+void auto_allreduce_scatter_256k() {
     Comm c;
     if (!duplicate_world_choosing(c, {{"allreduce", "auto"}})) return;
     constexpr int kInts = (256 << 10) / int(sizeof(int));
     const std::string label = "auto allreduce 256 KiB, balanced then one late rank";
     const bool rank_per_node = ranks_per_node(c.comm) == 1 && c.size > 1;
     std::map<std::string, int> ran = auto_allreduce_calls(c, kInts, 24, 8, label);
-    const int clairvoyant_calls = ran["clairvoyant"], other_calls = 24 - ran["native"] - clairvoyant_calls;
+    const int scatter_calls = ran["predicted_scatter"], other_calls = 24 - ran["native"] - scatter_calls;
     const papshim_plan_stats s = stats_of(c.comm);
     if (c.rank == 0 && std::getenv("TEST_PLAN_VERBOSE"))
-        fmt::print("{}: {} of 24 calls ran Clairvoyant's Allreduce (exchanges {} assessed {} good {} armed {} "
-                   "planned {} declined {})\n", label, clairvoyant_calls, s.exchanges, s.assessed, s.good, s.armed,
+        fmt::print("{}: {} of 24 calls ran the predicted scatter (exchanges {} assessed {} good {} armed {} "
+                   "planned {} declined {})\n", label, scatter_calls, s.exchanges, s.assessed, s.good, s.armed,
                    s.planned, s.declined);
     if (rank_per_node && other_calls != 0)
-        fail(fmt::format("{}: {} calls ran neither native nor Clairvoyant's Allreduce", label, other_calls));
-    // auto runs Clairvoyant's only with a trusted plan the round rule accepts (a declined plan
-    // counts in s.declined, not s.planned).
-    if (clairvoyant_calls != s.planned)
-        fail(fmt::format("{}: ran Clairvoyant's {} times but {} calls ran a plan ({} declined)", label,
-                         clairvoyant_calls, s.planned, s.declined));
+        fail(fmt::format("{}: {} calls ran neither native nor the predicted scatter", label, other_calls));
+    // auto runs the scatter only with a trusted plan.
+    if (scatter_calls != s.planned)
+        fail(fmt::format("{}: ran the predicted scatter {} times but {} calls ran a plan ({} declined)", label,
+                         scatter_calls, s.planned, s.declined));
     // From 4 ranks with one rank per node the rule plans it (not timing: every prediction good);
     // below 4 ranks it does not even follow these calls there (on one node the dynamic
     // leader's calls are followed).
-    if (rank_per_node && c.size >= 4 && s.armed && s.assessed >= 8 && s.good == s.assessed && clairvoyant_calls == 0)
-        fail(fmt::format("{}: never ran Clairvoyant's with one rank per node ({} exchanges, all {} predictions good)",
-                         label, s.exchanges, s.assessed));
-    if (rank_per_node && c.size < 4 && (clairvoyant_calls != 0 || s.exchanges != 0))
-        fail(fmt::format("{}: below 4 ranks ran Clairvoyant's {} times, {} exchanges", label, clairvoyant_calls,
+    if (rank_per_node && c.size >= 4 && s.armed && s.assessed >= 8 && s.good == s.assessed && scatter_calls == 0)
+        fail(fmt::format("{}: never ran the predicted scatter with one rank per node ({} exchanges, all {} "
+                         "predictions good)", label, s.exchanges, s.assessed));
+    if (rank_per_node && c.size < 4 && (scatter_calls != 0 || s.exchanges != 0))
+        fail(fmt::format("{}: below 4 ranks ran the predicted scatter {} times, {} exchanges", label, scatter_calls,
                          s.exchanges));
     MPI_Comm_free(&c.comm);
 }
@@ -948,10 +948,10 @@ void run_matrix(bool auto_only) {
         auto_reduce_planned(Roots::rotating_in_place);
 #endif
     });
-    timed("auto reduce rest, allreduce ring and clairvoyant", [] {
+    timed("auto reduce rest, allreduce ring and scatter", [] {
         auto_reduce_rest();
         auto_allreduce_ring();
-        auto_allreduce_clairvoyant();
+        auto_allreduce_scatter_256k();
     });
     for (const char* algorithm : {"clairvoyant", "clairvoyant_bcast", "predicted_chain", "predicted_scatter", "auto"})
         if (!auto_only || std::string(algorithm) == "auto")
