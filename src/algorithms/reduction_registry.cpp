@@ -70,8 +70,9 @@ std::string_view auto_reduction_candidate(Collective collective, std::uint64_t b
     // runs; p = 4 0.55-0.74x against 0.51-0.83x; in 4 chunks of 5-14 KiB the scatter had
     // taken 0.87-2.19x. From 4 ranks: at p = 2 Clairvoyant's tied native there (one early rank
     // can reduce nothing ahead), at p = 3 both lost at 128 KiB. From 384 KiB at any p (p = 3
-    // 0.48-0.50x, p = 2 1.04-1.05x). At 64 KiB Clairvoyant's took 0.62-1.15x: nothing there. Both MPIs, as the scatter: the gain is the network's time after the last
-    // arrival; MPICH measured only oversubscribed here.
+    // 0.48-0.50x, p = 2 1.04-1.05x). At 64 KiB Clairvoyant's took 0.62-1.15x: nothing there.
+    // Both MPIs: the gain is the network's time after the last arrival; MPICH measured only
+    // oversubscribed here.
     constexpr std::uint64_t network_scatter_min_bytes = 384 * 1024, network_chain_min_bytes = 8 << 20;
     constexpr std::uint64_t network_reduce_min_bytes = 256 * 1024, network_small_scatter_min_bytes = 128 * 1024;
     constexpr int network_small_scatter_min_ranks = 4;

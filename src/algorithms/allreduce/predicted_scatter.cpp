@@ -28,8 +28,8 @@ constexpr std::uint64_t kLeastChunkBytes = 32 << 10;
 // 2, in single runs whose JSON was not kept); more where a chunk would pass kChunkBytes
 // (the segments of predicted_scatter_segments); fewer where a chunk would be smaller than
 // kLeastChunkBytes (since 2026-12-06: at 128-384 KiB, p = 8, 4 chunks of 5-14 KiB took
-// 0.87-2.19x native's excess, chunks of at least 32 KiB 0.33-0.85x (one run 1.75x); docs/benchmarks.md,
-// "The predicted scatter from 128 KiB"). One piece has no pass to overlap.
+// 0.87-2.19x native's excess, chunks of at least 32 KiB 0.33-0.85x, one run 1.75x;
+// docs/benchmarks.md, "The predicted scatter from 128 KiB"). One piece has no pass to overlap.
 int chunks_for(int pieces, int segments) {
     if (pieces <= 1) return 1;
     const int fit = (segments + pieces - 1) / pieces;  // no chunk larger than a segment
