@@ -544,7 +544,7 @@ TEST_CASE("predicted scatter: after the predicted-last rank arrives, it moves on
     }
 }
 
-TEST_CASE("predicted scatter: chunks of at most 48 KiB, of at least 32 KiB where a piece allows, at most 4 then") {
+TEST_CASE("predicted scatter: as few chunks a piece as keep each within 48 KiB") {
     const auto segments = [](std::uint64_t bytes) {
         return algorithm(Collective::allreduce, "predicted_scatter").segments_for_bytes(bytes);
     };
@@ -562,7 +562,8 @@ TEST_CASE("predicted scatter: chunks of at most 48 KiB, of at least 32 KiB where
     CHECK(chunks_of(8, segments(1 << 20)) == 4);     // 146 KiB
     CHECK(chunks_of(8, segments(4 << 20)) == 13);    // 48 KiB each
     CHECK(chunks_of(4, segments(128 << 10)) == 1);   // 43 KiB
-    CHECK(chunks_of(4, segments(256 << 10)) == 3);   // 85 KiB
+    CHECK(chunks_of(4, segments(256 << 10)) == 2);   // 85 KiB
+    CHECK(chunks_of(4, segments(384 << 10)) == 3);   // 128 KiB
     CHECK(chunks_of(4, segments(1 << 20)) == 8);
     CHECK(chunks_of(2, segments(1 << 20)) == 1);     // one piece: one swap
 }

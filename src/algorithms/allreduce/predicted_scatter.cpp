@@ -19,22 +19,21 @@ namespace papshim::allreduce {
 namespace {
 
 constexpr std::uint64_t kChunkBytes = 48 << 10;
-constexpr std::uint64_t kLeastChunkBytes = 32 << 10;
 
 // Chunks of each piece: L's swap with a piece's owner is pipelined with the owner's pass to
 // the others over K steps, so the early ranks finish (K + 1)/K vectors' time after L
-// arrives. Few, because every step costs a round of message start-ups: 4 measured best at
-// 1 MiB on the emulated 1 Gbit/s network (0.51-0.64x native's excess against 0.66-0.96 with
-// 2, in single runs whose JSON was not kept); more where a chunk would pass kChunkBytes
-// (the segments of predicted_scatter_segments); fewer where a chunk would be smaller than
-// kLeastChunkBytes (since 2026-12-06: at 128-384 KiB, p = 8, 4 chunks of 5-14 KiB took
-// 0.87-2.19x native's excess, chunks of at least 32 KiB 0.33-0.85x, one run 1.75x;
-// docs/benchmarks.md, "The predicted scatter from 128 KiB"). One piece has no pass to overlap.
+// arrives; but every step costs a round of message start-ups. So as few as keep a chunk
+// within kChunkBytes (the segments of predicted_scatter_segments, under TCP's eager limit):
+// at 1 MiB and p = 8 that is 4, measured best there (0.51-0.64x native's excess against
+// 0.66-0.96 with 2, in single runs whose JSON was not kept). Until 2026-12-06 at least 4
+// whatever their size: at 128-384 KiB, p = 8, chunks of 5-14 KiB took 0.87-2.19x native's
+// excess, one chunk a piece (two at 384 KiB) 0.33-0.85x, one run 1.75x; at p = 4, 256 and
+// 384 KiB, 2 and 3 chunks took less than 3 and 4 in the median call in 12 pairs of 12
+// (0.49-0.79x against 0.53-0.81x; docs/benchmarks.md, "The predicted scatter from 128 KiB").
+// One piece has no pass to overlap.
 int chunks_for(int pieces, int segments) {
     if (pieces <= 1) return 1;
-    const int fit = (segments + pieces - 1) / pieces;  // no chunk larger than a segment
-    const auto piece_bytes = std::uint64_t(segments) * kChunkBytes / std::uint64_t(pieces);  // at most
-    return std::max(fit, int(std::clamp<std::uint64_t>(piece_bytes / kLeastChunkBytes, 1, 4)));
+    return std::max(1, (segments + pieces - 1) / pieces);
 }
 
 // Step 0: the early ranks (`early`, piece i owned by early[i], `chunks` blocks a piece)
