@@ -78,8 +78,8 @@ PAPSHIM_EXPORT int papshim_get_last_algorithm(MPI_Comm comm, const char* collect
 // papshim_plan_stats::exchange documents these values.
 static_assert(int(papshim::plan::Exchange::off) == 0 && int(papshim::plan::Exchange::sampled) == 1 &&
               int(papshim::plan::Exchange::always) == 2);
-// papshim_plan_stats::resting, the README and docs/algorithms/clairvoyant.md §7 say 16.
-static_assert(papshim::plan::ExchangeRest::kRestAfter == 16);
+// papshim_plan_stats::resting, the README and docs/algorithms/clairvoyant.md §7 say 8.
+static_assert(papshim::plan::ExchangeRest::kRestAfter == 8);
 
 PAPSHIM_EXPORT int papshim_get_plan_stats(MPI_Comm comm, papshim_plan_stats* stats) {
     using namespace papshim;

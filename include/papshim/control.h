@@ -66,7 +66,7 @@ typedef struct papshim_plan_stats {
                           * §7); Clairvoyant's Reduce, which `auto` planned until 2026-12-03
                           * (it plans the predicted chain since): 0 under `auto` now */
     int resting;         /* `auto`'s per-call exchange rests: its Reduce/Allreduce could have run a
-                          * plan on the last 16 calls in a row and did not (the guard distrusted
+                          * plan on the last 8 calls in a row and did not (the guard distrusted
                           * the predictions, or the plan was declined), so only each sampled call
                           * and the call after it exchange. It ends when a plan runs, when a
                           * plan's prediction proves good while the guard distrusted them, or

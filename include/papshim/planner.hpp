@@ -112,11 +112,15 @@ private:
 // predictions (they may have become predictable, and the guard's window fills in a few calls
 // only if every call exchanges: one probe per 16 calls took ~50 calls to trust a staircase);
 // or when no recent exchange shows imbalance.
-// 16 calls: one sampling period, longer than a new call site's warm-up (2 samples, then the
-// guard's window of 4 assessed plans), so a pattern still being learnt does not rest.
+// 8 calls: longer than a new call site's warm-up (2 samples, then the guard's window of 4
+// assessed plans), so a pattern still being learnt does not rest. 16 (one sampling period)
+// cost `auto`'s Allreduce ~0.5% of native's time under fresh random delays against the
+// chain, 1.1% after a predictable phase (each chance good assessment re-armed the exchange
+// for 16 calls); with 8 it is level, and no plan came later (docs/benchmarks.md, "The
+// exchange rests after 8 unused plans").
 class ExchangeRest {
 public:
-    static constexpr int kRestAfter = 16;
+    static constexpr int kRestAfter = 8;
     void note_plan_use(bool ran) { unused_plans_ = ran ? 0 : std::min(unused_plans_ + 1, kRestAfter); }
     // At each followed call's entry, with the guard as the exchanges so far left it. No recent
     // exchange showing imbalance also ends the rest: the pattern whose plans went unused is

@@ -134,7 +134,7 @@ ExchangeRest rest_under(const Guard& guard) {
 }
 }  // namespace
 
-TEST_CASE("the exchange rests after 16 calls in a row whose plan went unused") {
+TEST_CASE("the exchange rests after 8 calls in a row whose plan went unused") {
     ExchangeRest rest;
     for (int call = 0; call < ExchangeRest::kRestAfter - 1; ++call) rest.note_plan_use(false);
     CHECK_FALSE(rest.resting());
