@@ -114,7 +114,7 @@ private:
 // or when no recent exchange shows imbalance.
 // 8 calls: longer than a new call site's warm-up (2 samples, then the guard's window of 4
 // assessed plans), so a pattern still being learnt does not rest. 16 (one sampling period)
-// cost `auto`'s Allreduce ~0.5% of native's time under fresh random delays against the
+// cost `auto`'s Allreduce ~0.4% of native's time under fresh random delays against the
 // chain, 1.1% after a predictable phase (each chance good assessment re-armed the exchange
 // for 16 calls); with 8 it is level, and no plan came later (docs/benchmarks.md, "The
 // exchange rests after 8 unused plans").
