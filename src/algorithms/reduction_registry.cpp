@@ -67,9 +67,10 @@ std::string_view auto_reduction_candidate(Collective collective, std::uint64_t b
     // late rank or a staircase of 10 tau, p = 8, 128-256 KiB, auto 0.48-0.63x native's excess
     // (0.49-0.52x in the median call of 100-call loops) where Clairvoyant's reduce-scatter
     // form, auto's choice there on 2026-12-05, took 0.56-0.71x in the same runs; p = 4
-    // 0.47-0.62x; in 4 chunks of 5-14 KiB the scatter had taken 0.87-2.19x. From 4 ranks: at p = 2 Clairvoyant's tied native there (one early rank
-    // can reduce nothing ahead), at p = 3 both lost at 128 KiB. From 384 KiB at any p (p = 3
-    // 0.48-0.50x, p = 2 1.04-1.05x). At 64 KiB Clairvoyant's took 0.62-1.15x: nothing there.
+    // 0.47-0.62x; in 4 chunks of 5-14 KiB the scatter had taken 0.87-2.19x. From 4 ranks: at
+    // p = 2 Clairvoyant's tied native there (one early rank can reduce nothing ahead), at
+    // p = 3 both lost at 128 KiB. From 384 KiB at any p (p = 3 0.48-0.50x, p = 2 1.04-1.05x).
+    // At 64 KiB Clairvoyant's took 0.62-1.15x: nothing there.
     // Both MPIs: the gain is the network's time after the last arrival; MPICH measured only
     // oversubscribed here.
     constexpr std::uint64_t network_scatter_min_bytes = 384 * 1024, network_chain_min_bytes = 8 << 20;
