@@ -4,6 +4,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -330,14 +331,16 @@ inline constexpr std::uint64_t kAutoSmallCallsBeforeView = 64;
 inline constexpr std::uint64_t kAutoLeaderOwnCoresMaxBytes = 512 << 10;
 // The algorithm of papshim's own `auto` runs for a Reduce/Allreduce of `bytes` over `ranks`
 // laid out as `layout` wherever it runs no plan (balanced arrivals, a call it does not
-// follow, no trusted plan): across nodes from kAutoReductionClassicMinRanks ranks, the
+// follow, no trusted plan): across nodes, from kAutoReductionClassicMinRanks ranks the
 // binomial tree for a Reduce from kAutoReduceTreeMinBytes (pipelined in pieces of 8-16 KiB
 // since 2026-12-03: 0.22-0.95x native's mean time at p = 4-8, balanced or not, where the
 // whole-vector tree lost up to 1.2x at p = 8 under imbalance; in rank order for a
 // non-commutative op since 2026-12-03, later: at p = 8 0.39-0.93x native's with root 0,
 // 0.59-0.76x with a rotating root, but 1.19-1.32x with a rotating root and the last rank
-// late, Open MPI's in-order tree being rooted at that rank), and with one rank per node the
-// ring for an Allreduce from kAutoAllreduceRingMinBytes. Measured on the emulated 1 Gbit/s network against Open MPI
+// late, Open MPI's in-order tree being rooted at that rank), and with one rank per node from
+// kAutoAllreduceRingMinRanks the ring for an Allreduce from auto_allreduce_ring_min_bytes
+// (kAutoAllreduceRingMinBytes over a power of two of ranks; since 2026-12-06 less over others,
+// and from 3 ranks, not 4). Measured on the emulated 1 Gbit/s network against Open MPI
 // 4.1's own (docs/benchmarks.md, "`auto`'s Reduce and Allreduce across nodes: the binomial
 // tree and the ring where no plan runs"), in mean time in the call: the tree 0.32-0.67 of
 // native's balanced at p = 4..8 from 256 KiB to 4 MiB (0.90-1.08 at p = 3), 0.42-0.81 under
@@ -354,8 +357,25 @@ inline constexpr std::uint64_t kAutoLeaderOwnCoresMaxBytes = 512 << 10;
 // p = 4, two per node, 128 KiB balanced), but lost up to 2.2x at 16-32 KiB.
 std::string_view auto_reduction_classic(Collective collective, int ranks, std::uint64_t bytes, NodeLayout layout);
 inline constexpr int kAutoReductionClassicMinRanks = 4;
+inline constexpr int kAutoAllreduceRingMinRanks = 3;
 inline constexpr std::uint64_t kAutoReduceTreeMinBytes = 64 << 10;
 inline constexpr std::uint64_t kAutoAllreduceRingMinBytes = 1 << 20;
+inline constexpr std::uint64_t kAutoAllreduceRingUnevenMinBytes = 256 << 10;
+inline constexpr std::uint64_t kAutoAllreduceRingPieceMinBytes = 40 << 10;
+// The smallest Allreduce `auto` gives the ring where it runs no plan, one rank per node:
+// kAutoAllreduceRingMinBytes over a power of two of ranks; otherwise from 256 KiB and pieces
+// (the vector over the ranks: the ring sends 2(p-1) of them in turn) of 40 KiB, capped at
+// kAutoAllreduceRingMinBytes. At p = 3, 5-7 and 9-14 Open MPI 4.1's own Allreduce is the slow
+// one (docs/benchmarks.md, "The ring where p is not a power of two"): where this gives it the
+// ring, it took 0.43-0.67x native's time balanced (one run each at p = 9 and 11: 1.12, 0.95) and
+// 0.45-0.99x native's excess under fresh random delays of 10 tau; with pieces of 21-37 KiB at
+// p = 9-14 it still won balanced but lost under those delays (0.97-1.22x). Under one late rank
+// or a staircase before a plan runs it lost at p = 9 and 12 (1.0-1.5x), not at p = 3 and 6.
+constexpr std::uint64_t auto_allreduce_ring_min_bytes(int ranks) {
+    if (ranks <= 0 || (ranks & (ranks - 1)) == 0) return kAutoAllreduceRingMinBytes;
+    return std::min(kAutoAllreduceRingMinBytes,
+                    std::max(kAutoAllreduceRingUnevenMinBytes, kAutoAllreduceRingPieceMinBytes * std::uint64_t(ranks)));
+}
 // Whether `auto` runs a planner in rounds (Clairvoyant's Allreduce since 2026-12-05, its
 // Reduce until 2026-12-03) on these predicted arrivals
 // (the exchanged vector, any order), with round length `round_ns` and `pieces` pieces per

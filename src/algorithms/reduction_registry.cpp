@@ -129,10 +129,11 @@ std::string_view auto_reduction_small(Collective collective, std::uint64_t bytes
 }
 
 std::string_view auto_reduction_classic(Collective collective, int ranks, std::uint64_t bytes, NodeLayout layout) {
-    if (layout == NodeLayout::one_node || ranks < kAutoReductionClassicMinRanks) return {};
-    if (collective == Collective::reduce && bytes >= kAutoReduceTreeMinBytes) return "pipelined_binomial";
+    if (layout == NodeLayout::one_node) return {};
+    if (collective == Collective::reduce && ranks >= kAutoReductionClassicMinRanks && bytes >= kAutoReduceTreeMinBytes)
+        return "pipelined_binomial";
     if (collective == Collective::allreduce && layout == NodeLayout::one_rank_per_node &&
-        bytes >= kAutoAllreduceRingMinBytes)
+        ranks >= kAutoAllreduceRingMinRanks && bytes >= auto_allreduce_ring_min_bytes(ranks))
         return "ring";
     return {};
 }

@@ -16,7 +16,7 @@ namespace {
 constexpr std::uint64_t kSampledMinBytes = 16 * 1024;
 // native_below forwards auto's reductions below kSampledMinBytes before run_reduction sees
 // them, so auto_reduction_classic's sizes must lie above it.
-static_assert(kSampledMinBytes <= kAutoReduceTreeMinBytes && kSampledMinBytes <= kAutoAllreduceRingMinBytes);
+static_assert(kSampledMinBytes <= kAutoReduceTreeMinBytes && kSampledMinBytes <= kAutoAllreduceRingUnevenMinBytes);
 // auto_reduction_small's calls lie below it (the quick path's window) and fit the symmetric
 // Allreduce's cells.
 static_assert(kAutoSmallMaxBytes < kSampledMinBytes && kAutoSmallMaxBytes <= node::kSymmetricBytes);
