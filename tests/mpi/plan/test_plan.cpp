@@ -33,6 +33,8 @@
 #include <utility>
 #include <vector>
 
+#include "papshim/algorithms.hpp"
+
 namespace {
 
 int world_rank = 0;
@@ -783,8 +785,19 @@ std::map<std::string, int> auto_allreduce_calls(const Comm& c, int ints, int cal
     return ran;
 }
 
+// Whether `auto` runs the ring for an Allreduce of `bytes` on `c` wherever it runs no plan
+// (auto_reduction_classic: one rank per node, Open MPI 4 only).
+bool ring_where_unplanned([[maybe_unused]] const Comm& c, [[maybe_unused]] std::uint64_t bytes) {
+#if defined(OPEN_MPI) && OMPI_MAJOR_VERSION == 4
+    return ranks_per_node(c.comm) == 1 && c.size >= papshim::kAutoAllreduceRingMinRanks &&
+           bytes >= papshim::auto_allreduce_ring_min_bytes(c.size);
+#else
+    return false;
+#endif
+}
+
 // `auto`'s Allreduce of 1 MiB, balanced then with one rank persistently late, in place on
-// odd calls: with one rank per node from 4 ranks on Open MPI 4 the ring wherever no plan runs,
+// odd calls: with one rank per node from 3 ranks on Open MPI 4 the ring wherever no plan runs,
 // else the predicted scatter's plan (auto_reduction_classic); elsewhere native or, on one
 // node, nothing of the ring. Results against native on every call. Where the ring cannot run,
 // a few balanced calls only: this runs in every configuration of the matrix, and 24 calls of
@@ -794,26 +807,23 @@ void auto_allreduce_ring() {
     if (!duplicate_world_choosing(c, {{"allreduce", "auto"}})) return;
     constexpr int kInts = (1 << 20) / int(sizeof(int)) + 3;
     const std::string label = "auto allreduce 1 MiB, balanced then one late rank";
-#if defined(OPEN_MPI) && OMPI_MAJOR_VERSION == 4
-    const bool ring_where_unplanned = ranks_per_node(c.comm) == 1 && c.size >= 4;
-#else
-    const bool ring_where_unplanned = false;
-#endif
-    std::map<std::string, int> ran = auto_allreduce_calls(c, kInts, ring_where_unplanned ? 24 : 4, 12, label);
+    const bool ring = ring_where_unplanned(c, kInts * sizeof(int));
+    std::map<std::string, int> ran = auto_allreduce_calls(c, kInts, ring ? 24 : 4, 12, label);
     const int ring_calls = ran["ring"], scatter_calls = ran["predicted_scatter"];
-    if (ring_where_unplanned && ring_calls + scatter_calls != 24)
+    if (ring && ring_calls + scatter_calls != 24)
         fail(fmt::format("{}: of 24 calls {} ran the ring and {} the predicted scatter (one of the two expected on "
                          "every call)", label, ring_calls, scatter_calls));
-    if (!ring_where_unplanned && ring_calls != 0)
+    if (!ring && ring_calls != 0)
         fail(fmt::format("{}: ran the ring {} times (not auto's here)", label, ring_calls));
     MPI_Comm_free(&c.comm);
 }
 
 // `auto`'s Allreduce of 256 KiB, balanced then with one rank persistently late, in place on
 // odd calls: with one rank per node from 4 ranks the predicted scatter's plan where the guard
-// trusts one, native otherwise (auto_reduction_candidate); on one node native or the dynamic
-// leader. Results against native on every call; which of them ran is timing, so only the
-// names are checked.
+// trusts one, native otherwise (auto_reduction_candidate), or the ring where it runs no plan
+// over 3, 5 and 6 ranks on Open MPI 4 (auto_allreduce_ring_min_bytes); on one node native or
+// the dynamic leader. Results against native on every call; which of them ran is timing, so
+// only the names are checked.
 void auto_allreduce_scatter_256k() {
     Comm c;
     if (!duplicate_world_choosing(c, {{"allreduce", "auto"}})) return;
@@ -821,14 +831,18 @@ void auto_allreduce_scatter_256k() {
     const std::string label = "auto allreduce 256 KiB, balanced then one late rank";
     const bool rank_per_node = ranks_per_node(c.comm) == 1 && c.size > 1;
     std::map<std::string, int> ran = auto_allreduce_calls(c, kInts, 24, 8, label);
-    const int scatter_calls = ran["predicted_scatter"], other_calls = 24 - ran["native"] - scatter_calls;
+    // Where no plan runs: the ring or native, never both.
+    const bool ring = ring_where_unplanned(c, kInts * sizeof(int));
+    const int unplanned_calls = ring ? ran["ring"] : ran["native"];
+    const int scatter_calls = ran["predicted_scatter"], other_calls = 24 - unplanned_calls - scatter_calls;
     const papshim_plan_stats s = stats_of(c.comm);
     if (c.rank == 0 && std::getenv("TEST_PLAN_VERBOSE"))
         fmt::print("{}: {} of 24 calls ran the predicted scatter (exchanges {} assessed {} good {} armed {} "
                    "planned {} declined {})\n", label, scatter_calls, s.exchanges, s.assessed, s.good, s.armed,
                    s.planned, s.declined);
     if (rank_per_node && other_calls != 0)
-        fail(fmt::format("{}: {} calls ran neither native nor the predicted scatter", label, other_calls));
+        fail(fmt::format("{}: {} calls ran neither {} nor the predicted scatter", label, other_calls,
+                         ring ? "the ring" : "native"));
     // auto runs the scatter only with a trusted plan.
     if (scatter_calls != s.planned)
         fail(fmt::format("{}: ran the predicted scatter {} times but {} calls ran a plan ({} declined)", label,
