@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""confirm.sh's (and fresh.sh's) JSON files: per p, size, pattern and delay, auto's and the ring's e/native
+"""confirm.sh's (and fresh.sh's, loop.sh's) JSON files: per p, size, pattern and delay, auto's and the ring's e/native
 (balanced, D = 0) or excess/native (10 tau), with the rule (new) and before it (old), one entry
 per round, and what auto ran (calls per algorithm, summed over rounds)."""
 import collections, glob, gzip, json, sys
