@@ -340,7 +340,11 @@ inline constexpr std::uint64_t kAutoLeaderOwnCoresMaxBytes = 512 << 10;
 // late, Open MPI's in-order tree being rooted at that rank), and with one rank per node from
 // kAutoAllreduceRingMinRanks the ring for an Allreduce from auto_allreduce_ring_min_bytes
 // (kAutoAllreduceRingMinBytes over a power of two of ranks; since 2026-12-06 less over others,
-// and from 3 ranks, not 4). Measured on the emulated 1 Gbit/s network against Open MPI
+// and from 3 ranks, not 4), with several ranks on some node from kAutoAllreduceRingMinBytes
+// where the ranks are not a power of two (since 2026-12-06: at p = 6, 9, 10, 12 of 2 or 3 ranks
+// a node, 1-2 MiB, 0.49-0.72x native's time balanced and 0.57-0.73x its excess under fresh
+// random delays of 10 tau; at 512 KiB 0.51-1.05x and 0.60-1.08x; docs/benchmarks.md, "The ring
+// where p is not a power of two"). Measured on the emulated 1 Gbit/s network against Open MPI
 // 4.1's own (docs/benchmarks.md, "`auto`'s Reduce and Allreduce across nodes: the binomial
 // tree and the ring where no plan runs"), in mean time in the call: the tree 0.32-0.67 of
 // native's balanced at p = 4..8 from 256 KiB to 4 MiB (0.90-1.08 at p = 3), 0.42-0.81 under
@@ -375,6 +379,15 @@ constexpr std::uint64_t auto_allreduce_ring_min_bytes(int ranks) {
     if (ranks <= 0 || (ranks & (ranks - 1)) == 0) return kAutoAllreduceRingMinBytes;
     return std::min(kAutoAllreduceRingMinBytes,
                     std::max(kAutoAllreduceRingUnevenMinBytes, kAutoAllreduceRingPieceMinBytes * std::uint64_t(ranks)));
+}
+// auto_reduction_classic's Allreduce: whether it is the ring (else native). With several ranks
+// on some node, where p is a power of two, the ring lost below 4 MiB.
+constexpr bool auto_allreduce_runs_ring(int ranks, std::uint64_t bytes, NodeLayout layout) {
+    if (ranks < kAutoAllreduceRingMinRanks) return false;
+    if (layout == NodeLayout::one_rank_per_node) return bytes >= auto_allreduce_ring_min_bytes(ranks);
+    const bool power_of_two = (ranks & (ranks - 1)) == 0;
+    return layout == NodeLayout::mixed && !power_of_two && ranks >= kAutoReductionClassicMinRanks &&
+           bytes >= kAutoAllreduceRingMinBytes;
 }
 // Whether `auto` runs a planner in rounds (Clairvoyant's Allreduce since 2026-12-05, its
 // Reduce until 2026-12-03) on these predicted arrivals

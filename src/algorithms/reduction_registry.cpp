@@ -132,9 +132,7 @@ std::string_view auto_reduction_classic(Collective collective, int ranks, std::u
     if (layout == NodeLayout::one_node) return {};
     if (collective == Collective::reduce && ranks >= kAutoReductionClassicMinRanks && bytes >= kAutoReduceTreeMinBytes)
         return "pipelined_binomial";
-    if (collective == Collective::allreduce && layout == NodeLayout::one_rank_per_node &&
-        ranks >= kAutoAllreduceRingMinRanks && bytes >= auto_allreduce_ring_min_bytes(ranks))
-        return "ring";
+    if (collective == Collective::allreduce && auto_allreduce_runs_ring(ranks, bytes, layout)) return "ring";
     return {};
 }
 

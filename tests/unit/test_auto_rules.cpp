@@ -166,7 +166,13 @@ TEST_CASE("where auto runs no plan across nodes from 4 ranks: the pipelined bino
     CHECK(auto_reduction_classic(Collective::allreduce, 100, 1 << 20, spread) == "ring");
     CHECK(auto_reduction_classic(Collective::allreduce, 100, (1 << 20) - 1, spread).empty());
     CHECK(auto_reduction_classic(Collective::allreduce, 4, 512 * 1024, spread).empty());
-    CHECK(auto_reduction_classic(Collective::allreduce, 6, 1 << 20, mixed).empty());
+    // Several ranks on some node: the ring from 1 MiB where p is not a power of two (at p = 6,
+    // 9, 10, 12, 2 or 3 ranks a node), never where it is (it lost below 4 MiB at p = 4 and 8).
+    CHECK(auto_reduction_classic(Collective::allreduce, 6, 1 << 20, mixed) == "ring");
+    CHECK(auto_reduction_classic(Collective::allreduce, 12, 4 << 20, mixed) == "ring");
+    CHECK(auto_reduction_classic(Collective::allreduce, 6, (1 << 20) - 1, mixed).empty());
+    CHECK(auto_reduction_classic(Collective::allreduce, 3, 4 << 20, mixed).empty());
+    CHECK(auto_reduction_classic(Collective::allreduce, 16, 4 << 20, mixed).empty());
     STATIC_REQUIRE(papshim::auto_allreduce_ring_min_bytes(5) == 256 * 1024);
     STATIC_REQUIRE(papshim::auto_allreduce_ring_min_bytes(16) == 1 << 20);
     CHECK(auto_reduction_classic(Collective::reduce, 3, 4 << 20, spread).empty());  // the tree 0.90-1.08x native's time at p = 3

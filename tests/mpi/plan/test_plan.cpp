@@ -786,11 +786,14 @@ std::map<std::string, int> auto_allreduce_calls(const Comm& c, int ints, int cal
 }
 
 // Whether `auto` runs the ring for an Allreduce of `bytes` on `c` wherever it runs no plan
-// (auto_reduction_classic: one rank per node, Open MPI 4 only).
+// (auto_reduction_classic, Open MPI 4 only), on the layout every rank sees alike.
 bool ring_where_unplanned([[maybe_unused]] const Comm& c, [[maybe_unused]] std::uint64_t bytes) {
 #if defined(OPEN_MPI) && OMPI_MAJOR_VERSION == 4
-    return ranks_per_node(c.comm) == 1 && c.size >= papshim::kAutoAllreduceRingMinRanks &&
-           bytes >= papshim::auto_allreduce_ring_min_bytes(c.size);
+    const int widest = widest_node(c.comm);
+    const papshim::NodeLayout layout = widest == c.size ? papshim::NodeLayout::one_node
+                                       : widest == 1    ? papshim::NodeLayout::one_rank_per_node
+                                                        : papshim::NodeLayout::mixed;
+    return papshim::auto_allreduce_runs_ring(c.size, bytes, layout);
 #else
     return false;
 #endif
@@ -798,8 +801,9 @@ bool ring_where_unplanned([[maybe_unused]] const Comm& c, [[maybe_unused]] std::
 
 // `auto`'s Allreduce of 1 MiB, balanced then with one rank persistently late, in place on
 // odd calls: with one rank per node from 3 ranks on Open MPI 4 the ring wherever no plan runs,
-// else the predicted scatter's plan (auto_reduction_classic); elsewhere native or, on one
-// node, nothing of the ring. Results against native on every call. Where the ring cannot run,
+// else the predicted scatter's plan (auto_reduction_classic), and with several ranks on some
+// node over a count of ranks that is not a power of two the ring on every call; elsewhere
+// native or, on one node, nothing of the ring. Results against native on every call. Where the ring cannot run,
 // a few balanced calls only: this runs in every configuration of the matrix, and 24 calls of
 // 1 MiB cost MPICH's busy-polling ranks seconds each run.
 void auto_allreduce_ring() {
