@@ -934,8 +934,8 @@ std::optional<Outcome> run_auto_classic(CommContext& ctx, Collective kind, const
 // `auto` for Reduce/Allreduce once its guard shows imbalance (run_reduction checks it),
 // identical on every rank (the guard comes from the exchanged vectors): where it runs no plan,
 // native or the classic algorithm measured to beat native at this size and layout
-// (auto_reduction_classic: across nodes the (pipelined) binomial tree for a Reduce, with one rank per node
-// the ring for an Allreduce); under the imbalance the communicator's sampled exchanges show
+// (auto_reduction_classic: across nodes the (pipelined) binomial tree for a Reduce, the ring
+// for an Allreduce with one rank per node, or with several where p is not a power of two); under the imbalance the communicator's sampled exchanges show
 // (Guard::kImbalanceFactor), the algorithm measured to win at this size and node layout
 // (auto_reduction_candidate): on one node, one that follows the real
 // arrivals through shared memory and needs no prediction (the dynamic leader, spec §5, or the

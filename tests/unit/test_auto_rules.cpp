@@ -142,7 +142,7 @@ TEST_CASE("one rank per node: the predicted chain for a Reduce from 256 KiB") {
     CHECK(auto_reduction_candidate(Collective::reduce, 16 << 20, slot, spread, own_cores, 8) == "predicted_chain");
 }
 
-TEST_CASE("where auto runs no plan across nodes from 4 ranks: the pipelined binomial Reduce from 64 KiB (in rank order for a non-commutative op), with one rank per node the ring Allreduce from 1 MiB") {
+TEST_CASE("where auto runs no plan across nodes: from 4 ranks the pipelined binomial Reduce from 64 KiB (in rank order for a non-commutative op), from 3 ranks the ring Allreduce (1 MiB, less where p is not a power of two)") {
     using papshim::auto_reduction_classic;
     CHECK(auto_reduction_classic(Collective::reduce, 4, 64 * 1024, spread) == "pipelined_binomial");
     CHECK(auto_reduction_classic(Collective::reduce, 4, 256 * 1024, spread) == "pipelined_binomial");

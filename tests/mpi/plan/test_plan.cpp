@@ -803,9 +803,9 @@ bool ring_where_unplanned([[maybe_unused]] const Comm& c, [[maybe_unused]] std::
 // odd calls: with one rank per node from 3 ranks on Open MPI 4 the ring wherever no plan runs,
 // else the predicted scatter's plan (auto_reduction_classic), and with several ranks on some
 // node over a count of ranks that is not a power of two the ring on every call; elsewhere
-// native or, on one node, nothing of the ring. Results against native on every call. Where the ring cannot run,
-// a few balanced calls only: this runs in every configuration of the matrix, and 24 calls of
-// 1 MiB cost MPICH's busy-polling ranks seconds each run.
+// native or, on one node, nothing of the ring. Results against native on every call. Where
+// the ring cannot run, a few balanced calls only: this runs in every configuration of the
+// matrix, and 24 calls of 1 MiB cost MPICH's busy-polling ranks seconds each run.
 void auto_allreduce_ring() {
     Comm c;
     if (!duplicate_world_choosing(c, {{"allreduce", "auto"}})) return;
