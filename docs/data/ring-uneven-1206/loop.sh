@@ -1,18 +1,4 @@
 #!/bin/bash
 # OLD: an install of 085d7c6, NEW: of the rule's commit (cmake --install build/openmpi --prefix DIR).
-# The steady state of a long loop: 100 calls per point after 8, native and auto interleaved,
-# balanced and under fresh random delays of 10 tau, with the rule (new) and before it (old).
-OLD=${OLD:-/tmp/cur}; NEW=${NEW:-/tmp/nring}
-round=${1:-1}
-for np in 5 9; do
-  bytes=$([ $np = 9 ] && echo 512K || echo 256K)
-  for b in new old; do
-    B=$([ $b = new ] && echo $NEW || echo $OLD); out=np$np-$b-r$round
-    echo "== $out $(date +%T)"
-    $B/bin/papshim-run --emulate-network 1gbit -- mpiexec.openmpi --allow-run-as-root --oversubscribe -n $np \
-      --mca mtl ^ofi,psm,psm2 $B/bin/papshim-bench --suite sweep --collective allreduce --bytes $bytes \
-      --algorithms native,auto --patterns uniform --delays 0,10tau --iterations 100 --warmup 8 \
-      --json $out.json > $out.log 2>&1 || echo "FAILED $out rc=$?"
-  done
-done
-echo "== done $(date +%T)"
+# The steady state of a long loop: fresh.sh's jobs with 100 calls per point after 8.
+NPS="5 9" ITERATIONS=100 WARMUP=8 exec "$(dirname "$0")/fresh.sh" "$@"
