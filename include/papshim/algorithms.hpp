@@ -366,8 +366,18 @@ inline constexpr std::uint64_t kAutoReduceTreeMinBytes = 64 << 10;
 inline constexpr std::uint64_t kAutoAllreduceRingMinBytes = 1 << 20;
 inline constexpr std::uint64_t kAutoAllreduceRingUnevenMinBytes = 256 << 10;
 inline constexpr std::uint64_t kAutoAllreduceRingPieceMinBytes = 40 << 10;
+// Beyond 8 ranks (p = 16) the ring lost at 1 MiB (1.25-1.41x native's time) and won at 2 MiB
+// (0.69-0.90x); beyond 20 ranks (p = 24) it lost at 1 MiB (up to 1.30x) and tied at 2 MiB
+// (0.93-1.07x), so none there (since 2026-12-06; until then the ring from 1 MiB at any p from
+// 4, measured at p = 4-8 only). All with p ranks on this machine's 2 cores, where each of the
+// ring's 2(p-1) steps waits for every rank to be scheduled: docs/benchmarks.md, "The ring
+// where p is not a power of two", its part "Larger p".
+inline constexpr std::uint64_t kAutoAllreduceRingWideMinBytes = 2 << 20;
+inline constexpr int kAutoAllreduceRingWideRanks = 16;
+inline constexpr int kAutoAllreduceRingMaxRanks = 20;
 // The smallest Allreduce `auto` gives the ring where it runs no plan, one rank per node:
-// kAutoAllreduceRingMinBytes over a power of two of ranks; otherwise from 256 KiB and pieces
+// kAutoAllreduceRingMinBytes over a power of two of ranks (kAutoAllreduceRingWideMinBytes from
+// kAutoAllreduceRingWideRanks); otherwise from 256 KiB and pieces
 // (the vector over the ranks: the ring sends 2(p-1) of them in turn) of 40 KiB, capped at
 // kAutoAllreduceRingMinBytes. At p = 3, 5-7 and 9-14 Open MPI 4.1's own Allreduce is the slow
 // one (docs/benchmarks.md, "The ring where p is not a power of two"): where this gives it the
@@ -376,6 +386,7 @@ inline constexpr std::uint64_t kAutoAllreduceRingPieceMinBytes = 40 << 10;
 // p = 9-14 it still won balanced but lost under those delays (0.97-1.22x). Under one late rank
 // or a staircase before a plan runs it lost at p = 9 and 12 (1.0-1.5x), not at p = 3 and 6.
 constexpr std::uint64_t auto_allreduce_ring_min_bytes(int ranks) {
+    if (ranks >= kAutoAllreduceRingWideRanks && (ranks & (ranks - 1)) == 0) return kAutoAllreduceRingWideMinBytes;
     if (ranks <= 0 || (ranks & (ranks - 1)) == 0) return kAutoAllreduceRingMinBytes;
     return std::min(kAutoAllreduceRingMinBytes,
                     std::max(kAutoAllreduceRingUnevenMinBytes, kAutoAllreduceRingPieceMinBytes * std::uint64_t(ranks)));
@@ -383,7 +394,7 @@ constexpr std::uint64_t auto_allreduce_ring_min_bytes(int ranks) {
 // auto_reduction_classic's Allreduce: whether it is the ring (else native). With several ranks
 // on some node, where p is a power of two, the ring lost below 4 MiB.
 constexpr bool auto_allreduce_runs_ring(int ranks, std::uint64_t bytes, NodeLayout layout) {
-    if (ranks < kAutoAllreduceRingMinRanks) return false;
+    if (ranks < kAutoAllreduceRingMinRanks || ranks > kAutoAllreduceRingMaxRanks) return false;
     if (layout == NodeLayout::one_rank_per_node) return bytes >= auto_allreduce_ring_min_bytes(ranks);
     const bool power_of_two = (ranks & (ranks - 1)) == 0;
     return layout == NodeLayout::mixed && !power_of_two && ranks >= kAutoReductionClassicMinRanks &&

@@ -151,7 +151,12 @@ TEST_CASE("where auto runs no plan across nodes: from 4 ranks the pipelined bino
     // The pipelined tree keeps rank order for a non-commutative op, so it needs no other tree.
     CHECK(papshim::find_reduction_algorithm(Collective::reduce, "pipelined_binomial")->keeps_rank_order);
     CHECK(auto_reduction_classic(Collective::allreduce, 4, 1 << 20, spread) == "ring");
-    CHECK(auto_reduction_classic(Collective::allreduce, 64, 16 << 20, spread) == "ring");
+    // Not beyond 20 ranks (p = 24 lost at 1 MiB, tied at 2 MiB); at 16 from 2 MiB.
+    CHECK(auto_reduction_classic(Collective::allreduce, 64, 16 << 20, spread).empty());
+    CHECK(auto_reduction_classic(Collective::allreduce, 24, 16 << 20, spread).empty());
+    CHECK(auto_reduction_classic(Collective::allreduce, 16, 2 << 20, spread) == "ring");
+    CHECK(auto_reduction_classic(Collective::allreduce, 16, (2 << 20) - 1, spread).empty());
+    CHECK(auto_reduction_classic(Collective::allreduce, 20, 1 << 20, spread) == "ring");
     CHECK(auto_reduction_classic(Collective::allreduce, 8, (1 << 20) - 1, spread).empty());  // 1.08-1.10x at 512 KiB
     // Over a count of ranks that is not a power of two, the ring from 256 KiB and 40 KiB a
     // rank, at most 1 MiB: Open MPI 4.1's own Allreduce is the slow one there.
@@ -163,8 +168,8 @@ TEST_CASE("where auto runs no plan across nodes: from 4 ranks the pipelined bino
     CHECK(auto_reduction_classic(Collective::allreduce, 7, 280 * 1024 - 1, spread).empty());
     CHECK(auto_reduction_classic(Collective::allreduce, 12, 480 * 1024, spread) == "ring");
     CHECK(auto_reduction_classic(Collective::allreduce, 14, 512 * 1024, spread).empty());  // 0.97-1.13x at 10 tau
-    CHECK(auto_reduction_classic(Collective::allreduce, 100, 1 << 20, spread) == "ring");
-    CHECK(auto_reduction_classic(Collective::allreduce, 100, (1 << 20) - 1, spread).empty());
+    CHECK(auto_reduction_classic(Collective::allreduce, 20, 800 * 1024, spread) == "ring");  // 40 KiB a rank
+    CHECK(auto_reduction_classic(Collective::allreduce, 20, 800 * 1024 - 1, spread).empty());
     CHECK(auto_reduction_classic(Collective::allreduce, 4, 512 * 1024, spread).empty());
     // Several ranks on some node: the ring from 1 MiB where p is not a power of two (at p = 6,
     // 9, 10, 12, 2 or 3 ranks a node), never where it is (it lost below 4 MiB at p = 4 and 8).
@@ -174,7 +179,8 @@ TEST_CASE("where auto runs no plan across nodes: from 4 ranks the pipelined bino
     CHECK(auto_reduction_classic(Collective::allreduce, 3, 4 << 20, mixed).empty());
     CHECK(auto_reduction_classic(Collective::allreduce, 16, 4 << 20, mixed).empty());
     STATIC_REQUIRE(papshim::auto_allreduce_ring_min_bytes(5) == 256 * 1024);
-    STATIC_REQUIRE(papshim::auto_allreduce_ring_min_bytes(16) == 1 << 20);
+    STATIC_REQUIRE(papshim::auto_allreduce_ring_min_bytes(8) == 1 << 20);
+    STATIC_REQUIRE(papshim::auto_allreduce_ring_min_bytes(16) == 2 << 20);
     CHECK(auto_reduction_classic(Collective::reduce, 3, 4 << 20, spread).empty());  // the tree 0.90-1.08x native's time at p = 3
     for (const Collective c : {Collective::reduce, Collective::allreduce}) {
         CHECK(auto_reduction_classic(c, 2, 4 << 20, spread).empty());
