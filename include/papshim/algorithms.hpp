@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -386,8 +387,8 @@ inline constexpr int kAutoAllreduceRingMaxRanks = 20;
 // p = 9-14 it still won balanced but lost under those delays (0.97-1.22x). Under one late rank
 // or a staircase before a plan runs it lost at p = 9 and 12 (1.0-1.5x), not at p = 3 and 6.
 constexpr std::uint64_t auto_allreduce_ring_min_bytes(int ranks) {
-    if (ranks >= kAutoAllreduceRingWideRanks && (ranks & (ranks - 1)) == 0) return kAutoAllreduceRingWideMinBytes;
-    if (ranks <= 0 || (ranks & (ranks - 1)) == 0) return kAutoAllreduceRingMinBytes;
+    if (ranks <= 0 || std::has_single_bit(unsigned(ranks)))
+        return ranks >= kAutoAllreduceRingWideRanks ? kAutoAllreduceRingWideMinBytes : kAutoAllreduceRingMinBytes;
     return std::min(kAutoAllreduceRingMinBytes,
                     std::max(kAutoAllreduceRingUnevenMinBytes, kAutoAllreduceRingPieceMinBytes * std::uint64_t(ranks)));
 }
@@ -396,8 +397,7 @@ constexpr std::uint64_t auto_allreduce_ring_min_bytes(int ranks) {
 constexpr bool auto_allreduce_runs_ring(int ranks, std::uint64_t bytes, NodeLayout layout) {
     if (ranks < kAutoAllreduceRingMinRanks || ranks > kAutoAllreduceRingMaxRanks) return false;
     if (layout == NodeLayout::one_rank_per_node) return bytes >= auto_allreduce_ring_min_bytes(ranks);
-    const bool power_of_two = (ranks & (ranks - 1)) == 0;
-    return layout == NodeLayout::mixed && !power_of_two && ranks >= kAutoReductionClassicMinRanks &&
+    return layout == NodeLayout::mixed && !std::has_single_bit(unsigned(ranks)) && ranks >= kAutoReductionClassicMinRanks &&
            bytes >= kAutoAllreduceRingMinBytes;
 }
 // Whether `auto` runs a planner in rounds (Clairvoyant's Allreduce since 2026-12-05, its
