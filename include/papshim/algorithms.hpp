@@ -397,8 +397,8 @@ constexpr std::uint64_t auto_allreduce_ring_min_bytes(int ranks) {
 constexpr bool auto_allreduce_runs_ring(int ranks, std::uint64_t bytes, NodeLayout layout) {
     if (ranks < kAutoAllreduceRingMinRanks || ranks > kAutoAllreduceRingMaxRanks) return false;
     if (layout == NodeLayout::one_rank_per_node) return bytes >= auto_allreduce_ring_min_bytes(ranks);
-    return layout == NodeLayout::mixed && !std::has_single_bit(unsigned(ranks)) && ranks >= kAutoReductionClassicMinRanks &&
-           bytes >= kAutoAllreduceRingMinBytes;
+    return layout == NodeLayout::mixed && !std::has_single_bit(unsigned(ranks)) &&
+           ranks >= kAutoReductionClassicMinRanks && bytes >= kAutoAllreduceRingMinBytes;
 }
 // Whether `auto` runs a planner in rounds (Clairvoyant's Allreduce since 2026-12-05, its
 // Reduce until 2026-12-03) on these predicted arrivals
