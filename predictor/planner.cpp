@@ -107,6 +107,8 @@ void Planner::enter(const void* site, const predict::Signature& signature, std::
     expected_ = expected ? std::optional<std::uint64_t>(expected->arrival) : std::nullopt;
     complete_exchange();  // the plan for this call, if the previous call exchanged
     rest_.observe(now_.guard);
+    call_key_ = ExchangeRest::call_key(signature.collective, signature.bytes);
+    rest_.observe_call(call_key_);
     if (signature.blocks != 0 && !block_bytes.empty() && !layout(signature.blocks)) {
         if (known_blocks_.size() == kKnownLayouts) known_blocks_.erase(known_blocks_.begin());
         known_blocks_.emplace_back(signature.blocks, std::vector<std::uint64_t>(block_bytes.begin(), block_bytes.end()));

@@ -8,6 +8,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -111,7 +112,11 @@ private:
 // the first plan that runs; at the first good assessment while the guard distrusted the
 // predictions (they may have become predictable, and the guard's window fills in a few calls
 // only if every call exchanges: one probe per 16 calls took ~50 calls to trust a staircase);
-// or when no recent exchange shows imbalance.
+// or when no recent exchange shows imbalance;
+// or at a followed call of another collective or size than those whose plans went unused
+// (a different call: the unused plans said nothing of its arrivals, and resting there kept
+// `auto` from its plan for up to 16 calls after a phase of fresh random delays at another
+// size: docs/benchmarks.md, "The rest per call").
 // 8 calls: longer than a new call site's warm-up (2 samples, then the guard's window of 4
 // assessed plans), so a pattern still being learnt does not rest. 16 (one sampling period)
 // cost `auto`'s Allreduce ~0.4% of native's time under fresh random delays against the
@@ -121,22 +126,52 @@ private:
 class ExchangeRest {
 public:
     static constexpr int kRestAfter = 8;
-    void note_plan_use(bool ran) { unused_plans_ = ran ? 0 : std::min(unused_plans_ + 1, kRestAfter); }
+    // Calls (collective and size: call_key) remembered as having had unused plans: a loop's
+    // few sizes, or a rotating root's calls, which share a key.
+    static constexpr int kRememberedCalls = 8;
+    // The key of a followed call's collective and size (the root and op left out: a Reduce
+    // whose root rotates is one call here).
+    static std::uint64_t call_key(std::uint8_t collective, std::uint64_t bytes) {
+        return bytes * 8 + collective;  // collectives < 8; sizes far below 2^61
+    }
+    // After a followed call of `call` (call_key) that could have run a plan: whether it did.
+    void note_plan_use(bool ran, std::uint64_t call) {
+        if (ran) {
+            forget();
+            return;
+        }
+        unused_plans_ = std::min(unused_plans_ + 1, kRestAfter);
+        if (!remembered(call)) unused_calls_[std::size_t(next_call_++ % kRememberedCalls)] = call;
+    }
     // At each followed call's entry, with the guard as the exchanges so far left it. No recent
     // exchange showing imbalance also ends the rest: the pattern whose plans went unused is
     // gone, and when imbalance comes back the armed exchange must see it at once, as it did
     // before any rest (otherwise the guard's window would fill one sample pair per 16 calls).
     void observe(const Guard& guard) {
-        if (resting() && ((!trusted_ && guard.good() > good_) || !guard.maybe_imbalanced())) unused_plans_ = 0;
+        if (resting() && ((!trusted_ && guard.good() > good_) || !guard.maybe_imbalanced())) forget();
         good_ = guard.good();
         trusted_ = guard.trusted();
+    }
+    // At each followed call's entry, with its call_key: a call none of the unused plans were
+    // for ends the rest.
+    void observe_call(std::uint64_t call) {
+        if (resting() && !remembered(call)) forget();
     }
     bool resting() const { return unused_plans_ >= kRestAfter; }
     // A new algorithm choice (papshim_set_algorithm, collective): what went unused was another's.
     void reset() { *this = ExchangeRest{}; }
 
 private:
+    bool remembered(std::uint64_t call) const { return std::ranges::find(unused_calls_, call) != unused_calls_.end(); }
+    void forget() {
+        unused_plans_ = 0;
+        unused_calls_.fill(0);
+    }
     int unused_plans_ = 0;  // calls in a row whose plan could have run and did not
+    // Their call_keys, the latest kRememberedCalls distinct ones (0: none; a followed call
+    // has bytes, so its key is never 0).
+    std::array<std::uint64_t, kRememberedCalls> unused_calls_{};
+    std::uint64_t next_call_ = 0;
     long good_ = 0;         // the guard's good assessments when last observed
     bool trusted_ = false;  // ... and whether it trusted the predictions then
 };
@@ -192,7 +227,7 @@ public:
     // Whether the call that could have run a plan did (ExchangeRest::note_plan_use; the
     // caller decides from exchanged data and arguments MPI requires to match, so every rank
     // reports alike).
-    void note_plan_use(bool ran) { rest_.note_plan_use(ran); }
+    void note_plan_use(bool ran) { rest_.note_plan_use(ran, call_key_); }
     bool resting() const { return rest_.resting(); }
     void reset_rest() { rest_.reset(); }
     long exchanges() const { return now_.exchanges; }
@@ -268,6 +303,7 @@ private:
     std::uint64_t seq_ = ~std::uint64_t(0);  // the followed call entered last (none yet: the first is 0)
     SampledCadence cadence_;
     ExchangeRest rest_;
+    std::uint64_t call_key_ = 0;  // ExchangeRest::call_key of the call entered last
     std::int64_t tau_ns_ = 1;
     std::optional<std::uint64_t> expected_;
 

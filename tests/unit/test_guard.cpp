@@ -36,6 +36,8 @@ Policy sampled_policy() {
 
 constexpr std::int64_t tau_ns = 1000;
 constexpr std::int64_t threshold_ns = Guard::kImbalanceFactor * tau_ns;
+// The rest's key of a 256 KiB Allreduce (ExchangeRest::call_key).
+const std::uint64_t kCall = ExchangeRest::call_key(3, 256 << 10);
 
 // A vector of `ranks` contributions whose arrivals spread over `omega_ns`.
 std::vector<Contribution> spread(std::int64_t omega_ns, int ranks = 4) {
@@ -129,24 +131,24 @@ Guard imbalanced_guard(bool good_plans) {
 ExchangeRest rest_under(const Guard& guard) {
     ExchangeRest rest;
     rest.observe(guard);
-    for (int call = 0; call < ExchangeRest::kRestAfter; ++call) rest.note_plan_use(false);
+    for (int call = 0; call < ExchangeRest::kRestAfter; ++call) rest.note_plan_use(false, kCall);
     return rest;
 }
 }  // namespace
 
 TEST_CASE("the exchange rests after 8 calls in a row whose plan went unused") {
     ExchangeRest rest;
-    for (int call = 0; call < ExchangeRest::kRestAfter - 1; ++call) rest.note_plan_use(false);
+    for (int call = 0; call < ExchangeRest::kRestAfter - 1; ++call) rest.note_plan_use(false, kCall);
     CHECK_FALSE(rest.resting());
-    rest.note_plan_use(true);  // a plan ran: count again from zero
-    for (int call = 0; call < ExchangeRest::kRestAfter - 1; ++call) rest.note_plan_use(false);
+    rest.note_plan_use(true, kCall);  // a plan ran: count again from zero
+    for (int call = 0; call < ExchangeRest::kRestAfter - 1; ++call) rest.note_plan_use(false, kCall);
     CHECK_FALSE(rest.resting());
-    rest.note_plan_use(false);
+    rest.note_plan_use(false, kCall);
     CHECK(rest.resting());
     // However long it rests, one plan that runs ends it (the count does not grow without bound).
-    for (long call = 0; call < 100000; ++call) rest.note_plan_use(false);
+    for (long call = 0; call < 100000; ++call) rest.note_plan_use(false, kCall);
     CHECK(rest.resting());
-    rest.note_plan_use(true);
+    rest.note_plan_use(true, kCall);
     CHECK_FALSE(rest.resting());
 }
 
@@ -157,7 +159,7 @@ TEST_CASE("a new algorithm choice ends the rest and forgets the unused plans") {
     REQUIRE(rest.resting());
     rest.reset();
     CHECK_FALSE(rest.resting());
-    for (int call = 0; call < ExchangeRest::kRestAfter - 1; ++call) rest.note_plan_use(false);
+    for (int call = 0; call < ExchangeRest::kRestAfter - 1; ++call) rest.note_plan_use(false, kCall);
     CHECK_FALSE(rest.resting());  // counted from zero again
 }
 
@@ -200,4 +202,48 @@ TEST_CASE("a good assessment ends the rest only while the guard distrusted the p
     trusted.record(quality(true));
     declined.observe(trusted);
     CHECK(declined.resting());
+}
+
+TEST_CASE("a call of another collective or size ends the rest; the calls whose plans went unused keep it") {
+    // A phase of fresh random delays at one size, then a persistently late rank at another:
+    // the unused plans said nothing of the new call's arrivals, so its calls exchange at once.
+    Guard guard;
+    guard.observe(spread(threshold_ns), tau_ns);
+    ExchangeRest rest = rest_under(guard);
+    rest.observe_call(kCall);
+    CHECK(rest.resting());
+    rest.observe_call(ExchangeRest::call_key(3, 512 << 10));
+    CHECK_FALSE(rest.resting());
+    // Counted from zero, and the 256 KiB call forgotten with the rest.
+    for (int call = 0; call < ExchangeRest::kRestAfter - 1; ++call) rest.note_plan_use(false, kCall);
+    CHECK_FALSE(rest.resting());
+    rest.note_plan_use(false, kCall);
+    CHECK(rest.resting());
+    // A Reduce of the same size is another call.
+    rest.observe_call(ExchangeRest::call_key(2, 256 << 10));
+    CHECK_FALSE(rest.resting());
+}
+
+TEST_CASE("the rest holds across the calls of a loop whose plans all go unused") {
+    // A loop of several sizes under fresh random delays (a rotating root's Reduces share a
+    // key): every size had an unused plan, so none of them ends the rest.
+    std::vector<std::uint64_t> calls;
+    for (int i = 0; i < ExchangeRest::kRememberedCalls; ++i) calls.push_back(ExchangeRest::call_key(3, (64u << 10) * (i + 1)));
+    ExchangeRest rest;
+    for (int call = 0; call < 3 * ExchangeRest::kRestAfter; ++call) {
+        rest.observe_call(calls[std::size_t(call) % calls.size()]);
+        rest.note_plan_use(false, calls[std::size_t(call) % calls.size()]);
+    }
+    REQUIRE(rest.resting());
+    for (const std::uint64_t call : calls) {
+        rest.observe_call(call);
+        CHECK(rest.resting());
+    }
+    // One size more than it remembers: the oldest is forgotten, and its next call ends the rest.
+    const std::uint64_t another = ExchangeRest::call_key(3, 4u << 20);
+    rest.note_plan_use(false, another);
+    rest.observe_call(another);
+    CHECK(rest.resting());
+    rest.observe_call(calls.front());
+    CHECK_FALSE(rest.resting());
 }

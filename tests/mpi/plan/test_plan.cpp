@@ -736,13 +736,15 @@ void auto_reduce_planned(Roots roots) {
 
 // `auto`'s Reduce of 256 KiB under fresh random delays (its plans go unused: the exchange on
 // every call rests, plan::ExchangeRest), then one rank persistently late (a plan runs, the rest
-// ends): results against native on every call, and the planner's state the same on every rank
-// (which calls exchange must be decided alike, or the exchange's collectives mismatch).
+// ends), then fresh random delays again and one late rank at 512 KiB (a call of another size
+// ends the rest at once: ExchangeRest::observe_call): results against native on every call,
+// and the planner's state the same on every rank (which calls exchange must be decided alike,
+// or the exchange's collectives mismatch).
 void auto_reduce_rest() {
     Comm c;
     if (!duplicate_world_choosing(c, {{"reduce", "auto"}})) return;
     constexpr int kInts = (256 << 10) / int(sizeof(int)) + 1;
-    const std::string label = "auto reduce 256 KiB, fresh random then one late rank";
+    const std::string label = "auto reduce 256 then 512 KiB, fresh random delays and one late rank";
     const auto same_everywhere = [&](const char* when) {
         const papshim_plan_stats s = stats_of(c.comm);
         long mine[4] = {s.exchanges, s.planned, s.declined, long(s.resting)}, low[4], high[4];
@@ -766,6 +768,16 @@ void auto_reduce_rest() {
         reduce_call(c, false, kInts, 0, call, label);
     }
     same_everywhere("after the late rank");
+    for (; call < 96; ++call) {
+        compute(10 * delay_for('u', call, c.rank, c.size));
+        reduce_call(c, false, kInts, 0, call, label);
+    }
+    same_everywhere("after the random delays again");
+    for (; call < 108; ++call) {
+        compute(10 * delay_for('l', call, c.rank, c.size));
+        reduce_call(c, false, 2 * kInts, 0, call, label);
+    }
+    same_everywhere("after one late rank at 512 KiB");
     MPI_Comm_free(&c.comm);
 }
 
