@@ -112,11 +112,10 @@ private:
 // the first plan that runs; at the first good assessment while the guard distrusted the
 // predictions (they may have become predictable, and the guard's window fills in a few calls
 // only if every call exchanges: one probe per 16 calls took ~50 calls to trust a staircase);
-// or when no recent exchange shows imbalance;
-// or at a followed call of another collective or size than those whose plans went unused
-// (a different call: the unused plans said nothing of its arrivals, and resting there kept
-// `auto` from its plan for up to 16 calls after a phase of fresh random delays at another
-// size: docs/benchmarks.md, "The rest per call").
+// when no recent exchange shows imbalance; or at a followed call of another collective or
+// size than those whose plans went unused (a different call: the unused plans said nothing
+// of its arrivals, and resting there kept `auto` from its plan for up to 16 calls after a
+// phase of fresh random delays at another size: docs/benchmarks.md, "The rest per call").
 // 8 calls: longer than a new call site's warm-up (2 samples, then the guard's window of 4
 // assessed plans), so a pattern still being learnt does not rest. 16 (one sampling period)
 // cost `auto`'s Allreduce ~0.4% of native's time under fresh random delays against the

@@ -119,10 +119,16 @@ Quality quality(bool good) {
     return q;
 }
 
-// A guard that saw one imbalanced exchange and a full window of plans, all good or all bad.
-Guard imbalanced_guard(bool good_plans) {
+// A guard that saw one imbalanced exchange and nothing else.
+Guard guard_seeing_imbalance() {
     Guard guard;
     guard.observe(spread(threshold_ns), tau_ns);
+    return guard;
+}
+
+// A guard that saw one imbalanced exchange and a full window of plans, all good or all bad.
+Guard imbalanced_guard(bool good_plans) {
+    Guard guard = guard_seeing_imbalance();
     for (int i = 0; i < Guard::kWindow; ++i) guard.record(quality(good_plans));
     return guard;
 }
@@ -153,8 +159,7 @@ TEST_CASE("the exchange rests after 8 calls in a row whose plan went unused") {
 }
 
 TEST_CASE("a new algorithm choice ends the rest and forgets the unused plans") {
-    Guard guard;
-    guard.observe(spread(threshold_ns), tau_ns);
+    Guard guard = guard_seeing_imbalance();
     ExchangeRest rest = rest_under(guard);
     REQUIRE(rest.resting());
     rest.reset();
@@ -167,8 +172,7 @@ TEST_CASE("the rest ends when no recent exchange shows imbalance") {
     // Plans declined under a staircase, then the arrivals balance: once the guard's window
     // holds no imbalanced exchange, the rest ends, so that imbalance coming back arms the
     // exchange on every call at once.
-    Guard guard;
-    guard.observe(spread(threshold_ns), tau_ns);
+    Guard guard = guard_seeing_imbalance();
     ExchangeRest rest = rest_under(guard);
     rest.observe(guard);
     REQUIRE(rest.resting());
@@ -207,8 +211,7 @@ TEST_CASE("a good assessment ends the rest only while the guard distrusted the p
 TEST_CASE("a call of another collective or size ends the rest; the calls whose plans went unused keep it") {
     // A phase of fresh random delays at one size, then a persistently late rank at another:
     // the unused plans said nothing of the new call's arrivals, so its calls exchange at once.
-    Guard guard;
-    guard.observe(spread(threshold_ns), tau_ns);
+    Guard guard = guard_seeing_imbalance();
     ExchangeRest rest = rest_under(guard);
     rest.observe_call(kCall);
     CHECK(rest.resting());

@@ -758,26 +758,18 @@ void auto_reduce_rest() {
                        s.exchanges, s.planned, s.declined, s.resting, s.assessed, s.good);
     };
     int call = 0;
-    for (; call < 36; ++call) {
-        compute(10 * delay_for('u', call, c.rank, c.size));
-        reduce_call(c, false, kInts, 0, call, label);
-    }
-    same_everywhere("after the random delays");
-    for (; call < 60; ++call) {
-        compute(10 * delay_for('l', call, c.rank, c.size));
-        reduce_call(c, false, kInts, 0, call, label);
-    }
-    same_everywhere("after the late rank");
-    for (; call < 96; ++call) {
-        compute(10 * delay_for('u', call, c.rank, c.size));
-        reduce_call(c, false, kInts, 0, call, label);
-    }
-    same_everywhere("after the random delays again");
-    for (; call < 108; ++call) {
-        compute(10 * delay_for('l', call, c.rank, c.size));
-        reduce_call(c, false, 2 * kInts, 0, call, label);
-    }
-    same_everywhere("after one late rank at 512 KiB");
+    // Calls up to `until` of `ints` ints under `pattern` (delay_for's), then the check.
+    const auto phase = [&](char pattern, int until, int ints, const char* when) {
+        for (; call < until; ++call) {
+            compute(10 * delay_for(pattern, call, c.rank, c.size));
+            reduce_call(c, false, ints, 0, call, label);
+        }
+        same_everywhere(when);
+    };
+    phase('u', 36, kInts, "after the random delays");
+    phase('l', 60, kInts, "after the late rank");
+    phase('u', 96, kInts, "after the random delays again");
+    phase('l', 108, 2 * kInts, "after one late rank at 512 KiB");
     MPI_Comm_free(&c.comm);
 }
 
