@@ -36,8 +36,11 @@ Policy sampled_policy() {
 
 constexpr std::int64_t tau_ns = 1000;
 constexpr std::int64_t threshold_ns = Guard::kImbalanceFactor * tau_ns;
-// The rest's key of a 256 KiB Allreduce (ExchangeRest::call_key).
-const std::uint64_t kCall = ExchangeRest::call_key(3, 256 << 10);
+// The rest's key of a call (ExchangeRest::call_key).
+std::uint64_t key(papshim::Collective collective, std::uint64_t bytes) {
+    return ExchangeRest::call_key(std::uint8_t(collective), bytes);
+}
+const std::uint64_t kCall = key(papshim::Collective::allreduce, 256 << 10);  // a 256 KiB Allreduce
 
 // A vector of `ranks` contributions whose arrivals spread over `omega_ns`.
 std::vector<Contribution> spread(std::int64_t omega_ns, int ranks = 4) {
@@ -215,7 +218,7 @@ TEST_CASE("a call of another collective or size ends the rest; the calls whose p
     ExchangeRest rest = rest_under(guard);
     rest.observe_call(kCall);
     CHECK(rest.resting());
-    rest.observe_call(ExchangeRest::call_key(3, 512 << 10));
+    rest.observe_call(key(papshim::Collective::allreduce, 512 << 10));
     CHECK_FALSE(rest.resting());
     // Counted from zero, and the 256 KiB call forgotten with the rest.
     for (int call = 0; call < ExchangeRest::kRestAfter - 1; ++call) rest.note_plan_use(false, kCall);
@@ -223,7 +226,7 @@ TEST_CASE("a call of another collective or size ends the rest; the calls whose p
     rest.note_plan_use(false, kCall);
     CHECK(rest.resting());
     // A Reduce of the same size is another call.
-    rest.observe_call(ExchangeRest::call_key(2, 256 << 10));
+    rest.observe_call(key(papshim::Collective::reduce, 256 << 10));
     CHECK_FALSE(rest.resting());
 }
 
@@ -231,7 +234,8 @@ TEST_CASE("the rest holds across the calls of a loop whose plans all go unused")
     // A loop of several sizes under fresh random delays (a rotating root's Reduces share a
     // key): every size had an unused plan, so none of them ends the rest.
     std::vector<std::uint64_t> calls;
-    for (int i = 0; i < ExchangeRest::kRememberedCalls; ++i) calls.push_back(ExchangeRest::call_key(3, (64u << 10) * (i + 1)));
+    for (int i = 0; i < ExchangeRest::kRememberedCalls; ++i)
+        calls.push_back(key(papshim::Collective::allreduce, (64u << 10) * (i + 1)));
     ExchangeRest rest;
     for (int call = 0; call < 3 * ExchangeRest::kRestAfter; ++call) {
         rest.observe_call(calls[std::size_t(call) % calls.size()]);
@@ -243,7 +247,7 @@ TEST_CASE("the rest holds across the calls of a loop whose plans all go unused")
         CHECK(rest.resting());
     }
     // One size more than it remembers: the oldest is forgotten, and its next call ends the rest.
-    const std::uint64_t another = ExchangeRest::call_key(3, 4u << 20);
+    const std::uint64_t another = key(papshim::Collective::allreduce, 4u << 20);
     rest.note_plan_use(false, another);
     rest.observe_call(another);
     CHECK(rest.resting());
