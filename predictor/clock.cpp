@@ -1,9 +1,11 @@
 #include "papshim/clock.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <fstream>
 #include <limits>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace papshim::clock {
@@ -11,6 +13,7 @@ namespace {
 
 constexpr int sync_tag = 1;
 constexpr int link_tag = 2;
+constexpr int turn_tag = 3;
 constexpr int sync_rounds = 8;
 constexpr int stream_message = 1 << 16;
 // β comes from a back-to-back stream larger than the burst a shaped or switched link absorbs
@@ -20,6 +23,22 @@ constexpr int stream_messages = 16;  // 1 MiB: 8 ms at 1 Gbit/s, well under 1 ms
 // Of both measurements the minimum over several rounds (LinkRounds), since a descheduled peer
 // (an oversubscribed node) inflates single rounds; the stream after one warm-up round that
 // drains any burst allowance.
+
+// Waits for `request` without holding a core. The ranks outside a measurement wait this way:
+// MPICH's blocking wait spins, and with more ranks than cores the spinning ranks took the
+// measuring pair's cores, so MPI_Init's α came out 2–3 ms instead of microseconds and every
+// τ-based decision of `auto` went wrong (docs/benchmarks.md, "MPICH's link model on shared
+// cores"). A sleep, not sched_yield: a yielding rank stays runnable and is soon back.
+void wait_off_core(MPI_Request& request) {
+    int done = 0;
+    while (PMPI_Test(&request, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done)
+        std::this_thread::sleep_for(std::chrono::microseconds(50));
+}
+
+void broadcast_off_core(double* values, int count, MPI_Comm comm) {
+    MPI_Request request = MPI_REQUEST_NULL;
+    if (PMPI_Ibcast(values, count, MPI_DOUBLE, 0, comm, &request) == MPI_SUCCESS) wait_off_core(request);
+}
 
 // One rank's estimate of (rank 0 time − local time), from the exchange with the least RTT.
 double estimate_offset(MPI_Comm comm, double& best_rtt) {
@@ -129,13 +148,23 @@ Synchronisation synchronise(MPI_Comm comm) {
     PMPI_Comm_size(comm, &size);
     Synchronisation sync;
     double rtt = 0.0;
-    // Rank 0 serves every other rank in turn, so each estimate sees an idle peer.
+    // Rank 0 serves every other rank in turn, so each estimate sees an idle peer; a rank
+    // sleeps until rank 0 tells it its turn has come, so that it takes no core from the pair
+    // exchanging.
     for (int peer = 1; peer < size; ++peer) {
-        if (rank == 0) serve_offset(comm, peer);
-        else if (rank == peer) sync.offset = estimate_offset(comm, rtt);
+        char turn = 0;
+        if (rank == 0) {
+            PMPI_Send(&turn, 1, MPI_CHAR, peer, turn_tag, comm);
+            serve_offset(comm, peer);
+        } else if (rank == peer) {
+            MPI_Request request = MPI_REQUEST_NULL;
+            PMPI_Irecv(&turn, 1, MPI_CHAR, 0, turn_tag, comm, &request);
+            wait_off_core(request);
+            sync.offset = estimate_offset(comm, rtt);
+        }
     }
     double base = rank == 0 ? local_now() : 0.0;
-    PMPI_Bcast(&base, 1, MPI_DOUBLE, 0, comm);
+    broadcast_off_core(&base, 1, comm);
     sync.offset -= base;  // rank 0's local time `base` becomes global time 0
     PMPI_Allreduce(MPI_IN_PLACE, &rtt, 1, MPI_DOUBLE, MPI_MAX, comm);
     sync.max_rtt = rtt;
@@ -161,7 +190,7 @@ LinkModel measure_link(MPI_Comm comm, LinkRounds rounds) {
             }
         }
     }
-    PMPI_Bcast(measured, 2, MPI_DOUBLE, 0, comm);
+    broadcast_off_core(measured, 2, comm);  // the ranks outside the pair wait here off their cores
     link.alpha = measured[0];
     link.beta = measured[1];
     return link;
