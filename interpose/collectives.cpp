@@ -1040,6 +1040,10 @@ std::optional<Outcome> run_reduction(CommContext& ctx, Collective kind, Reductio
         rounds.tau_ns = runtime::reduction_round_ns(ctx, double(std::uint64_t(b.count) * type_size(b.type)) / pieces);
         declined = choice == "auto" && !auto_runs_round_planner(planning.plan->arrival_ns, rounds.tau_ns, pieces);
     }
+    if (auto_plans && planning.plan && !declined) {
+        const std::uint64_t bytes = std::uint64_t(b.count) * type_size(b.type);
+        declined = !auto_takes_plan(kind, bytes, planning.plan->arrival_ns, runtime::tau_ns(ctx, bytes));
+    }
     if (auto_plans) {
         planning.planner->note_plan_use(planning.plan && !declined);
         if (!planning.plan) return run_auto_classic(ctx, kind, b);

@@ -411,6 +411,24 @@ constexpr bool auto_allreduce_runs_ring(int ranks, std::uint64_t bytes, NodeLayo
 // (docs/benchmarks.md, "Clairvoyant's round length, and where auto runs its Reduce"). A pure
 // function of identical inputs.
 bool auto_runs_round_planner(std::span<const std::int64_t> arrival_ns, std::int64_t round_ns, int pieces);
+// Whether `auto` runs a trusted plan of `collective` for `bytes` on these predicted arrivals
+// (the exchanged vector, any order): a Reduce's predicted chain below
+// kAutoReduceChainMinBytes (one rank per node, from kAutoReductionClassicMinRanks ranks and
+// kAutoSmallChainMinRankBytes a rank, where else the pipelined tree runs) only where the
+// predicted spread is at least kAutoSmallChainMinSpread times `vector_ns`, the time of one
+// vector over a link (τ of the whole vector). Measured at p = 4 and 8, 64 and 128 KiB, one late
+// rank and staircases of 2-10 vector times (docs/benchmarks.md, "The predicted chain Reduce
+// below 256 KiB"): from 6 the chain took 0.29-0.80x native's mean time in the call where the
+// tree took 0.33-1.02x (behind it once, 0.62 against 0.54); at 2 and 4 it lost to the tree
+// by up to 2.5x (p = 8, 64 KiB staircases). Under `auto`, four rounds: one late rank of 10
+// vector times 0.43-0.60x the tree's time, a staircase 0.82-0.92x (64 KiB at p = 8, not
+// planned since, 1.01x). Every other plan: true. A pure function of identical inputs.
+bool auto_takes_plan(Collective collective, std::uint64_t bytes, std::span<const std::int64_t> arrival_ns,
+                     std::int64_t vector_ns);
+inline constexpr std::uint64_t kAutoReduceChainMinBytes = 256 << 10;
+inline constexpr std::uint64_t kAutoSmallChainMinBytes = 64 << 10;
+inline constexpr std::uint64_t kAutoSmallChainMinRankBytes = 16 << 10;
+inline constexpr std::int64_t kAutoSmallChainMinSpread = 6;
 // Clairvoyant's round length d for pieces of `piece_bytes` over `link`: one piece over one
 // link and its reduction, α + piece_bytes·(β + γ) (spec §4.8), in ns, at least 1.
 std::int64_t clairvoyant_round_ns(const LinkModel& link, double piece_bytes);

@@ -74,10 +74,21 @@ std::string_view auto_reduction_candidate(Collective collective, std::uint64_t b
     // Both MPIs: the gain is the network's time after the last arrival; MPICH measured only
     // oversubscribed here.
     constexpr std::uint64_t network_scatter_min_bytes = 384 * 1024, network_chain_min_bytes = 8 << 20;
-    constexpr std::uint64_t network_reduce_min_bytes = 256 * 1024, network_small_scatter_min_bytes = 128 * 1024;
+    // A Reduce below 256 KiB since 2026-12-06 the chain too, from 64 KiB, 4 ranks and 16 KiB a
+    // rank, where the predicted spread is 6 vector times or more (auto_takes_plan); else the
+    // pipelined tree. The exchange its plans need cost 64 KiB at p = 8 (8 KiB a rank) 1.24x
+    // the tree's time balanced and 1.22-1.35x under 2 vector times (docs/benchmarks.md, "The
+    // predicted chain Reduce below 256 KiB"), 64 KiB at p = 4 and 128 KiB at p = 4 and 8
+    // 0.99-1.13x and 1.01-1.06x.
+    constexpr std::uint64_t network_small_scatter_min_bytes = 128 * 1024;
     constexpr int network_small_scatter_min_ranks = 4;
     if (layout == NodeLayout::one_rank_per_node) {
-        if (collective == Collective::reduce) return bytes >= network_reduce_min_bytes ? "predicted_chain" : "";
+        if (collective == Collective::reduce)
+            return bytes >= kAutoReduceChainMinBytes ||
+                           (bytes >= kAutoSmallChainMinBytes && ranks >= kAutoReductionClassicMinRanks &&
+                            bytes >= kAutoSmallChainMinRankBytes * std::uint64_t(ranks))
+                       ? "predicted_chain"
+                       : "";
         if (collective != Collective::allreduce || bytes < network_small_scatter_min_bytes) return {};
         if (bytes < network_scatter_min_bytes && ranks < network_small_scatter_min_ranks) return {};
         return bytes >= network_chain_min_bytes ? "predicted_chain" : "predicted_scatter";
@@ -138,6 +149,13 @@ std::string_view auto_reduction_classic(Collective collective, int ranks, std::u
 
 std::int64_t clairvoyant_round_ns(const LinkModel& link, double piece_bytes) {
     return std::max<std::int64_t>(1, std::llround((link.alpha + (link.beta + link.gamma) * piece_bytes) * 1e9));
+}
+
+bool auto_takes_plan(Collective collective, std::uint64_t bytes, std::span<const std::int64_t> arrival_ns,
+                     std::int64_t vector_ns) {
+    if (collective != Collective::reduce || bytes >= kAutoReduceChainMinBytes || arrival_ns.empty()) return true;
+    const auto [first, last] = std::ranges::minmax_element(arrival_ns);
+    return *last - *first >= kAutoSmallChainMinSpread * vector_ns;
 }
 
 bool auto_runs_round_planner(std::span<const std::int64_t> arrival_ns, std::int64_t round_ns, int pieces) {

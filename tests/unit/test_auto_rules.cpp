@@ -132,11 +132,19 @@ TEST_CASE("one rank per node: the predicted scatter's Allreduce from 128 KiB (4 
     CHECK(auto_reduction_candidate(Collective::allreduce, 64 << 20, 128 << 20, spread, own_cores, 8) == "predicted_chain");
 }
 
-// The predicted chain in 16 KiB pieces beat Clairvoyant's plan at p = 4 and 8 (2026-12-03).
-TEST_CASE("one rank per node: the predicted chain for a Reduce from 256 KiB") {
-    CHECK(auto_reduction_candidate(Collective::reduce, 64 * 1024, slot, spread, own_cores, 8).empty());
-    CHECK(auto_reduction_candidate(Collective::reduce, 128 * 1024, slot, spread, own_cores, 8).empty());  // lost under small staircases
-    CHECK(auto_reduction_candidate(Collective::reduce, 256 * 1024 - 1, slot, spread, own_cores, 8).empty());
+// The predicted chain in 16 KiB pieces beat Clairvoyant's plan at p = 4 and 8 (2026-12-03);
+// below 256 KiB since 2026-12-06 from 4 ranks and 16 KiB a rank, its plans taken only over a
+// wide spread (next case).
+TEST_CASE("one rank per node: the predicted chain for a Reduce from 64 KiB (4 ranks, 16 KiB a rank) or 256 KiB") {
+    CHECK(auto_reduction_candidate(Collective::reduce, 64 * 1024 - 1, slot, spread, own_cores, 8).empty());
+    CHECK(auto_reduction_candidate(Collective::reduce, 64 * 1024, slot, spread, own_cores, 4) == "predicted_chain");
+    CHECK(auto_reduction_candidate(Collective::reduce, 128 * 1024, slot, spread, own_cores, 4) == "predicted_chain");
+    // From 16 KiB a rank: at p = 8 the exchange cost 64 KiB 1.24x the tree's time balanced.
+    CHECK(auto_reduction_candidate(Collective::reduce, 128 * 1024 - 1, slot, spread, own_cores, 8).empty());
+    CHECK(auto_reduction_candidate(Collective::reduce, 128 * 1024, slot, spread, own_cores, 8) == "predicted_chain");
+    CHECK(auto_reduction_candidate(Collective::reduce, 255 * 1024, slot, spread, own_cores, 16).empty());
+    CHECK(auto_reduction_candidate(Collective::reduce, 256 * 1024 - 1, slot, spread, own_cores, 3).empty());
+    CHECK(auto_reduction_candidate(Collective::reduce, 256 * 1024, slot, spread, own_cores, 3) == "predicted_chain");
     CHECK(auto_reduction_candidate(Collective::reduce, 256 * 1024, slot, spread, own_cores, 8) == "predicted_chain");
     CHECK(auto_reduction_candidate(Collective::reduce, 512 * 1024, slot, spread, own_cores, 8) == "predicted_chain");
     CHECK(auto_reduction_candidate(Collective::reduce, 16 << 20, slot, spread, own_cores, 8) == "predicted_chain");
@@ -199,6 +207,20 @@ TEST_CASE("where auto runs no plan across nodes: from 4 ranks the pipelined bino
     // the call too, so a plan can still run there.
     CHECK(auto_reduction_candidate(Collective::reduce, 256 * 1024, slot, spread, own_cores, 8) == "predicted_chain");
     CHECK(auto_reduction_candidate(Collective::allreduce, 1 << 20, slot, spread, own_cores, 8) == "predicted_scatter");
+}
+
+TEST_CASE("auto takes the small chain Reduce's plan only over a predicted spread of 6 vector times") {
+    using papshim::auto_takes_plan;
+    constexpr std::int64_t vector = 1000;
+    const std::vector<std::int64_t> one_late{40, 0, 6000, 300}, short_late{40, 0, 5999, 300};
+    CHECK(auto_takes_plan(Collective::reduce, 64 * 1024, one_late, vector));
+    CHECK_FALSE(auto_takes_plan(Collective::reduce, 64 * 1024, short_late, vector));  // the tree beat it at 2-4
+    CHECK_FALSE(auto_takes_plan(Collective::reduce, 256 * 1024 - 1, short_late, vector));
+    CHECK(auto_takes_plan(Collective::reduce, 256 * 1024, short_late, vector));  // from 256 KiB whatever the spread
+    CHECK(auto_takes_plan(Collective::allreduce, 128 * 1024, short_late, vector));  // other plans: no rule
+    // Any order, and the earliest need not be at 0.
+    CHECK(auto_takes_plan(Collective::reduce, 64 * 1024, std::vector<std::int64_t>{9000, 3000, 5000}, vector));
+    CHECK_FALSE(auto_takes_plan(Collective::reduce, 64 * 1024, std::vector<std::int64_t>{8999, 3000, 5000}, vector));
 }
 
 // The round rule for a planner in rounds (Clairvoyant's Allreduce under auto since 2026-12-05; its Reduce until 2026-12-03).

@@ -649,17 +649,20 @@ void auto_gatherv_classic() {
 // followed, so the Reduces still get them (numbered by every call, none did). Results against
 // native on the root.
 enum class Roots { fixed, fixed_interleaved, rotating, rotating_in_place };
-void auto_reduce_planned(Roots roots) {
+// `bytes`: just above the 256 KiB from which the rule plans the predicted chain with one rank
+// per node whatever the spread (and the chain on one node, the tree across nodes of two), or
+// 64 KiB, from which it plans it from 4 ranks (up to 4: 16 KiB a rank) over a predicted
+// spread of 6 vector times
+// (auto_takes_plan: ten times the pattern's delay is far above it here, so none is declined).
+void auto_reduce_planned(Roots roots, int bytes = (256 << 10) + int(sizeof(int))) {
     const bool rotating = roots != Roots::fixed;
     std::vector<Choice> choices{{"reduce", "auto"}};
     if (roots == Roots::fixed_interleaved) choices.push_back({"allreduce", "auto"});
     Comm c;
     if (!duplicate_world_choosing(c, choices)) return;
-    // Just above the 256 KiB from which the rule plans the predicted chain with one rank per node
-    // (and the chain on one node, the tree across nodes of two).
-    const int ints = (256 << 10) / int(sizeof(int)) + 1;
+    const int ints = bytes / int(sizeof(int));
     const int fixed_root = c.size > 2 ? 1 : 0;
-    const std::string label = fmt::format("auto reduce 256 KiB pattern l, {} root",
+    const std::string label = fmt::format("auto reduce {} KiB pattern l, {} root", bytes >> 10,
                                           roots == Roots::fixed               ? "fixed"
                                           : roots == Roots::fixed_interleaved ? "fixed interleaved"
                                           : roots == Roots::rotating          ? "rotating"
@@ -700,7 +703,8 @@ void auto_reduce_planned(Roots roots) {
     if (rank_per_node && c.size > 1 && s.armed && s.assessed == 0)
         fail(fmt::format("{}: no plan agreed in {} exchanges", label, s.exchanges));
     // The predicted chain plans in no rounds, so auto declines none of its plans (it declined
-    // Clairvoyant's where the early ranks' predicted arrivals came a round or more apart).
+    // Clairvoyant's where the early ranks' predicted arrivals came a round or more apart), nor
+    // at 64 KiB over this spread.
     if (s.declined != 0) fail(fmt::format("{}: declined {} plans (no round rule applies)", label, s.declined));
     if (rank_per_node && c.size > 1 && s.armed && s.assessed >= 8 && s.good == s.assessed && planned_calls == 0)
         fail(fmt::format("{}: never ran predicted_chain with one rank per node ({} exchanges, "
@@ -964,6 +968,7 @@ void run_matrix(bool auto_only) {
     });
     timed("auto reduce planned", [] {
         for (Roots roots : {Roots::fixed, Roots::fixed_interleaved, Roots::rotating}) auto_reduce_planned(roots);
+        auto_reduce_planned(Roots::fixed, 64 << 10);
 #ifndef MPICH_VERSION
         // Debian's MPICH 4.0.2 crashes natively in MPI_Reduce with MPI_IN_PLACE at the root unless
         // MPIR_CVAR_DEVICE_COLLECTIVES=none, and `auto` forwards the calls it has no plan for.
