@@ -651,9 +651,9 @@ void auto_gatherv_classic() {
 enum class Roots { fixed, fixed_interleaved, rotating, rotating_in_place };
 // `bytes`: just above the 256 KiB from which the rule plans the predicted chain with one rank
 // per node whatever the spread (and the chain on one node, the tree across nodes of two), or
-// 64 KiB, from which it plans it from 4 ranks (up to 4: 16 KiB a rank) over a predicted
-// spread of 6 vector times
-// (auto_takes_plan: ten times the pattern's delay is far above it here, so none is declined).
+// 64 KiB, where it plans it from 4 ranks and 16 KiB a rank (so at p = 4 only) over a predicted
+// spread of 6 vector times (auto_takes_plan: ten times the pattern's delay is far above it
+// here, so none is declined).
 void auto_reduce_planned(Roots roots, int bytes = (256 << 10) + int(sizeof(int))) {
     const bool rotating = roots != Roots::fixed;
     std::vector<Choice> choices{{"reduce", "auto"}};
