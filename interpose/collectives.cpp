@@ -977,13 +977,14 @@ const ReductionAlgorithm* auto_window_algorithm(CommContext& ctx, Collective kin
 std::optional<Outcome> run_reduction(CommContext& ctx, Collective kind, ReductionBuffers b, const Planning& planning) {
     const std::string_view choice = runtime::algorithm_for(ctx, kind);
     if (choice == "native" || ctx.inter || ctx.size == 1) return std::nullopt;
-    // auto's small calls on a communicator where it runs auto_reduction_small's algorithm,
-    // whatever the arrivals (the count and the type's size match on every rank).
-    const std::uint64_t small_bytes =
+    // The vector's bytes (0: no data, which goes native below). auto's small calls on a
+    // communicator where it runs auto_reduction_small's algorithm, whatever the arrivals (the
+    // count and the type's size match on every rank).
+    const std::uint64_t bytes =
         b.count > 0 && b.type != MPI_DATATYPE_NULL ? std::uint64_t(b.count) * type_size(b.type) : 0;
     // The same test as forwards()'s: some bytes, within the window.
-    const bool auto_small = choice == "auto" && small_bytes > 0 &&
-                            small_bytes <= ctx.own_up_to[std::size_t(kind)].load(std::memory_order_acquire);
+    const bool auto_small = choice == "auto" && bytes > 0 &&
+                            bytes <= ctx.own_up_to[std::size_t(kind)].load(std::memory_order_acquire);
     // auto on balanced arrivals (or a call it does not follow) runs no plan: native, unless it
     // may run a classic algorithm of papshim's at this size.
     const bool auto_unplanned = choice == "auto" && !auto_small && (!planning.guard || !planning.guard->imbalanced());
@@ -1037,13 +1038,11 @@ std::optional<Outcome> run_reduction(CommContext& ctx, Collective kind, Reductio
     const int segments = segments_for_call(*algorithm, b);  // the round's parts and the schedule's alike
     if (algorithm->round_pieces && planning.plan) {
         const int pieces = algorithm->round_pieces(ctx.size, segments);
-        rounds.tau_ns = runtime::reduction_round_ns(ctx, double(std::uint64_t(b.count) * type_size(b.type)) / pieces);
+        rounds.tau_ns = runtime::reduction_round_ns(ctx, double(bytes) / pieces);
         declined = choice == "auto" && !auto_runs_round_planner(planning.plan->arrival_ns, rounds.tau_ns, pieces);
     }
-    if (auto_plans && planning.plan && !declined) {
-        const std::uint64_t bytes = std::uint64_t(b.count) * type_size(b.type);
+    if (auto_plans && planning.plan && !declined)
         declined = !auto_takes_plan(kind, bytes, planning.plan->arrival_ns, runtime::tau_ns(ctx, bytes));
-    }
     if (auto_plans) {
         planning.planner->note_plan_use(planning.plan && !declined);
         if (!planning.plan) return run_auto_classic(ctx, kind, b);
