@@ -1,6 +1,7 @@
 // Every Reduce and Allreduce algorithm of papshim's own (and `auto`), called through the shim
 // as an application calls MPI_Reduce/MPI_Allreduce, against the native PMPI result on the
-// same inputs: integer types of every width under every builtin integer op byte for byte
+// same inputs (on MPICH the nonblocking forms, waited for off the core: off_core.hpp):
+// integer types of every width under every builtin integer op byte for byte
 // (the less common ones rotated over the algorithms), floating point within a stated
 // tolerance, MINLOC/MAXLOC pair types, user-defined commutative and non-commutative ops (a
 // derived type among them), MPI_IN_PLACE, counts 1 to millions (odd, not divisible by p),
@@ -30,6 +31,7 @@
 #include <vector>
 
 #include "../cores_shared.hpp"
+#include "../off_core.hpp"
 
 namespace {
 
@@ -292,12 +294,14 @@ void fail(Tally& t, const Comm& c, const Case& k, const std::string& what) {
                    c.size, c.rank, what);
 }
 
-// A Reduce to `root` (reduce) or an Allreduce, natively (PMPI) or through papshim (MPI).
+// A Reduce to `root` (reduce) or an Allreduce, natively (PMPI; on MPICH the nonblocking form,
+// waited for off the core: off_core.hpp) or through papshim (MPI).
 enum class Through { native, papshim };
 int reduction(Through through, bool reduce, const void* in, void* out, int count, MPI_Datatype type, MPI_Op op, int root,
               MPI_Comm comm) {
     if (through == Through::native)
-        return reduce ? PMPI_Reduce(in, out, count, type, op, root, comm) : PMPI_Allreduce(in, out, count, type, op, comm);
+        return reduce ? reference_reduce(in, out, count, type, op, root, comm)
+                      : reference_allreduce(in, out, count, type, op, comm);
     return reduce ? MPI_Reduce(in, out, count, type, op, root, comm) : MPI_Allreduce(in, out, count, type, op, comm);
 }
 
@@ -373,7 +377,7 @@ void prepare(const Comm& c, const Case& k, Prepared& p, Tally& t) {
             *x = std::fabs(*x);
         }
     }
-    PMPI_Allreduce(absolute.data(), p.magnitude.data(), k.count, kind.type, MPI_SUM, c.comm);
+    reference_allreduce(absolute.data(), p.magnitude.data(), k.count, kind.type, MPI_SUM, c.comm);
 }
 
 // papshim's call on the prepared input, after the case's arrival delay.
