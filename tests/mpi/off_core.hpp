@@ -19,6 +19,9 @@ inline constexpr bool kReferenceOffCore = true;
 inline constexpr bool kReferenceOffCore = false;
 #endif
 
+// papshim::wait_one (waiting.hpp) waits the same way under PAPSHIM_WAIT=yield, but it is code
+// under test, and its policy follows the node papshim measured: the reference keeps a wait of
+// its own, so that it rests on MPI alone.
 inline int wait_off_core(MPI_Request& request) {
     for (;;) {
         int done = 0;
