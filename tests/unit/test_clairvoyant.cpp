@@ -432,6 +432,8 @@ TEST_CASE("every Clairvoyant schedule reduces each contribution once, for many p
                 check_flow(Collective::allreduce, name, a, d, -1);
             // The reduce-scatter form as the runtime runs it: vectors cut by size, S > 1.
             for (int segments : {7, 22, 100}) check_flow(Collective::allreduce, "clairvoyant", a, d, -1, segments);
+            // The predicted scatter pushes the partials to L up to 22 segments, swaps beyond.
+            for (int segments : {7, 22, 100}) check_flow(Collective::allreduce, "predicted_scatter", a, d, -1, segments);
         }
     }
     for (int p : {64, 100, 129, 256, 1000}) {
@@ -513,26 +515,40 @@ TEST_CASE("predicted chain: the predicted-last rank moves one vector each way, a
 TEST_CASE("predicted scatter: after the predicted-last rank arrives, it moves one vector each way in K steps") {
     const std::vector<std::int64_t> a{0, 50, 10, 50, 5, 20};  // ranks 1 and 3 tie last: rank 3 (order by rank)
     BuildInput in = input_with(a, 10, -1);
-    const int early = 5;
-    for (int r = 0; r < 6; ++r) {
-        in.rank = r;
-        const Schedule plan = algorithm(Collective::allreduce, "predicted_scatter").build(in);
-        const int blocks = plan.blocks, chunks = blocks / early;  // K chunks of each early rank's piece
-        REQUIRE(blocks == early * chunks);
-        REQUIRE(plan.steps.size() == std::size_t(chunks + 2));
-        const Traffic after = traffic(plan, 1);
-        INFO("rank " << r);
-        if (r == 3) {
-            CHECK(traffic(plan).first_step == 1);  // nothing before it arrives
-            CHECK(after.sent == std::size_t(blocks));
-            CHECK(after.received == std::size_t(blocks));
-            CHECK(plan.steps.back().sends.empty());  // it has the result after the K swaps
-        } else {
-            // Its piece from L, and every other early rank's finished piece.
-            CHECK(after.received == std::size_t(blocks));
-            CHECK(after.sent == std::size_t(chunks * early));  // its piece to L and to the 4 others
+    const int early = 5, last = 3;
+    // 1 MiB (22 segments): the owners push their partials to L in step 1; 4 MiB (86): swaps.
+    for (int segments : {0, 22, 86}) {
+        in.segments = segments;
+        const bool pushed = segments == 22;
+        for (int r = 0; r < 6; ++r) {
+            in.rank = r;
+            const Schedule plan = algorithm(Collective::allreduce, "predicted_scatter").build(in);
+            const int blocks = plan.blocks, chunks = blocks / early;  // K chunks of each early rank's piece
+            REQUIRE(blocks == early * chunks);
+            REQUIRE(plan.steps.size() == std::size_t(chunks + 2));
+            const Traffic after = traffic(plan, 1);
+            INFO("rank " << r << ", segments " << segments);
+            if (r == last) {
+                CHECK(traffic(plan).first_step == 1);  // nothing before it arrives
+                CHECK(after.sent == std::size_t(blocks));
+                CHECK(after.received == std::size_t(blocks));
+                CHECK(plan.steps.back().sends.empty());  // it has the result after K steps
+                // Pushed: every partial comes in step 1; swapped: one chunk of each a step.
+                std::size_t in_step_1 = 0;
+                for (const auto& x : plan.steps[1].recvs) in_step_1 += x.blocks.size();
+                CHECK(in_step_1 == std::size_t(pushed ? blocks : early));
+            } else {
+                // Its piece from L, and every other early rank's finished piece.
+                CHECK(after.received == std::size_t(blocks));
+                CHECK(after.sent == std::size_t(chunks * early));  // its piece to L and to the 4 others
+                std::size_t to_last_in_step_1 = 0;
+                for (const auto& x : plan.steps[1].sends)
+                    if (x.peer == last) to_last_in_step_1 += x.blocks.size();
+                CHECK(to_last_in_step_1 == std::size_t(pushed ? chunks : 1));
+            }
         }
     }
+    in.segments = 0;
     SECTION("two ranks: one swap") {
         const std::vector<std::int64_t> two{30, 0};
         BuildInput pair = input_with(two, 10, -1);

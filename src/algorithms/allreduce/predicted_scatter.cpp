@@ -4,7 +4,8 @@
 // direct exchange: one step). When L arrives, L and every early rank swap that rank's piece
 // in K chunks (L sends its data, the early rank its partial, and both reduce), so L has the
 // result after K steps; each early rank passes every finished chunk of its piece to the
-// other early ranks one step later. After L's arrival its link carries the vector once in
+// other early ranks one step later. Up to 1 MiB the early ranks push their partials to L
+// before it arrives instead, and L sends the finished chunks back (pushes_partials). After L's arrival its link carries the vector once in
 // each direction, each early rank's about once, in K + 1 steps: the least data any Allreduce
 // can move with L's data still outside, in few steps, where a pipelined chain needs N + p.
 // Commutative ops.
@@ -35,6 +36,16 @@ int chunks_for(int pieces, int segments) {
     if (pieces <= 1) return 1;
     return std::max(1, (segments + pieces - 1) / pieces);
 }
+
+// Up to 1 MiB the owners push all their partial chunks to L
+// in step 1, while L is away: they sit in L's socket buffers when it arrives, and L, which
+// then reduces every chunk itself and sends the finished ones back, leaves about when its
+// sends are buffered instead of a vector time after it arrived. Measured (docs/benchmarks.md,
+// "The predicted scatter pushes its partials to the last arriver"): 0.40-0.51x native's
+// excess at 512 KiB-1 MiB, p = 3-6, where the swap took 0.44-0.57x; a tie at p = 8. From
+// 2 MiB the swap: the owners' chunks 1.. wait for L to take in and reduce the whole vector,
+// which cost more than L saved from p = 5 (p = 8, 2 MiB: 0.50-0.53x against 0.46-0.47x).
+bool pushes_partials(int segments) { return segments <= predicted_scatter_segments(1 << 20); }
 
 // Step 0: the early ranks (`early`, piece i owned by early[i], `chunks` blocks a piece)
 // reduce-scatter their data in one direct exchange, so early[i] holds the early ranks'
@@ -76,18 +87,23 @@ schedule::Schedule build_predicted_scatter(const schedule::BuildInput& input) {
 
     plan.steps.resize(std::size_t(chunks) + 2);
     const auto combine = schedule::Combine::received_first;
+    const bool push = pushes_partials(input.segments);
     for (int piece = 0; piece < early_count; ++piece) {
         const int owner = early[std::size_t(piece)];
         for (int chunk = 0; chunk < chunks; ++chunk) {
             const std::vector<int> block{piece * chunks + chunk};
-            // Step 1 + chunk: the owner's partial and L's data cross, each side reduces.
-            schedule::Step& swap = plan.steps[std::size_t(1 + chunk)];
+            // The owner's partial reaches L in step 1 + chunk (swapped with L's data), or in
+            // step 1 whatever the chunk (pushed). L's chunk goes back in step 1 + chunk: its
+            // data, which the owner reduces, or, pushed, from chunk 1 on the finished chunk.
+            const std::size_t partial_step = push ? 1 : std::size_t(1 + chunk);
+            schedule::Step& back = plan.steps[std::size_t(1 + chunk)];
+            const auto owner_combine = push && chunk > 0 ? schedule::Combine::none : combine;
             if (input.rank == last) {
-                reduction::add_send(swap, owner, block);
-                reduction::add_receive(swap, owner, block, combine);
+                reduction::add_receive(plan.steps[partial_step], owner, block, combine);
+                reduction::add_send(back, owner, block);
             } else if (input.rank == owner) {
-                reduction::add_send(swap, last, block);
-                reduction::add_receive(swap, last, block, combine);
+                reduction::add_send(plan.steps[partial_step], last, block);
+                reduction::add_receive(back, last, block, owner_combine);
             }
             // One step later the owner passes the finished chunk to the other early ranks.
             schedule::Step& pass = plan.steps[std::size_t(2 + chunk)];
