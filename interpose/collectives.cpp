@@ -504,6 +504,7 @@ const schedule::Schedule& planned_schedule(CommContext& ctx, schedule::Builder b
         input.root = root;
         input.segments = segments;
         input.commutative = commutative;
+        input.early_sends_buffered = runtime::link_of(ctx).early_sends_buffered;
         last.schedule = build(input);
         last.build = build;
         last.root = root;

@@ -14,6 +14,8 @@ namespace {
 constexpr int sync_tag = 1;
 constexpr int link_tag = 2;
 constexpr int turn_tag = 3;
+constexpr int early_tag = 4;
+constexpr int early_message = 48 << 10;  // the predicted scatter's chunk (predicted_scatter_segments)
 constexpr int sync_rounds = 8;
 constexpr int stream_message = 1 << 16;
 // β comes from a back-to-back stream larger than the burst a shaped or switched link absorbs
@@ -105,6 +107,32 @@ double stream_time(MPI_Comm comm, int rank, int peer, std::vector<char>& buffer,
     return best;
 }
 
+// Whether a send of early_message bytes completes before its receiver posts the receive
+// (LinkModel::early_sends_buffered): the peer tells rank 0 to send, then sleeps 2 ms before it
+// receives; rank 0 watches its send for 1 ms. Open MPI's TCP completes it at once (the data
+// waits in the peer's socket); MPICH over UCX holds it until the receive (rendezvous), and so
+// does a transport whose eager limit is below the chunk. A rank 0 descheduled past the 1 ms
+// only answers no, the safe side.
+bool early_send_buffered(MPI_Comm comm, int rank, int peer, std::vector<char>& buffer) {
+    char go = 0;
+    if (rank == peer) {
+        PMPI_Send(&go, 1, MPI_CHAR, 0, early_tag, comm);
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        PMPI_Recv(buffer.data(), early_message, MPI_BYTE, 0, early_tag, comm, MPI_STATUS_IGNORE);
+        return false;
+    }
+    PMPI_Recv(&go, 1, MPI_CHAR, peer, early_tag, comm, MPI_STATUS_IGNORE);
+    MPI_Request request = MPI_REQUEST_NULL;
+    PMPI_Isend(buffer.data(), early_message, MPI_BYTE, peer, early_tag, comm, &request);
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(1);
+    int done = 0;
+    while (PMPI_Test(&request, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done &&
+           std::chrono::steady_clock::now() < until)
+        std::this_thread::sleep_for(std::chrono::microseconds(20));
+    if (!done) PMPI_Wait(&request, MPI_STATUS_IGNORE);
+    return done != 0;
+}
+
 }  // namespace
 
 const char* select_tick_source() {
@@ -177,22 +205,25 @@ LinkModel measure_link(MPI_Comm comm, LinkRounds rounds) {
     PMPI_Comm_rank(comm, &rank);
     PMPI_Comm_size(comm, &size);
     LinkModel link;
-    double measured[2] = {link.alpha, link.beta};
+    double measured[3] = {link.alpha, link.beta, 0.0};
     if (size > 1) {
         const int peer = size - 1;  // with block mapping the last rank is the farthest from rank 0
         std::vector<char> buffer(stream_message);
         if (rank == 0 || rank == peer) {
             const double small = one_way_time(comm, rank, peer, buffer, 8, rounds.ping_pongs);
             const double stream = stream_time(comm, rank, peer, buffer, rounds.streams);
+            const bool buffered = early_send_buffered(comm, rank, peer, buffer);
             if (rank == 0) {
                 measured[0] = small;
                 measured[1] = std::max(stream - 2 * small, 0.0) / (double(stream_message) * stream_messages);
+                measured[2] = buffered ? 1.0 : 0.0;
             }
         }
     }
-    broadcast_off_core(measured, 2, comm);  // the ranks outside the pair wait here off their cores
+    broadcast_off_core(measured, 3, comm);  // the ranks outside the pair wait here off their cores
     link.alpha = measured[0];
     link.beta = measured[1];
+    link.early_sends_buffered = measured[2] != 0.0;
     return link;
 }
 

@@ -24,6 +24,9 @@ struct LinkModel {
     double alpha = 2e-6;
     double beta = 1e-9;
     double gamma = 2.5e-10;
+    // Whether a 48 KiB send completes before its receiver has posted the receive
+    // (schedule::BuildInput::early_sends_buffered); measured with α and β, false unmeasured.
+    bool early_sends_buffered = false;
 };
 
 // Where a communicator's ranks sit, as auto's choices depend on it

@@ -143,8 +143,9 @@ void measure_link(CommContext& ctx) {
     // 1 Gbit/s, once per communicator).
     ctx.link = clock::measure_link(private_comm(ctx), {.ping_pongs = 8, .streams = 2});
     if (ctx.rank == 0)
-        detail::verbose(2, fmt::format("communicator {}: alpha {:.2e} s, beta {:.2e} s/B", trace::comm_label(ctx.id),
-                               ctx.link->alpha, ctx.link->beta));
+        detail::verbose(2, fmt::format("communicator {}: alpha {:.2e} s, beta {:.2e} s/B, early sends {}",
+                                       trace::comm_label(ctx.id), ctx.link->alpha, ctx.link->beta,
+                                       ctx.link->early_sends_buffered ? "buffered" : "wait"));
 }
 
 std::int64_t global_ns(std::uint64_t ticks) {

@@ -221,10 +221,11 @@ void initialise(const AlgorithmNames& names, bool thread_multiple) {
     if (s.config.tracing()) detail::open_trace(s);
     s.initialised = true;
     if (s.world_rank == 0)
-        detail::verbose(1, fmt::format("{} ranks, mode {}, alpha {:.2e} s, beta {:.2e} s/B, clock rtt {:.2e} s, "
-                                       "waits {}{}",
+        detail::verbose(1, fmt::format("{} ranks, mode {}, alpha {:.2e} s, beta {:.2e} s/B, early sends {}, "
+                                       "clock rtt {:.2e} s, waits {}{}",
                                        s.world_size, mode_name(s.config.mode), s.link.alpha, s.link.beta,
-                                       s.clock_max_rtt, wait_policy_name(wait_policy()),
+                                       s.link.early_sends_buffered ? "buffered" : "wait", s.clock_max_rtt,
+                                       wait_policy_name(wait_policy()),
                                        tracing() ? ", tracing to " + s.config.trace_dir : ""));
     switch_mode(s.config.mode);
     // MPI_COMM_WORLD's context now, inside a call that is collective and slow anyway: made

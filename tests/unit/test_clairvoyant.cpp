@@ -406,10 +406,11 @@ namespace {
 
 // The reduction data-flow check of one algorithm's schedules for one arrival pattern.
 void check_flow(Collective c, std::string_view name, const std::vector<std::int64_t>& a, std::int64_t d, int root,
-                int segments = 0) {
+                int segments = 0, bool early_sends_buffered = false) {
     const int p = int(a.size());
     BuildInput in = input_with(a, d, c == Collective::reduce ? root : -1);
     in.segments = segments;
+    in.early_sends_buffered = early_sends_buffered;
     const ScheduleSet set = ScheduleSet::build(algorithm(c, name).build, p, in);
     INFO(fmt::format("{} {} p={} root={} d={} segments={} a=[{}]", papshim::collective_name(c), name, p, root, d,
                      segments, fmt::join(a, ",")));
@@ -432,8 +433,11 @@ TEST_CASE("every Clairvoyant schedule reduces each contribution once, for many p
                 check_flow(Collective::allreduce, name, a, d, -1);
             // The reduce-scatter form as the runtime runs it: vectors cut by size, S > 1.
             for (int segments : {7, 22, 100}) check_flow(Collective::allreduce, "clairvoyant", a, d, -1, segments);
-            // The predicted scatter pushes the partials to L up to 22 segments, swaps beyond.
-            for (int segments : {7, 22, 100}) check_flow(Collective::allreduce, "predicted_scatter", a, d, -1, segments);
+            // The predicted scatter pushes the partials to L up to 22 segments where early
+            // sends are buffered, swaps beyond or elsewhere.
+            for (int segments : {7, 22, 100})
+                for (bool buffered : {false, true})
+                    check_flow(Collective::allreduce, "predicted_scatter", a, d, -1, segments, buffered);
         }
     }
     for (int p : {64, 100, 129, 256, 1000}) {
@@ -516,10 +520,13 @@ TEST_CASE("predicted scatter: after the predicted-last rank arrives, it moves on
     const std::vector<std::int64_t> a{0, 50, 10, 50, 5, 20};  // ranks 1 and 3 tie last: rank 3 (order by rank)
     BuildInput in = input_with(a, 10, -1);
     const int early = 5, last = 3;
-    // 1 MiB (22 segments): the owners push their partials to L in step 1; 4 MiB (86): swaps.
-    for (int segments : {0, 22, 86}) {
+    // 1 MiB (22 segments) where early sends are buffered: the owners push their partials to
+    // L in step 1; 4 MiB (86), or where they are not: swaps.
+    for (const auto& [segments, buffered] : {std::pair{0, true}, std::pair{22, true}, std::pair{22, false},
+                                             std::pair{86, true}}) {
         in.segments = segments;
-        const bool pushed = segments == 22;
+        in.early_sends_buffered = buffered;
+        const bool pushed = segments == 22 && buffered;
         for (int r = 0; r < 6; ++r) {
             in.rank = r;
             const Schedule plan = algorithm(Collective::allreduce, "predicted_scatter").build(in);
@@ -549,6 +556,7 @@ TEST_CASE("predicted scatter: after the predicted-last rank arrives, it moves on
         }
     }
     in.segments = 0;
+    in.early_sends_buffered = false;
     SECTION("two ranks: one swap") {
         const std::vector<std::int64_t> two{30, 0};
         BuildInput pair = input_with(two, 10, -1);
@@ -582,6 +590,19 @@ TEST_CASE("predicted scatter: as few chunks a piece as keep each within 48 KiB")
     CHECK(chunks_of(4, segments(384 << 10)) == 3);   // 128 KiB
     CHECK(chunks_of(4, segments(1 << 20)) == 8);
     CHECK(chunks_of(2, segments(1 << 20)) == 1);     // one piece: one swap
+    // Where early sends are buffered the pushed piece keeps its chunks under the eager limit,
+    // at p = 2 too; beyond 1 MiB the swap.
+    const auto pushed_chunks_of = [](int ranks, int cut) {
+        std::vector<std::int64_t> a(std::size_t(ranks), 0);
+        a.back() = 1000;
+        BuildInput in = input_with(a, 10, -1);
+        in.segments = cut;
+        in.early_sends_buffered = true;
+        return algorithm(Collective::allreduce, "predicted_scatter").build(in).blocks / (ranks - 1);
+    };
+    CHECK(pushed_chunks_of(2, segments(1 << 20)) == 22);
+    CHECK(pushed_chunks_of(2, segments(2 << 20)) == 1);
+    CHECK(pushed_chunks_of(8, segments(1 << 20)) == 4);
 }
 
 TEST_CASE("Clairvoyant Allreduce: the predicted-last rank owns no piece and moves one vector each way") {

@@ -4,10 +4,11 @@
 // direct exchange: one step). When L arrives, L and every early rank swap that rank's piece
 // in K chunks (L sends its data, the early rank its partial, and both reduce), so L has the
 // result after K steps; each early rank passes every finished chunk of its piece to the
-// other early ranks one step later. Up to 1 MiB the early ranks push their partials to L
-// before it arrives instead, and L sends the finished chunks back (pushes_partials). After L's arrival its link carries the vector once in
+// other early ranks one step later. After L's arrival its link carries the vector once in
 // each direction, each early rank's about once, in K + 1 steps: the least data any Allreduce
 // can move with L's data still outside, in few steps, where a pipelined chain needs N + p.
+// Up to 1 MiB, where the MPI buffers early sends, the early ranks push their partials to L
+// before it arrives instead, and L sends the finished chunks back (pushes_partials).
 // Commutative ops.
 
 #include <algorithm>
@@ -31,21 +32,28 @@ constexpr std::uint64_t kChunkBytes = 48 << 10;
 // excess, one chunk a piece (two at 384 KiB) 0.33-0.85x, one run 1.75x; at p = 4, 256 and
 // 384 KiB, 2 and 3 chunks took less than 3 and 4 in the median call in 12 pairs of 12
 // (0.49-0.79x against 0.53-0.81x; docs/benchmarks.md, "The predicted scatter from 128 KiB").
-// One piece has no pass to overlap.
-int chunks_for(int pieces, int segments) {
-    if (pieces <= 1) return 1;
+// One piece has no pass to overlap: one swap; but pushed (p = 2), the early rank's chunks
+// must stay under the eager limit to reach L before it arrives, so as many as segments.
+int chunks_for(int pieces, int segments, bool push) {
+    if (pieces <= 1) return push ? std::max(1, segments) : 1;
     return std::max(1, (segments + pieces - 1) / pieces);
 }
 
-// Up to 1 MiB the owners push all their partial chunks to L
-// in step 1, while L is away: they sit in L's socket buffers when it arrives, and L, which
-// then reduces every chunk itself and sends the finished ones back, leaves about when its
-// sends are buffered instead of a vector time after it arrived. Measured (docs/benchmarks.md,
-// "The predicted scatter pushes its partials to the last arriver"): 0.40-0.51x native's
-// excess at 512 KiB-1 MiB, p = 3-6, where the swap took 0.44-0.57x; a tie at p = 8. From
+// Up to 1 MiB the owners push all their partial chunks to L in step 1, while L is away:
+// they sit in L's socket buffers when it arrives, and L, which then reduces every chunk
+// itself and sends the finished ones back, leaves about when its sends are buffered instead
+// of a vector time after it arrived. Measured (docs/benchmarks.md, "The predicted scatter
+// pushes its partials to the last arriver", median calls): 0.39-0.52x native's excess at
+// 512 KiB-1 MiB, p = 3-6, where the swap took 0.42-0.57x; a tie at p = 8; at p = 2 (a core
+// per rank) 0.55-0.61x where the one swap took 1.01-1.04x. From
 // 2 MiB the swap: the owners' chunks 1.. wait for L to take in and reduce the whole vector,
 // which cost more than L saved from p = 5 (p = 8, 2 MiB: 0.50-0.53x against 0.46-0.47x).
-bool pushes_partials(int segments) { return segments <= predicted_scatter_segments(1 << 20); }
+// Only where the MPI completes those sends before L arrives (BuildInput::early_sends_buffered:
+// Open MPI's TCP; over MPICH's UCX they wait for L's receives, and the push took 1.8-1.9x
+// native's excess at p = 2).
+bool pushes_partials(const schedule::BuildInput& input) {
+    return input.early_sends_buffered && input.segments <= predicted_scatter_segments(1 << 20);
+}
 
 // Step 0: the early ranks (`early`, piece i owned by early[i], `chunks` blocks a piece)
 // reduce-scatter their data in one direct exchange, so early[i] holds the early ranks'
@@ -77,7 +85,8 @@ int predicted_scatter_segments(std::uint64_t bytes) {
 schedule::Schedule build_predicted_scatter(const schedule::BuildInput& input) {
     const int p = input.ranks;
     const int early_count = p - 1;
-    const int chunks = chunks_for(early_count, input.segments);
+    const bool push = pushes_partials(input);
+    const int chunks = chunks_for(early_count, input.segments, push);
     schedule::Schedule plan = reduction::empty_schedule(input, p > 1 ? early_count * chunks : 1);
     if (p <= 1) return plan;
     std::vector<int> early = predicted_order(input);
@@ -87,7 +96,6 @@ schedule::Schedule build_predicted_scatter(const schedule::BuildInput& input) {
 
     plan.steps.resize(std::size_t(chunks) + 2);
     const auto combine = schedule::Combine::received_first;
-    const bool push = pushes_partials(input.segments);
     for (int piece = 0; piece < early_count; ++piece) {
         const int owner = early[std::size_t(piece)];
         for (int chunk = 0; chunk < chunks; ++chunk) {
