@@ -69,7 +69,9 @@ std::string_view auto_reduction_candidate(Collective collective, std::uint64_t b
     // form, auto's choice there on 2026-12-05, took 0.56-0.71x in the same runs; p = 4
     // 0.47-0.62x; in 4 chunks of 5-14 KiB the scatter had taken 0.87-2.19x. From 4 ranks: at
     // p = 2 Clairvoyant's tied native there (one early rank can reduce nothing ahead), at
-    // p = 3 both lost at 128 KiB. From 384 KiB at any p (p = 3 0.48-0.50x, p = 2 1.04-1.05x).
+    // p = 3 both lost at 128 KiB. From 384 KiB at any p (p = 3 0.48-0.50x, p = 2 1.04-1.05x;
+    // at p = 2 0.55-0.61x since the scatter pushes its partials to the late rank where early
+    // sends are buffered, 2026-12-06, and still 1.02-1.16x where they are not, as on MPICH).
     // At 64 KiB Clairvoyant's took 0.62-1.15x: nothing there.
     // Both MPIs: the gain is the network's time after the last arrival; MPICH measured only
     // oversubscribed here.

@@ -45,12 +45,12 @@ int chunks_for(int pieces, int segments, bool push) {
 // of a vector time after it arrived. Measured (docs/benchmarks.md, "The predicted scatter
 // pushes its partials to the last arriver", median calls): 0.39-0.52x native's excess at
 // 512 KiB-1 MiB, p = 3-6, where the swap took 0.42-0.57x; a tie at p = 8; at p = 2 (a core
-// per rank) 0.55-0.61x where the one swap took 1.01-1.04x. From
-// 2 MiB the swap: the owners' chunks 1.. wait for L to take in and reduce the whole vector,
-// which cost more than L saved from p = 5 (p = 8, 2 MiB: 0.50-0.53x against 0.46-0.47x).
-// Only where the MPI completes those sends before L arrives (BuildInput::early_sends_buffered:
-// Open MPI's TCP; over MPICH's UCX they wait for L's receives, and the push took 1.8-1.9x
-// native's excess at p = 2).
+// per rank) 0.55-0.61x where the one swap took 1.01-1.04x. From 2 MiB the swap: the
+// owners' chunks 1.. wait for L to take in and reduce the whole vector, which cost more than
+// L saved from p = 5 (p = 8, 2 MiB: 0.50-0.53x against 0.46-0.47x). Only where the MPI
+// completes those sends before L arrives (BuildInput::early_sends_buffered, measured with the
+// link: Open MPI's TCP here; over MPICH's UCX they wait for L's receives, and the push took
+// 1.8-1.9x native's excess at p = 2).
 bool pushes_partials(const schedule::BuildInput& input) {
     return input.early_sends_buffered && input.segments <= predicted_scatter_segments(1 << 20);
 }
