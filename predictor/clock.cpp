@@ -15,7 +15,7 @@ constexpr int sync_tag = 1;
 constexpr int link_tag = 2;
 constexpr int turn_tag = 3;
 constexpr int early_tag = 4;
-constexpr int early_message = 48 << 10;  // the predicted scatter's chunk (predicted_scatter_segments)
+constexpr int early_message = int(kPushedChunkBytes);
 constexpr int sync_rounds = 8;
 constexpr int stream_message = 1 << 16;
 // β comes from a back-to-back stream larger than the burst a shaped or switched link absorbs

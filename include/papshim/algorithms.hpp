@@ -24,10 +24,16 @@ struct LinkModel {
     double alpha = 2e-6;
     double beta = 1e-9;
     double gamma = 2.5e-10;
-    // Whether a 48 KiB send completes before its receiver has posted the receive
-    // (schedule::BuildInput::early_sends_buffered); measured with α and β, false unmeasured.
+    // Whether a send of kPushedChunkBytes completes before its receiver has posted the
+    // receive (schedule::BuildInput::early_sends_buffered); measured with α and β, false
+    // unmeasured.
     bool early_sends_buffered = false;
 };
+
+// The largest piece a schedule sends ahead to a rank still away (the predicted scatter's
+// chunk, under Open MPI TCP's 64 KiB eager limit), and so what clock::measure_link sends to
+// learn LinkModel::early_sends_buffered.
+inline constexpr std::uint64_t kPushedChunkBytes = 48 << 10;
 
 // Where a communicator's ranks sit, as auto's choices depend on it
 // (identical on every rank).

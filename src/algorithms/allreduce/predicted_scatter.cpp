@@ -20,7 +20,7 @@ namespace papshim::allreduce {
 
 namespace {
 
-constexpr std::uint64_t kChunkBytes = 48 << 10;
+constexpr std::uint64_t kChunkBytes = kPushedChunkBytes;
 
 // Chunks of each piece: L's swap with a piece's owner is pipelined with the owner's pass to
 // the others over K steps, so the early ranks finish (K + 1)/K vectors' time after L
