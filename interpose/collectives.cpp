@@ -1043,7 +1043,8 @@ std::optional<Outcome> run_reduction(CommContext& ctx, Collective kind, Reductio
         declined = choice == "auto" && !auto_runs_round_planner(planning.plan->arrival_ns, rounds.tau_ns, pieces);
     }
     if (auto_plans && planning.plan && !declined)
-        declined = !auto_takes_plan(kind, bytes, planning.plan->arrival_ns, runtime::tau_ns(ctx, bytes));
+        declined = !auto_takes_plan(kind, bytes, planning.plan->arrival_ns, runtime::tau_ns(ctx, bytes),
+                                    runtime::link_of(ctx).early_sends_buffered);
     if (auto_plans) {
         planning.planner->note_plan_use(planning.plan && !declined);
         if (!planning.plan) return run_auto_classic(ctx, kind, b);

@@ -71,7 +71,8 @@ std::string_view auto_reduction_candidate(Collective collective, std::uint64_t b
     // p = 2 Clairvoyant's tied native there (one early rank can reduce nothing ahead), at
     // p = 3 both lost at 128 KiB. From 384 KiB at any p (p = 3 0.48-0.50x, p = 2 1.04-1.05x;
     // at p = 2 0.55-0.61x since the scatter pushes its partials to the late rank where early
-    // sends are buffered, 2026-12-06, and still 1.02-1.16x where they are not, as on MPICH).
+    // sends are buffered, 2026-12-06, and still 1.02-1.16x where they are not, as on MPICH,
+    // where auto declines it since (auto_takes_plan)).
     // At 64 KiB Clairvoyant's took 0.62-1.15x: nothing there.
     // Both MPIs: the gain is the network's time after the last arrival; MPICH measured only
     // oversubscribed here.
@@ -154,7 +155,8 @@ std::int64_t clairvoyant_round_ns(const LinkModel& link, double piece_bytes) {
 }
 
 bool auto_takes_plan(Collective collective, std::uint64_t bytes, std::span<const std::int64_t> arrival_ns,
-                     std::int64_t vector_ns) {
+                     std::int64_t vector_ns, bool early_sends_buffered) {
+    if (collective == Collective::allreduce && arrival_ns.size() == 2) return early_sends_buffered;
     if (collective != Collective::reduce || bytes >= kAutoReduceChainMinBytes || arrival_ns.empty()) return true;
     const auto [first, last] = std::ranges::minmax_element(arrival_ns);
     return *last - *first >= kAutoSmallChainMinSpread * vector_ns;

@@ -213,14 +213,26 @@ TEST_CASE("auto takes the small chain Reduce's plan only over a predicted spread
     using papshim::auto_takes_plan;
     constexpr std::int64_t vector = 1000;
     const std::vector<std::int64_t> one_late{40, 0, 6000, 300}, short_late{40, 0, 5999, 300};
-    CHECK(auto_takes_plan(Collective::reduce, 64 * 1024, one_late, vector));
-    CHECK_FALSE(auto_takes_plan(Collective::reduce, 64 * 1024, short_late, vector));  // the tree beat it at 2-4
-    CHECK_FALSE(auto_takes_plan(Collective::reduce, 256 * 1024 - 1, short_late, vector));
-    CHECK(auto_takes_plan(Collective::reduce, 256 * 1024, short_late, vector));  // from 256 KiB whatever the spread
-    CHECK(auto_takes_plan(Collective::allreduce, 128 * 1024, short_late, vector));  // other plans: no rule
+    CHECK(auto_takes_plan(Collective::reduce, 64 * 1024, one_late, vector, false));
+    CHECK_FALSE(auto_takes_plan(Collective::reduce, 64 * 1024, short_late, vector, false));  // the tree beat it at 2-4
+    CHECK_FALSE(auto_takes_plan(Collective::reduce, 256 * 1024 - 1, short_late, vector, false));
+    CHECK(auto_takes_plan(Collective::reduce, 256 * 1024, short_late, vector, false));  // from 256 KiB whatever the spread
+    CHECK(auto_takes_plan(Collective::allreduce, 128 * 1024, short_late, vector, false));  // other plans: no rule
     // Any order, and the earliest need not be at 0.
-    CHECK(auto_takes_plan(Collective::reduce, 64 * 1024, std::vector<std::int64_t>{9000, 3000, 5000}, vector));
-    CHECK_FALSE(auto_takes_plan(Collective::reduce, 64 * 1024, std::vector<std::int64_t>{8999, 3000, 5000}, vector));
+    CHECK(auto_takes_plan(Collective::reduce, 64 * 1024, std::vector<std::int64_t>{9000, 3000, 5000}, vector, false));
+    CHECK_FALSE(auto_takes_plan(Collective::reduce, 64 * 1024, std::vector<std::int64_t>{8999, 3000, 5000}, vector, false));
+}
+
+TEST_CASE("auto takes an Allreduce plan over 2 ranks only where early sends are buffered") {
+    using papshim::auto_takes_plan;
+    constexpr std::int64_t vector = 1000;
+    const std::vector<std::int64_t> pair{0, 50000}, three{0, 100, 50000};
+    for (std::uint64_t bytes : {std::uint64_t(512) << 10, std::uint64_t(1) << 20, std::uint64_t(16) << 20}) {
+        CHECK(auto_takes_plan(Collective::allreduce, bytes, pair, vector, true));
+        CHECK_FALSE(auto_takes_plan(Collective::allreduce, bytes, pair, vector, false));
+        CHECK(auto_takes_plan(Collective::allreduce, bytes, three, vector, false));  // from 3 ranks the flag is not asked
+        CHECK(auto_takes_plan(Collective::reduce, bytes, pair, vector, false));      // nor for a Reduce
+    }
 }
 
 // The round rule for a planner in rounds (Clairvoyant's Allreduce under auto since 2026-12-05; its Reduce until 2026-12-03).
