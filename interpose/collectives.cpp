@@ -504,7 +504,7 @@ const schedule::Schedule& planned_schedule(CommContext& ctx, schedule::Builder b
         input.root = root;
         input.segments = segments;
         input.commutative = commutative;
-        input.early_sends_buffered = runtime::link_of(ctx).early_sends_buffered;
+        input.early_send_bytes = runtime::link_of(ctx).early_send_bytes;
         last.schedule = build(input);
         last.build = build;
         last.root = root;
@@ -1044,7 +1044,7 @@ std::optional<Outcome> run_reduction(CommContext& ctx, Collective kind, Reductio
     }
     if (auto_plans && planning.plan && !declined)
         declined = !auto_takes_plan(kind, bytes, planning.plan->arrival_ns, runtime::tau_ns(ctx, bytes),
-                                    runtime::link_of(ctx).early_sends_buffered);
+                                    runtime::link_of(ctx).early_send_bytes > 0);
     if (auto_plans) {
         planning.planner->note_plan_use(planning.plan && !declined);
         if (!planning.plan) return run_auto_classic(ctx, kind, b);

@@ -15,9 +15,9 @@ constexpr int sync_tag = 1;
 constexpr int link_tag = 2;
 constexpr int turn_tag = 3;
 constexpr int early_tag = 4;
-constexpr int early_message = int(kPushedChunkBytes);
 constexpr int sync_rounds = 8;
 constexpr int stream_message = 1 << 16;
+static_assert(kEarlySendBytes[0] <= std::uint64_t(stream_message));  // the probe's sends use the stream's buffer
 // β comes from a back-to-back stream larger than the burst a shaped or switched link absorbs
 // at full speed: a single 64 KiB ping-pong measured 1.3 GB/s on the emulated 1 Gbit/s network
 // (its token bucket holds 2 ms of the rate), ten times the link's real 125 MB/s.
@@ -107,23 +107,23 @@ double stream_time(MPI_Comm comm, int rank, int peer, std::vector<char>& buffer,
     return best;
 }
 
-// Whether a send of early_message bytes completes before its receiver posts the receive
-// (LinkModel::early_sends_buffered): the peer tells rank 0 to send, then sleeps 2 ms before it
-// receives; rank 0 watches its send for 1 ms. Open MPI's TCP completes it at once (the data
-// waits in the peer's socket); MPICH over UCX holds it until the receive (rendezvous), and so
-// does a transport whose eager limit is below the chunk. A rank 0 descheduled past the 1 ms
-// only answers no, the safe side.
-bool early_send_buffered(MPI_Comm comm, int rank, int peer, std::vector<char>& buffer) {
+// Whether a send of `bytes` completes before its receiver posts the receive: the peer tells
+// rank 0 to send, then sleeps 2 ms before it receives; rank 0 watches its send for 1 ms. Open
+// MPI's TCP completes 48 KiB at once (the data waits in the peer's socket); MPICH over UCX's
+// TCP holds it until the receive (rendezvous) and completes 16 KiB at once. A rank 0
+// descheduled past the 1 ms only answers no, the safe side. Rank 0's answer; the peer's is
+// meaningless.
+bool early_send_buffered(MPI_Comm comm, int rank, int peer, std::vector<char>& buffer, int bytes) {
     char go = 0;
     if (rank == peer) {
         PMPI_Send(&go, 1, MPI_CHAR, 0, early_tag, comm);
         std::this_thread::sleep_for(std::chrono::milliseconds(2));
-        PMPI_Recv(buffer.data(), early_message, MPI_BYTE, 0, early_tag, comm, MPI_STATUS_IGNORE);
+        PMPI_Recv(buffer.data(), bytes, MPI_BYTE, 0, early_tag, comm, MPI_STATUS_IGNORE);
         return false;
     }
     PMPI_Recv(&go, 1, MPI_CHAR, peer, early_tag, comm, MPI_STATUS_IGNORE);
     MPI_Request request = MPI_REQUEST_NULL;
-    PMPI_Isend(buffer.data(), early_message, MPI_BYTE, peer, early_tag, comm, &request);
+    PMPI_Isend(buffer.data(), bytes, MPI_BYTE, peer, early_tag, comm, &request);
     const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(1);
     int done = 0;
     while (PMPI_Test(&request, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done &&
@@ -131,6 +131,20 @@ bool early_send_buffered(MPI_Comm comm, int rank, int peer, std::vector<char>& b
         std::this_thread::sleep_for(std::chrono::microseconds(20));
     if (!done) PMPI_Wait(&request, MPI_STATUS_IGNORE);
     return done != 0;
+}
+
+// LinkModel::early_send_bytes: kEarlySendBytes tried largest first until one is buffered
+// (early_send_buffered); rank 0 tells the peer after each whether to try the next.
+std::uint64_t early_send_bytes(MPI_Comm comm, int rank, int peer, std::vector<char>& buffer) {
+    for (const std::uint64_t bytes : kEarlySendBytes) {
+        char buffered = early_send_buffered(comm, rank, peer, buffer, int(bytes)) ? 1 : 0;
+        if (rank == 0)
+            PMPI_Send(&buffered, 1, MPI_CHAR, peer, early_tag, comm);
+        else
+            PMPI_Recv(&buffered, 1, MPI_CHAR, 0, early_tag, comm, MPI_STATUS_IGNORE);
+        if (buffered) return bytes;
+    }
+    return 0;
 }
 
 }  // namespace
@@ -212,18 +226,18 @@ LinkModel measure_link(MPI_Comm comm, LinkRounds rounds) {
         if (rank == 0 || rank == peer) {
             const double small = one_way_time(comm, rank, peer, buffer, 8, rounds.ping_pongs);
             const double stream = stream_time(comm, rank, peer, buffer, rounds.streams);
-            const bool buffered = early_send_buffered(comm, rank, peer, buffer);
+            const std::uint64_t early_bytes = early_send_bytes(comm, rank, peer, buffer);
             if (rank == 0) {
                 measured[0] = small;
                 measured[1] = std::max(stream - 2 * small, 0.0) / (double(stream_message) * stream_messages);
-                measured[2] = buffered ? 1.0 : 0.0;
+                measured[2] = double(early_bytes);
             }
         }
     }
     broadcast_off_core(measured, 3, comm);  // the ranks outside the pair wait here off their cores
     link.alpha = measured[0];
     link.beta = measured[1];
-    link.early_sends_buffered = measured[2] != 0.0;
+    link.early_send_bytes = std::uint64_t(measured[2]);
     return link;
 }
 

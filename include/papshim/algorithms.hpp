@@ -24,16 +24,21 @@ struct LinkModel {
     double alpha = 2e-6;
     double beta = 1e-9;
     double gamma = 2.5e-10;
-    // Whether a send of kPushedChunkBytes completes before its receiver has posted the
-    // receive (schedule::BuildInput::early_sends_buffered); measured with α and β, false
-    // unmeasured.
-    bool early_sends_buffered = false;
+    // The largest of kEarlySendBytes whose send completes before its receiver has posted the
+    // receive (schedule::BuildInput::early_send_bytes); 0: none of them, or unmeasured.
+    // Measured with α and β.
+    std::uint64_t early_send_bytes = 0;
 };
 
 // The largest piece a schedule sends ahead to a rank still away (the predicted scatter's
-// chunk, under Open MPI TCP's 64 KiB eager limit), and so what clock::measure_link sends to
-// learn LinkModel::early_sends_buffered.
+// chunk, under Open MPI TCP's 64 KiB eager limit).
 inline constexpr std::uint64_t kPushedChunkBytes = 48 << 10;
+// The message sizes clock::measure_link tries, largest first, to learn
+// LinkModel::early_send_bytes: the chunk, and a third of it, under the eager limit of MPICH
+// over UCX's TCP (between 16 and 24 KiB here: docs/benchmarks.md, "The predicted scatter's
+// chunks under the MPI's eager limit"), so a schedule can move a chunk as three messages
+// where a whole one would wait for its receiver.
+inline constexpr std::uint64_t kEarlySendBytes[] = {kPushedChunkBytes, kPushedChunkBytes / 3};
 
 // Where a communicator's ranks sit, as auto's choices depend on it
 // (identical on every rank).

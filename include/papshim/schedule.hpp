@@ -77,11 +77,11 @@ struct BuildInput {
     // Reductions cut into pieces by the vector's size: how many
     // (ReductionAlgorithm::segments_for_bytes, identical everywhere); 0: the builder's default.
     int segments = 0;
-    // Whether a 48 KiB send completes before its receiver has arrived, its data waiting in
-    // the receiver's socket (LinkModel::early_sends_buffered, measured with the link and
-    // broadcast, so the same on every rank): a schedule may then push data to a rank that is
-    // still away.
-    bool early_sends_buffered = false;
+    // The largest message (of kEarlySendBytes) whose send completes before its receiver has
+    // arrived, its data waiting in the receiver's socket (LinkModel::early_send_bytes,
+    // measured with the link and broadcast, so the same on every rank): a schedule may push
+    // messages up to this size to a rank that is still away. 0: none.
+    std::uint64_t early_send_bytes = 0;
 };
 
 using Builder = Schedule (*)(const BuildInput&);

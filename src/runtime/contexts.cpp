@@ -609,7 +609,7 @@ const schedule::Schedule& CommContext::schedule_for(const ScheduleKey& key) {
         input.root = key.root;
         input.commutative = key.commutative;
         input.segments = key.segments;
-        input.early_sends_buffered = link_of(*this).early_sends_buffered;
+        input.early_send_bytes = link_of(*this).early_send_bytes;
         it = schedules.emplace(key, key.build(input)).first;
     }
     return it->second;

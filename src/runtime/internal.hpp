@@ -16,6 +16,9 @@ namespace papshim::runtime::detail {
 // Lowest rank of `comm` for which `bad` holds, or INT_MAX (collective).
 int lowest_rank_with(MPI_Comm comm, int rank, bool bad);
 void verbose(int level, const std::string& line);
+// The verbose lines' word for LinkModel::early_send_bytes: "buffered" (whole chunks), "buffered
+// up to N KiB", or "wait".
+std::string early_sends_label(const LinkModel& link);
 // The world ranks of `ranks` of `comm` (MPI_UNDEFINED for a process outside the world; local).
 std::vector<int> world_ranks_of(const State& s, MPI_Comm comm, std::span<const int> ranks);
 

@@ -145,7 +145,7 @@ void measure_link(CommContext& ctx) {
     if (ctx.rank == 0)
         detail::verbose(2, fmt::format("communicator {}: alpha {:.2e} s, beta {:.2e} s/B, early sends {}",
                                        trace::comm_label(ctx.id), ctx.link->alpha, ctx.link->beta,
-                                       ctx.link->early_sends_buffered ? "buffered" : "wait"));
+                                       detail::early_sends_label(*ctx.link)));
 }
 
 std::int64_t global_ns(std::uint64_t ticks) {

@@ -105,6 +105,12 @@ void verbose(int level, const std::string& line) {
     if (state().config.verbose >= level) fmt::print(stderr, "papshim: {}\n", line);
 }
 
+std::string early_sends_label(const LinkModel& link) {
+    if (link.early_send_bytes == 0) return "wait";
+    if (link.early_send_bytes >= kPushedChunkBytes) return "buffered";
+    return fmt::format("buffered up to {} KiB", link.early_send_bytes >> 10);
+}
+
 std::vector<int> world_ranks_of(const State& s, MPI_Comm comm, std::span<const int> ranks) {
     std::vector<int> world_ranks(ranks.size(), MPI_UNDEFINED);
     MPI_Group group = MPI_GROUP_NULL, world = MPI_GROUP_NULL;
@@ -224,7 +230,7 @@ void initialise(const AlgorithmNames& names, bool thread_multiple) {
         detail::verbose(1, fmt::format("{} ranks, mode {}, alpha {:.2e} s, beta {:.2e} s/B, early sends {}, "
                                        "clock rtt {:.2e} s, waits {}{}",
                                        s.world_size, mode_name(s.config.mode), s.link.alpha, s.link.beta,
-                                       s.link.early_sends_buffered ? "buffered" : "wait", s.clock_max_rtt,
+                                       detail::early_sends_label(s.link), s.clock_max_rtt,
                                        wait_policy_name(wait_policy()),
                                        tracing() ? ", tracing to " + s.config.trace_dir : ""));
     switch_mode(s.config.mode);

@@ -406,11 +406,11 @@ namespace {
 
 // The reduction data-flow check of one algorithm's schedules for one arrival pattern.
 void check_flow(Collective c, std::string_view name, const std::vector<std::int64_t>& a, std::int64_t d, int root,
-                int segments = 0, bool early_sends_buffered = false) {
+                int segments = 0, std::uint64_t early_send_bytes = 0) {
     const int p = int(a.size());
     BuildInput in = input_with(a, d, c == Collective::reduce ? root : -1);
     in.segments = segments;
-    in.early_sends_buffered = early_sends_buffered;
+    in.early_send_bytes = early_send_bytes;
     const ScheduleSet set = ScheduleSet::build(algorithm(c, name).build, p, in);
     INFO(fmt::format("{} {} p={} root={} d={} segments={} a=[{}]", papshim::collective_name(c), name, p, root, d,
                      segments, fmt::join(a, ",")));
@@ -436,8 +436,8 @@ TEST_CASE("every Clairvoyant schedule reduces each contribution once, for many p
             // The predicted scatter pushes the partials to L up to 22 segments where early
             // sends are buffered, swaps beyond or elsewhere.
             for (int segments : {7, 22, 100})
-                for (bool buffered : {false, true})
-                    check_flow(Collective::allreduce, "predicted_scatter", a, d, -1, segments, buffered);
+                for (std::uint64_t early_bytes : {std::uint64_t(0), std::uint64_t(16) << 10, std::uint64_t(48) << 10})
+                    check_flow(Collective::allreduce, "predicted_scatter", a, d, -1, segments, early_bytes);
         }
     }
     for (int p : {64, 100, 129, 256, 1000}) {
@@ -521,17 +521,21 @@ TEST_CASE("predicted scatter: after the predicted-last rank arrives, it moves on
     BuildInput in = input_with(a, 10, -1);
     const int early = 5, last = 3;
     // 1 MiB (22 segments) where early sends are buffered: the owners push their partials to
-    // L in step 1; 4 MiB (86), or where they are not: swaps.
-    for (const auto& [segments, buffered] : {std::pair{0, true}, std::pair{22, true}, std::pair{22, false},
-                                             std::pair{86, true}}) {
+    // L in step 1; 4 MiB (86), or where none are: swaps. Where only 16 KiB sends are
+    // buffered, every chunk moves in thirds, pushed or swapped.
+    constexpr std::uint64_t whole = 48 << 10, third = 16 << 10;
+    for (const auto& [segments, early_bytes] : {std::pair{0, whole}, std::pair{22, whole}, std::pair{22, third},
+                                                std::pair{22, std::uint64_t(0)}, std::pair{86, whole},
+                                                std::pair{86, third}}) {
         in.segments = segments;
-        in.early_sends_buffered = buffered;
-        const bool pushed = segments == 22 && buffered;
+        in.early_send_bytes = early_bytes;
+        const bool pushed = segments == 22 && early_bytes > 0;
+        const int split = early_bytes == third ? 3 : 1;  // blocks a chunk
         for (int r = 0; r < 6; ++r) {
             in.rank = r;
             const Schedule plan = algorithm(Collective::allreduce, "predicted_scatter").build(in);
-            const int blocks = plan.blocks, chunks = blocks / early;  // K chunks of each early rank's piece
-            REQUIRE(blocks == early * chunks);
+            const int blocks = plan.blocks, chunks = blocks / (early * split);  // K chunks of each early rank's piece
+            REQUIRE(blocks == early * chunks * split);
             REQUIRE(plan.steps.size() == std::size_t(chunks + 2));
             const Traffic after = traffic(plan, 1);
             INFO("rank " << r << ", segments " << segments);
@@ -543,20 +547,25 @@ TEST_CASE("predicted scatter: after the predicted-last rank arrives, it moves on
                 // Pushed: every partial comes in step 1; swapped: one chunk of each a step.
                 std::size_t in_step_1 = 0;
                 for (const auto& x : plan.steps[1].recvs) in_step_1 += x.blocks.size();
-                CHECK(in_step_1 == std::size_t(pushed ? blocks : early));
+                CHECK(in_step_1 == std::size_t(pushed ? blocks : early * split));
             } else {
                 // Its piece from L, and every other early rank's finished piece.
                 CHECK(after.received == std::size_t(blocks));
-                CHECK(after.sent == std::size_t(chunks * early));  // its piece to L and to the 4 others
-                std::size_t to_last_in_step_1 = 0;
+                CHECK(after.sent == std::size_t(chunks * split * early));  // its piece to L and to the 4 others
+                std::size_t to_last_in_step_1 = 0, messages_to_last_in_step_1 = 0;
                 for (const auto& x : plan.steps[1].sends)
-                    if (x.peer == last) to_last_in_step_1 += x.blocks.size();
-                CHECK(to_last_in_step_1 == std::size_t(pushed ? chunks : 1));
+                    if (x.peer == last) {
+                        to_last_in_step_1 += x.blocks.size();
+                        ++messages_to_last_in_step_1;
+                    }
+                CHECK(to_last_in_step_1 == std::size_t(pushed ? chunks * split : split));
+                // In thirds: one message a block, each within the buffered size.
+                CHECK(messages_to_last_in_step_1 == std::size_t(pushed ? chunks * split : split));
             }
         }
     }
     in.segments = 0;
-    in.early_sends_buffered = false;
+    in.early_send_bytes = 0;
     SECTION("two ranks: one swap") {
         const std::vector<std::int64_t> two{30, 0};
         BuildInput pair = input_with(two, 10, -1);
@@ -572,13 +581,17 @@ TEST_CASE("predicted scatter: as few chunks a piece as keep each within 48 KiB")
     const auto segments = [](std::uint64_t bytes) {
         return algorithm(Collective::allreduce, "predicted_scatter").segments_for_bytes(bytes);
     };
-    const auto chunks_of = [](int ranks, int cut) {
+    // Blocks of each early rank's piece, one rank predicted last, with early sends buffered up
+    // to `early_bytes` (0: none).
+    const auto blocks_a_piece = [](int ranks, int cut, std::uint64_t early_bytes = 0) {
         std::vector<std::int64_t> a(std::size_t(ranks), 0);
         a.back() = 1000;
         BuildInput in = input_with(a, 10, -1);
         in.segments = cut;
+        in.early_send_bytes = early_bytes;
         return algorithm(Collective::allreduce, "predicted_scatter").build(in).blocks / (ranks - 1);
     };
+    const auto chunks_of = [&](int ranks, int cut) { return blocks_a_piece(ranks, cut); };
     CHECK(segments(128 << 10) == 3);
     CHECK(chunks_of(8, segments(128 << 10)) == 1);   // 128 KiB: 19 KiB pieces
     CHECK(chunks_of(8, segments(256 << 10)) == 1);   // 37 KiB
@@ -592,17 +605,14 @@ TEST_CASE("predicted scatter: as few chunks a piece as keep each within 48 KiB")
     CHECK(chunks_of(2, segments(1 << 20)) == 1);     // one piece: one swap
     // Where early sends are buffered the pushed piece keeps its chunks under the eager limit,
     // at p = 2 too; beyond 1 MiB the swap.
-    const auto pushed_chunks_of = [](int ranks, int cut) {
-        std::vector<std::int64_t> a(std::size_t(ranks), 0);
-        a.back() = 1000;
-        BuildInput in = input_with(a, 10, -1);
-        in.segments = cut;
-        in.early_sends_buffered = true;
-        return algorithm(Collective::allreduce, "predicted_scatter").build(in).blocks / (ranks - 1);
-    };
-    CHECK(pushed_chunks_of(2, segments(1 << 20)) == 22);
-    CHECK(pushed_chunks_of(2, segments(2 << 20)) == 1);
-    CHECK(pushed_chunks_of(8, segments(1 << 20)) == 4);
+    constexpr std::uint64_t whole = 48 << 10, third = 16 << 10;
+    CHECK(blocks_a_piece(2, segments(1 << 20), whole) == 22);
+    CHECK(blocks_a_piece(2, segments(2 << 20), whole) == 1);
+    CHECK(blocks_a_piece(8, segments(1 << 20), whole) == 4);
+    // Where only 16 KiB sends are buffered, three blocks a chunk (each 16 KiB at most).
+    CHECK(blocks_a_piece(2, segments(1 << 20), third) == 66);
+    CHECK(blocks_a_piece(4, segments(1 << 20), third) == 24);
+    CHECK(blocks_a_piece(4, segments(4 << 20), third) == 87);  // swapped, in thirds too
 }
 
 TEST_CASE("Clairvoyant Allreduce: the predicted-last rank owns no piece and moves one vector each way") {

@@ -8,7 +8,8 @@
 // each direction, each early rank's about once, in K + 1 steps: the least data any Allreduce
 // can move with L's data still outside, in few steps, where a pipelined chain needs N + p.
 // Up to 1 MiB, where the MPI buffers early sends, the early ranks push their partials to L
-// before it arrives instead, and L sends the finished chunks back (pushes_partials).
+// before it arrives instead, and L sends the finished chunks back (pushes_partials). Each
+// chunk moves in messages the MPI sends eagerly (messages_per_chunk).
 // Commutative ops.
 
 #include <algorithm>
@@ -52,21 +53,35 @@ int chunks_for(int pieces, int segments, bool push) {
 // link: Open MPI's TCP here; over MPICH's UCX they wait for L's receives, and the push took
 // 1.8-1.9x native's excess at p = 2).
 bool pushes_partials(const schedule::BuildInput& input) {
-    return input.early_sends_buffered && input.segments <= predicted_scatter_segments(1 << 20);
+    return input.early_send_bytes > 0 && input.segments <= predicted_scatter_segments(1 << 20);
 }
 
-// Step 0: the early ranks (`early`, piece i owned by early[i], `chunks` blocks a piece)
+// The messages each chunk moves in (one block each): one where a whole chunk's send is
+// buffered before its receive (Open MPI's TCP, 64 KiB eager), else as many as keep each
+// within BuildInput::early_send_bytes, under the MPI's eager limit (MPICH over UCX's TCP
+// buffers 16 KiB, not 24: three). Over MPICH's UCX each 48 KiB chunk went by rendezvous, a
+// handshake with its receiver at every one of the K + 2 steps: p = 4, 512 KiB-1 MiB, the
+// scatter took 1.5-4.9x native's excess whole and 0.22-0.56x in thirds; at p = 2 1.05x and
+// 0.56-0.62x (docs/benchmarks.md, "The predicted scatter's chunks under the MPI's eager
+// limit"). One where nothing of kEarlySendBytes is buffered (shared memory): unmeasured in
+// smaller messages.
+int messages_per_chunk(const schedule::BuildInput& input) {
+    if (input.early_send_bytes == 0 || input.early_send_bytes >= kChunkBytes) return 1;
+    return int((kChunkBytes + input.early_send_bytes - 1) / input.early_send_bytes);
+}
+
+// Step 0: the early ranks (`early`, piece i owned by early[i], `blocks` blocks a piece)
 // reduce-scatter their data in one direct exchange, so early[i] holds the early ranks'
 // partial of piece i. Appends the step, empty for the other ranks.
-void add_early_reduce_scatter(schedule::Schedule& plan, std::span<const int> early, int chunks) {
+void add_early_reduce_scatter(schedule::Schedule& plan, std::span<const int> early, int blocks) {
     schedule::Step step;
     const int pieces = int(early.size());
     for (int mine = 0; mine < pieces; ++mine) {
         if (early[std::size_t(mine)] != plan.rank) continue;
         for (int other = 0; other < pieces; ++other) {
             if (other == mine) continue;
-            reduction::add_send(step, early[std::size_t(other)], reduction::block_range(other * chunks, chunks));
-            reduction::add_receive(step, early[std::size_t(other)], reduction::block_range(mine * chunks, chunks),
+            reduction::add_send(step, early[std::size_t(other)], reduction::block_range(other * blocks, blocks));
+            reduction::add_receive(step, early[std::size_t(other)], reduction::block_range(mine * blocks, blocks),
                                    schedule::Combine::received_first);
         }
     }
@@ -87,19 +102,29 @@ schedule::Schedule build_predicted_scatter(const schedule::BuildInput& input) {
     const int early_count = p - 1;
     const bool push = pushes_partials(input);
     const int chunks = chunks_for(early_count, input.segments, push);
-    schedule::Schedule plan = reduction::empty_schedule(input, p > 1 ? early_count * chunks : 1);
+    const int split = messages_per_chunk(input);  // blocks a chunk
+    schedule::Schedule plan = reduction::empty_schedule(input, p > 1 ? early_count * chunks * split : 1);
     if (p <= 1) return plan;
     std::vector<int> early = predicted_order(input);
     const int last = early.back();
     early.pop_back();
-    add_early_reduce_scatter(plan, early, chunks);  // step 0
+    add_early_reduce_scatter(plan, early, chunks * split);  // step 0
 
     plan.steps.resize(std::size_t(chunks) + 2);
     const auto combine = schedule::Combine::received_first;
+    // A chunk moves as one message, or one a block where the MPI buffers only smaller sends.
+    const auto send = [&](schedule::Step& step, int peer, const std::vector<int>& chunk) {
+        if (split == 1) return reduction::add_send(step, peer, chunk);
+        for (const int b : chunk) reduction::add_send(step, peer, {b});
+    };
+    const auto receive = [&](schedule::Step& step, int peer, const std::vector<int>& chunk, schedule::Combine how) {
+        if (split == 1) return reduction::add_receive(step, peer, chunk, how);
+        for (const int b : chunk) reduction::add_receive(step, peer, {b}, how);
+    };
     for (int piece = 0; piece < early_count; ++piece) {
         const int owner = early[std::size_t(piece)];
         for (int chunk = 0; chunk < chunks; ++chunk) {
-            const std::vector<int> block{piece * chunks + chunk};
+            const std::vector<int> block = reduction::block_range((piece * chunks + chunk) * split, split);
             // The owner's partial reaches L in step 1 + chunk (swapped with L's data), or in
             // step 1 whatever the chunk (pushed). L's chunk goes back in step 1 + chunk: its
             // data, which the owner reduces, or, pushed, from chunk 1 on the finished chunk.
@@ -107,18 +132,18 @@ schedule::Schedule build_predicted_scatter(const schedule::BuildInput& input) {
             schedule::Step& back = plan.steps[std::size_t(1 + chunk)];
             const auto owner_combine = push && chunk > 0 ? schedule::Combine::none : combine;
             if (input.rank == last) {
-                reduction::add_receive(plan.steps[partial_step], owner, block, combine);
-                reduction::add_send(back, owner, block);
+                receive(plan.steps[partial_step], owner, block, combine);
+                send(back, owner, block);
             } else if (input.rank == owner) {
-                reduction::add_send(plan.steps[partial_step], last, block);
-                reduction::add_receive(back, last, block, owner_combine);
+                send(plan.steps[partial_step], last, block);
+                receive(back, last, block, owner_combine);
             }
             // One step later the owner passes the finished chunk to the other early ranks.
             schedule::Step& pass = plan.steps[std::size_t(2 + chunk)];
             for (int other : early) {
                 if (other == owner) continue;
-                if (input.rank == owner) reduction::add_send(pass, other, block);
-                if (input.rank == other) reduction::add_receive(pass, owner, block, schedule::Combine::none);
+                if (input.rank == owner) send(pass, other, block);
+                if (input.rank == other) receive(pass, owner, block, schedule::Combine::none);
             }
         }
     }
