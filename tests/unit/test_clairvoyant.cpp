@@ -615,6 +615,37 @@ TEST_CASE("predicted scatter: as few chunks a piece as keep each within 48 KiB")
     CHECK(blocks_a_piece(4, segments(4 << 20), third) == 87);  // swapped, in thirds too
 }
 
+TEST_CASE("predicted scatter: pushed up to 1 MiB, and up to 4 MiB at 3 and 4 ranks") {
+    // Whether L, predicted last, receives every partial in step 1 (pushed) or one chunk a
+    // piece (swapped).
+    const auto pushed = [](int ranks, std::uint64_t bytes, std::uint64_t early_bytes) {
+        std::vector<std::int64_t> a(std::size_t(ranks), 0);
+        a.back() = 1000;
+        BuildInput in = input_with(a, 10, -1);
+        in.segments = algorithm(Collective::allreduce, "predicted_scatter").segments_for_bytes(bytes);
+        in.early_send_bytes = early_bytes;
+        in.rank = ranks - 1;
+        const Schedule plan = algorithm(Collective::allreduce, "predicted_scatter").build(in);
+        std::size_t in_step_1 = 0;
+        for (const auto& x : plan.steps[1].recvs) in_step_1 += x.blocks.size();
+        return in_step_1 == std::size_t(plan.blocks) && plan.blocks > ranks - 1;
+    };
+    constexpr std::uint64_t whole = 48 << 10, third = 16 << 10;
+    for (const std::uint64_t early_bytes : {whole, third}) {
+        CHECK(pushed(2, 1 << 20, early_bytes));
+        CHECK_FALSE(pushed(2, 2 << 20, early_bytes));  // every pushed chunk a step of its own
+        for (const int ranks : {3, 4}) {
+            CHECK(pushed(ranks, 4 << 20, early_bytes));
+            CHECK_FALSE(pushed(ranks, 8 << 20, early_bytes));
+        }
+        for (const int ranks : {5, 8}) {
+            CHECK(pushed(ranks, 1 << 20, early_bytes));
+            CHECK_FALSE(pushed(ranks, 2 << 20, early_bytes));
+        }
+    }
+    CHECK_FALSE(pushed(4, 1 << 20, 0));  // nothing buffered: swapped
+}
+
 TEST_CASE("Clairvoyant Allreduce: the predicted-last rank owns no piece and moves one vector each way") {
     const std::vector<std::int64_t> a{0, 500, 10, 20, 5, 30};  // rank 1 last, far behind
     BuildInput in = input_with(a, 10, -1);

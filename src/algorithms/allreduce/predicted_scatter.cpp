@@ -22,6 +22,10 @@ namespace papshim::allreduce {
 namespace {
 
 constexpr std::uint64_t kChunkBytes = kPushedChunkBytes;
+// The largest vector whose partials are pushed to L (pushes_partials), and at up to
+// kPushedLargeMaxRanks ranks (from 3).
+constexpr std::uint64_t kPushedMaxBytes = 1 << 20, kPushedLargeMaxBytes = 4 << 20;
+constexpr int kPushedLargeMaxRanks = 4;
 
 // Chunks of each piece: L's swap with a piece's owner is pipelined with the owner's pass to
 // the others over K steps, so the early ranks finish (K + 1)/K vectors' time after L
@@ -46,14 +50,18 @@ int chunks_for(int pieces, int segments, bool push) {
 // of a vector time after it arrived. Measured (docs/benchmarks.md, "The predicted scatter
 // pushes its partials to the last arriver", median calls): 0.39-0.52x native's excess at
 // 512 KiB-1 MiB, p = 3-6, where the swap took 0.42-0.57x; a tie at p = 8; at p = 2 (a core
-// per rank) 0.55-0.61x where the one swap took 1.01-1.04x. From 2 MiB the swap: the
-// owners' chunks 1.. wait for L to take in and reduce the whole vector, which cost more than
-// L saved from p = 5 (p = 8, 2 MiB: 0.50-0.53x against 0.46-0.47x). Only where the MPI
-// completes those sends before L arrives (BuildInput::early_sends_buffered, measured with the
-// link: Open MPI's TCP here; over MPICH's UCX they wait for L's receives, and the push took
-// 1.8-1.9x native's excess at p = 2).
+// per rank) 0.55-0.61x where the one swap took 1.01-1.04x. From 2 MiB the swap from p = 5:
+// the owners' chunks 1.. wait for L to take in and reduce the whole vector, which cost more
+// than L saved there (p = 8, 2 MiB: 0.50-0.53x against 0.46-0.47x); at p = 3 and 4 the push up
+// to 4 MiB (Open MPI p = 4: 0.44-0.47x against 0.48-0.50x, p = 3 a tie; MPICH p = 4, in thirds:
+// 0.62-0.83x against 0.92-1.23x; docs/benchmarks.md, "The predicted scatter's chunks under the
+// MPI's eager limit"); at p = 2, where every pushed chunk is a step of its own, 1 MiB at most.
+// Only where the MPI completes those sends before L arrives (BuildInput::early_send_bytes,
+// measured with the link: Open MPI's TCP 48 KiB, MPICH over UCX's TCP 16 KiB).
 bool pushes_partials(const schedule::BuildInput& input) {
-    return input.early_send_bytes > 0 && input.segments <= predicted_scatter_segments(1 << 20);
+    const bool few_early = input.ranks >= 3 && input.ranks <= kPushedLargeMaxRanks;
+    return input.early_send_bytes > 0 &&
+           input.segments <= predicted_scatter_segments(few_early ? kPushedLargeMaxBytes : kPushedMaxBytes);
 }
 
 // The messages each chunk moves in (one block each): one where a whole chunk's send is
@@ -64,9 +72,10 @@ bool pushes_partials(const schedule::BuildInput& input) {
 // scatter took 1.5-4.9x native's excess whole and 0.22-0.56x in thirds; at p = 2 1.05x and
 // 0.56-0.62x (docs/benchmarks.md, "The predicted scatter's chunks under the MPI's eager
 // limit"). One where nothing of kEarlySendBytes is buffered (shared memory): unmeasured in
-// smaller messages.
-int messages_per_chunk(const schedule::BuildInput& input) {
-    if (input.early_send_bytes == 0 || input.early_send_bytes >= kChunkBytes) return 1;
+// smaller messages; and where the chunk is not one of the segments (`sized`: no segments
+// given, or the one swap at p = 2), which rendezvous costs little against.
+int messages_per_chunk(const schedule::BuildInput& input, bool sized) {
+    if (!sized || input.early_send_bytes == 0 || input.early_send_bytes >= kChunkBytes) return 1;
     return int((kChunkBytes + input.early_send_bytes - 1) / input.early_send_bytes);
 }
 
@@ -102,7 +111,8 @@ schedule::Schedule build_predicted_scatter(const schedule::BuildInput& input) {
     const int early_count = p - 1;
     const bool push = pushes_partials(input);
     const int chunks = chunks_for(early_count, input.segments, push);
-    const int split = messages_per_chunk(input);  // blocks a chunk
+    const bool sized = input.segments > 0 && (early_count > 1 || push);  // chunks within kChunkBytes
+    const int split = messages_per_chunk(input, sized);                   // blocks a chunk
     schedule::Schedule plan = reduction::empty_schedule(input, p > 1 ? early_count * chunks * split : 1);
     if (p <= 1) return plan;
     std::vector<int> early = predicted_order(input);
