@@ -437,10 +437,11 @@ bool auto_runs_round_planner(std::span<const std::int64_t> arrival_ns, std::int6
 // by up to 2.5x (p = 8, 64 KiB staircases). Under `auto`, four rounds: one late rank of 10
 // vector times 0.43-0.60x the tree's time, a staircase 0.82-0.92x (64 KiB at p = 8, not
 // planned since, 1.01x). An Allreduce's plan over 2 ranks only where the link buffers early
-// sends (`early_sends_buffered`, LinkModel's): one early rank can reduce nothing ahead, and
-// the predicted scatter gains only by pushing its partials to the late rank before it comes
-// (0.55-0.61x native's excess on Open MPI over TCP, 1.02-1.16x on MPICH where the sends wait;
-// docs/benchmarks.md, "The predicted scatter pushes its partials to the last arriver").
+// sends (`early_sends_buffered`: LinkModel::early_send_bytes > 0): one early rank can reduce
+// nothing ahead, and the predicted scatter gains only by pushing its partials to the late rank
+// before it comes (0.55-0.62x native's excess on both MPIs over TCP; 1.02-1.16x on MPICH
+// while its pushed sends waited; docs/benchmarks.md, "An Allreduce plan over two ranks only
+// where early sends are buffered").
 // Every other plan: true. A pure function of identical inputs.
 bool auto_takes_plan(Collective collective, std::uint64_t bytes, std::span<const std::int64_t> arrival_ns,
                      std::int64_t vector_ns, bool early_sends_buffered);

@@ -71,8 +71,9 @@ std::string_view auto_reduction_candidate(Collective collective, std::uint64_t b
     // p = 2 Clairvoyant's tied native there (one early rank can reduce nothing ahead), at
     // p = 3 both lost at 128 KiB. From 384 KiB at any p (p = 3 0.48-0.50x, p = 2 1.04-1.05x;
     // at p = 2 0.55-0.61x since the scatter pushes its partials to the late rank where early
-    // sends are buffered, 2026-12-06, and still 1.02-1.16x where they are not, as on MPICH,
-    // where auto declines it since (auto_takes_plan)).
+    // sends are buffered, 2026-12-06, and 1.02-1.16x where they were not, on MPICH before its
+    // chunks went in thirds (0.56-0.62x since); where nothing is buffered auto declines it,
+    // auto_takes_plan). MPICH at p = 3 and 4 0.05-0.86x since the thirds (1.7-5.2x before).
     // At 64 KiB Clairvoyant's took 0.62-1.15x: nothing there.
     // Both MPIs: the gain is the network's time after the last arrival; MPICH measured only
     // oversubscribed here.
