@@ -433,8 +433,9 @@ TEST_CASE("every Clairvoyant schedule reduces each contribution once, for many p
                 check_flow(Collective::allreduce, name, a, d, -1);
             // The reduce-scatter form as the runtime runs it: vectors cut by size, S > 1.
             for (int segments : {7, 22, 100}) check_flow(Collective::allreduce, "clairvoyant", a, d, -1, segments);
-            // The predicted scatter pushes the partials to L up to 22 segments where early
-            // sends are buffered, swaps beyond or elsewhere.
+            // The predicted scatter pushes the partials to L up to 22 segments (86 at p = 3
+            // and 4) where early sends are buffered, swaps beyond or elsewhere; in thirds
+            // where only 16 KiB sends are buffered.
             for (int segments : {7, 22, 100})
                 for (std::uint64_t early_bytes : {std::uint64_t(0), std::uint64_t(16) << 10, std::uint64_t(48) << 10})
                     check_flow(Collective::allreduce, "predicted_scatter", a, d, -1, segments, early_bytes);

@@ -8,8 +8,8 @@
 // each direction, each early rank's about once, in K + 1 steps: the least data any Allreduce
 // can move with L's data still outside, in few steps, where a pipelined chain needs N + p.
 // Up to 1 MiB (4 MiB at 3 and 4 ranks), where the MPI buffers early sends, the early ranks
-// push their partials to L before it arrives instead, and L sends the finished chunks back (pushes_partials). Each
-// chunk moves in messages the MPI sends eagerly (messages_per_chunk).
+// push their partials to L before it arrives instead, and L sends the finished chunks back
+// (pushes_partials). Each chunk moves in messages the MPI sends eagerly (messages_per_chunk).
 // Commutative ops.
 
 #include <algorithm>
@@ -122,13 +122,12 @@ schedule::Schedule build_predicted_scatter(const schedule::BuildInput& input) {
 
     plan.steps.resize(std::size_t(chunks) + 2);
     const auto combine = schedule::Combine::received_first;
-    // A chunk moves as one message, or one a block where the MPI buffers only smaller sends.
-    const auto send = [&](schedule::Step& step, int peer, const std::vector<int>& chunk) {
-        if (split == 1) return reduction::add_send(step, peer, chunk);
+    // A chunk moves as one message a block: `split` of them (one where whole chunks are sent
+    // eagerly).
+    const auto send = [](schedule::Step& step, int peer, const std::vector<int>& chunk) {
         for (const int b : chunk) reduction::add_send(step, peer, {b});
     };
-    const auto receive = [&](schedule::Step& step, int peer, const std::vector<int>& chunk, schedule::Combine how) {
-        if (split == 1) return reduction::add_receive(step, peer, chunk, how);
+    const auto receive = [](schedule::Step& step, int peer, const std::vector<int>& chunk, schedule::Combine how) {
         for (const int b : chunk) reduction::add_receive(step, peer, {b}, how);
     };
     for (int piece = 0; piece < early_count; ++piece) {
