@@ -1,6 +1,9 @@
 #include "papshim/clock.hpp"
 
 #include <algorithm>
+#include <array>
+#include <iterator>
+#include <numeric>
 #include <chrono>
 #include <fstream>
 #include <limits>
@@ -17,7 +20,6 @@ constexpr int turn_tag = 3;
 constexpr int early_tag = 4;
 constexpr int sync_rounds = 8;
 constexpr int stream_message = 1 << 16;
-static_assert(kEarlySendBytes[0] <= std::uint64_t(stream_message));  // the probe's sends use the stream's buffer
 // β comes from a back-to-back stream larger than the burst a shaped or switched link absorbs
 // at full speed: a single 64 KiB ping-pong measured 1.3 GB/s on the emulated 1 Gbit/s network
 // (its token bucket holds 2 ms of the rate), ten times the link's real 125 MB/s.
@@ -107,44 +109,51 @@ double stream_time(MPI_Comm comm, int rank, int peer, std::vector<char>& buffer,
     return best;
 }
 
-// Whether a send of `bytes` completes before its receiver posts the receive: the peer tells
-// rank 0 to send, then sleeps 2 ms before it receives; rank 0 watches its send for 1 ms. Open
-// MPI's TCP completes 48 KiB at once (the data waits in the peer's socket); MPICH over UCX's
-// TCP holds it until the receive (rendezvous) and completes 16 KiB at once. A rank 0
-// descheduled past the 1 ms only answers no, the safe side. Rank 0's answer; the peer's is
-// meaningless.
-bool early_send_buffered(MPI_Comm comm, int rank, int peer, std::vector<char>& buffer, int bytes) {
+// LinkModel::early_send_bytes: the largest of kEarlySendBytes whose send completes before its
+// receiver posts the receive. Rank 0 sends one message of each size at once, smallest first
+// (so none waits behind a larger one's handshake), then watches them for 1 ms while the peer
+// sleeps 2 ms before it receives them all. Open MPI's TCP completes 48 KiB at once (the data
+// waits in the peer's socket); MPICH over UCX's TCP holds 48 KiB until the receive
+// (rendezvous) and completes 16 KiB. One window for every size: where none is buffered (one
+// node) the probe costs 3 ms, where trying the sizes in turn would cost 3 ms each. A rank 0
+// descheduled past the 1 ms only answers smaller, the safe side. Rank 0's answer; the peer's
+// is 0.
+std::uint64_t early_send_bytes(MPI_Comm comm, int rank, int peer) {
+    constexpr std::size_t sizes = std::size(kEarlySendBytes);
+    std::vector<char> buffer(std::accumulate(std::begin(kEarlySendBytes), std::end(kEarlySendBytes), std::size_t(0)));
+    std::array<MPI_Request, sizes> requests;
+    requests.fill(MPI_REQUEST_NULL);
     char go = 0;
     if (rank == peer) {
         PMPI_Send(&go, 1, MPI_CHAR, 0, early_tag, comm);
         std::this_thread::sleep_for(std::chrono::milliseconds(2));
-        PMPI_Recv(buffer.data(), bytes, MPI_BYTE, 0, early_tag, comm, MPI_STATUS_IGNORE);
-        return false;
+    } else {
+        PMPI_Recv(&go, 1, MPI_CHAR, peer, early_tag, comm, MPI_STATUS_IGNORE);
     }
-    PMPI_Recv(&go, 1, MPI_CHAR, peer, early_tag, comm, MPI_STATUS_IGNORE);
-    MPI_Request request = MPI_REQUEST_NULL;
-    PMPI_Isend(buffer.data(), bytes, MPI_BYTE, peer, early_tag, comm, &request);
-    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(1);
-    int done = 0;
-    while (PMPI_Test(&request, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done &&
-           std::chrono::steady_clock::now() < until)
-        std::this_thread::sleep_for(std::chrono::microseconds(20));
-    if (!done) PMPI_Wait(&request, MPI_STATUS_IGNORE);
-    return done != 0;
-}
-
-// LinkModel::early_send_bytes: kEarlySendBytes tried largest first until one is buffered
-// (early_send_buffered); rank 0 tells the peer after each whether to try the next.
-std::uint64_t early_send_bytes(MPI_Comm comm, int rank, int peer, std::vector<char>& buffer) {
-    for (const std::uint64_t bytes : kEarlySendBytes) {
-        char buffered = early_send_buffered(comm, rank, peer, buffer, int(bytes)) ? 1 : 0;
-        if (rank == 0)
-            PMPI_Send(&buffered, 1, MPI_CHAR, peer, early_tag, comm);
+    std::size_t offset = 0;
+    for (std::size_t i = sizes; i-- > 0;) {  // kEarlySendBytes is largest first
+        const int bytes = int(kEarlySendBytes[i]), tag = early_tag + 1 + int(i);
+        if (rank == peer)
+            PMPI_Irecv(buffer.data() + offset, bytes, MPI_BYTE, 0, tag, comm, &requests[i]);
         else
-            PMPI_Recv(&buffered, 1, MPI_CHAR, 0, early_tag, comm, MPI_STATUS_IGNORE);
-        if (buffered) return bytes;
+            PMPI_Isend(buffer.data() + offset, bytes, MPI_BYTE, peer, tag, comm, &requests[i]);
+        offset += std::size_t(bytes);
     }
-    return 0;
+    std::uint64_t buffered = 0;
+    if (rank != peer) {
+        const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(1);
+        std::array<int, sizes> done{};
+        while (std::chrono::steady_clock::now() < until) {
+            for (std::size_t i = 0; i < sizes; ++i)
+                if (!done[i]) PMPI_Test(&requests[i], &done[i], MPI_STATUS_IGNORE);
+            if (std::all_of(done.begin(), done.end(), [](int d) { return d != 0; })) break;
+            std::this_thread::sleep_for(std::chrono::microseconds(20));
+        }
+        for (std::size_t i = 0; i < sizes && buffered == 0; ++i)
+            if (done[i]) buffered = kEarlySendBytes[i];
+    }
+    PMPI_Waitall(int(sizes), requests.data(), MPI_STATUSES_IGNORE);
+    return buffered;
 }
 
 }  // namespace
@@ -226,7 +235,7 @@ LinkModel measure_link(MPI_Comm comm, LinkRounds rounds) {
         if (rank == 0 || rank == peer) {
             const double small = one_way_time(comm, rank, peer, buffer, 8, rounds.ping_pongs);
             const double stream = stream_time(comm, rank, peer, buffer, rounds.streams);
-            const std::uint64_t early_bytes = early_send_bytes(comm, rank, peer, buffer);
+            const std::uint64_t early_bytes = early_send_bytes(comm, rank, peer);
             if (rank == 0) {
                 measured[0] = small;
                 measured[1] = std::max(stream - 2 * small, 0.0) / (double(stream_message) * stream_messages);

@@ -34,11 +34,12 @@ struct LinkModel {
 // chunk, under Open MPI TCP's 64 KiB eager limit).
 inline constexpr std::uint64_t kPushedChunkBytes = 48 << 10;
 // The message sizes clock::measure_link tries, largest first, to learn
-// LinkModel::early_send_bytes: the chunk, and a third of it, under the eager limit of MPICH
-// over UCX's TCP (between 16 and 24 KiB here: docs/benchmarks.md, "The predicted scatter's
-// chunks under the MPI's eager limit"), so a schedule can move a chunk as three messages
-// where a whole one would wait for its receiver.
-inline constexpr std::uint64_t kEarlySendBytes[] = {kPushedChunkBytes, kPushedChunkBytes / 3};
+// LinkModel::early_send_bytes, so a schedule can move a chunk as several messages where a whole
+// one would wait for its receiver: the chunk; a third of it, under the eager limit of MPICH over
+// UCX's TCP (between 16 and 24 KiB here: docs/benchmarks.md, "The predicted scatter's chunks
+// under the MPI's eager limit"); and sizes under eager limits of 8 and 4 KiB (UCX's and Open
+// MPI TCP's limits count the MPI's header, so 8 KiB itself waits under an 8 KiB limit).
+inline constexpr std::uint64_t kEarlySendBytes[] = {kPushedChunkBytes, kPushedChunkBytes / 3, 7680, 3584};
 
 // Where a communicator's ranks sit, as auto's choices depend on it
 // (identical on every rank).

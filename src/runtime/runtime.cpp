@@ -108,7 +108,7 @@ void verbose(int level, const std::string& line) {
 std::string early_sends_label(const LinkModel& link) {
     if (link.early_send_bytes == 0) return "wait";
     if (link.early_send_bytes >= kPushedChunkBytes) return "buffered";
-    return fmt::format("buffered up to {} KiB", link.early_send_bytes >> 10);
+    return fmt::format("buffered up to {:g} KiB", double(link.early_send_bytes) / 1024);
 }
 
 std::vector<int> world_ranks_of(const State& s, MPI_Comm comm, std::span<const int> ranks) {

@@ -18,7 +18,7 @@ struct WireMessage {
     bool receive = false;
 };
 
-// Tags of the executors on the private communicator (tags 1-2 there belong to the link
+// Tags of the executors on the private communicator (tags 1-8 there belong to the link
 // measurement, clock::measure_link): one per step (mod the span), all
 // below 32767, the smallest MPI_TAG_UB MPI allows. The step in the tag is a guard only: the
 // pairing rule (a receive from q in step s matches q's send in its step s) plus MPI's

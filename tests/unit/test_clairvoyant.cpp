@@ -434,11 +434,13 @@ TEST_CASE("every Clairvoyant schedule reduces each contribution once, for many p
             // The reduce-scatter form as the runtime runs it: vectors cut by size, S > 1.
             for (int segments : {7, 22, 100}) check_flow(Collective::allreduce, "clairvoyant", a, d, -1, segments);
             // The predicted scatter pushes the partials to L up to 22 segments (86 at p = 3
-            // and 4) where early sends are buffered, swaps beyond or elsewhere; in thirds
-            // where only 16 KiB sends are buffered.
-            for (int segments : {7, 22, 100})
-                for (std::uint64_t early_bytes : {std::uint64_t(0), std::uint64_t(16) << 10, std::uint64_t(48) << 10})
+            // and 4) where early sends are buffered, swaps beyond or elsewhere; in 3, 7 or 14
+            // messages a chunk where only smaller sends are buffered.
+            for (int segments : {7, 22, 100}) {
+                check_flow(Collective::allreduce, "predicted_scatter", a, d, -1, segments, 0);
+                for (std::uint64_t early_bytes : papshim::kEarlySendBytes)
                     check_flow(Collective::allreduce, "predicted_scatter", a, d, -1, segments, early_bytes);
+            }
         }
     }
     for (int p : {64, 100, 129, 256, 1000}) {
@@ -523,15 +525,16 @@ TEST_CASE("predicted scatter: after the predicted-last rank arrives, it moves on
     const int early = 5, last = 3;
     // 1 MiB (22 segments) where early sends are buffered: the owners push their partials to
     // L in step 1; 4 MiB (86), or where none are: swaps. Where only 16 KiB sends are
-    // buffered, every chunk moves in thirds, pushed or swapped.
-    constexpr std::uint64_t whole = 48 << 10, third = 16 << 10;
-    for (const auto& [segments, early_bytes] : {std::pair{0, whole}, std::pair{22, whole}, std::pair{22, third},
-                                                std::pair{22, std::uint64_t(0)}, std::pair{86, whole},
-                                                std::pair{86, third}}) {
+    // buffered, every chunk moves in thirds, pushed or swapped; in 7 messages where 7.5 KiB
+    // sends are, in 14 where 3.5 KiB are.
+    constexpr std::uint64_t whole = 48 << 10, third = 16 << 10, seventh = 7680, fourteenth = 3584;
+    for (const auto& [segments, early_bytes] :
+         {std::pair{0, whole}, std::pair{22, whole}, std::pair{22, third}, std::pair{22, std::uint64_t(0)},
+          std::pair{86, whole}, std::pair{86, third}, std::pair{22, seventh}, std::pair{86, fourteenth}}) {
         in.segments = segments;
         in.early_send_bytes = early_bytes;
         const bool pushed = segments == 22 && early_bytes > 0;
-        const int split = early_bytes == third ? 3 : 1;  // blocks a chunk
+        const int split = early_bytes == third ? 3 : early_bytes == seventh ? 7 : early_bytes == fourteenth ? 14 : 1;
         for (int r = 0; r < 6; ++r) {
             in.rank = r;
             const Schedule plan = algorithm(Collective::allreduce, "predicted_scatter").build(in);
@@ -614,6 +617,9 @@ TEST_CASE("predicted scatter: as few chunks a piece as keep each within 48 KiB")
     CHECK(blocks_a_piece(2, segments(1 << 20), third) == 66);
     CHECK(blocks_a_piece(4, segments(1 << 20), third) == 24);
     CHECK(blocks_a_piece(4, segments(4 << 20), third) == 87);  // swapped, in thirds too
+    // Under smaller eager limits, 7 and 14 blocks a chunk (each within 7.5 and 3.5 KiB).
+    CHECK(blocks_a_piece(4, segments(1 << 20), 7680) == 56);
+    CHECK(blocks_a_piece(4, segments(1 << 20), 3584) == 112);
 }
 
 TEST_CASE("predicted scatter: pushed up to 1 MiB, and up to 4 MiB at 3 and 4 ranks") {
@@ -631,8 +637,7 @@ TEST_CASE("predicted scatter: pushed up to 1 MiB, and up to 4 MiB at 3 and 4 ran
         for (const auto& x : plan.steps[1].recvs) in_step_1 += x.blocks.size();
         return in_step_1 == std::size_t(plan.blocks) && plan.blocks > ranks - 1;
     };
-    constexpr std::uint64_t whole = 48 << 10, third = 16 << 10;
-    for (const std::uint64_t early_bytes : {whole, third}) {
+    for (const std::uint64_t early_bytes : papshim::kEarlySendBytes) {
         CHECK(pushed(2, 1 << 20, early_bytes));
         CHECK_FALSE(pushed(2, 2 << 20, early_bytes));  // every pushed chunk a step of its own
         for (const int ranks : {3, 4}) {

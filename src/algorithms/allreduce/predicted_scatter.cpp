@@ -67,7 +67,8 @@ bool pushes_partials(const schedule::BuildInput& input) {
 // The messages each chunk moves in (one block each): one where a whole chunk's send is
 // buffered before its receive (Open MPI's TCP, 64 KiB eager), else as many as keep each
 // within BuildInput::early_send_bytes, under the MPI's eager limit (MPICH over UCX's TCP
-// buffers 16 KiB, not 24: three). Over MPICH's UCX each 48 KiB chunk went by rendezvous, a
+// buffers 16 KiB, not 24: three; under 8 and 4 KiB limits seven and fourteen, sized for
+// InfiniBand-like transports). Over MPICH's UCX each 48 KiB chunk went by rendezvous, a
 // handshake with its receiver at every one of the K + 2 steps: p = 4, 512 KiB-1 MiB, the
 // scatter took 1.5-4.9x native's excess whole and 0.22-0.56x in thirds; at p = 2 1.05x and
 // 0.56-0.62x (docs/benchmarks.md, "The predicted scatter's chunks under the MPI's eager
