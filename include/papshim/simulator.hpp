@@ -139,6 +139,14 @@ struct TimingModel {
     // the rank itself arrives; its steps from the first send on wait for its arrival, and it
     // exits no earlier than it arrived.
     bool background_receives = false;
+    // Eager messages (below rendezvous_bytes) pass through socket buffers at both ends, as
+    // over TCP: a send completes once issued (the kernel drains it onto the link), and the
+    // receiver's port takes messages off the wire as they come, whether or not the receiver
+    // has entered the step, so a rank that arrives late finds them taken in. The buffers are
+    // unbounded here. Off: an eager send completes when it is on the wire, and the port takes
+    // a step's messages from the step's start. papshim-sim --early-sends sets it
+    // (docs/simulator.md, "The predicted scatter's push").
+    bool socket_buffers = false;
 };
 
 struct TimingResult {

@@ -10,6 +10,7 @@
 #include <bit>
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 namespace papshim::sim {
@@ -536,6 +537,10 @@ TimingResult simulate_timing(const ScheduleSet& set, const TimingModel& model,
         double reduce;  // CPU time to reduce it in (combining receives)
     };
     std::vector<Arrival> arrivals;  // of one rank's step
+    // When each rank's port finished taking in its last message (socket_buffers).
+    std::vector<double> port_free(now.size(), -std::numeric_limits<double>::infinity());
+    // ... and put its last message on the wire: buffered sends may still drain into the next step.
+    std::vector<double> wire_free(now.size(), -std::numeric_limits<double>::infinity());
     const int steps = set.max_step_count();
     NodePorts ports(model, p);
     for (int step = 0; step < steps; ++step) {
@@ -555,7 +560,7 @@ TimingResult simulate_timing(const ScheduleSet& set, const TimingModel& model,
         for (int i = 0; i < p; ++i) {
             const auto ui = static_cast<std::size_t>(i);
             const auto sends = set.sends(i);
-            double link_free = start[ui];
+            double link_free = model.socket_buffers ? std::max(start[ui], wire_free[ui]) : start[ui];
             cpu[ui] = finish[ui] = start[ui];
             for (auto& k = next_send[ui]; k < sends.size() && sends[k].step == step; ++k) {
                 const std::size_t g = set.send_offset(i) + k;
@@ -572,8 +577,9 @@ TimingResult simulate_timing(const ScheduleSet& set, const TimingModel& model,
                 send_wire[g] = remote ? ports.shared_bytes(i, to, bytes) * model.inter_per_byte : bytes * model.per_byte;
                 link_free = inject + send_wire[g];
                 send_arrival[g] = link_free + (remote ? model.inter_latency : model.latency);
-                finish[ui] = std::max(finish[ui], rendezvous ? send_arrival[g] : link_free);
+                finish[ui] = std::max(finish[ui], rendezvous ? send_arrival[g] : model.socket_buffers ? cpu[ui] : link_free);
             }
+            wire_free[ui] = link_free;
         }
         for (int j = 0; j < p; ++j) {
             const auto uj = static_cast<std::size_t>(j);
@@ -588,7 +594,7 @@ TimingResult simulate_timing(const ScheduleSet& set, const TimingModel& model,
             }
             std::sort(arrivals.begin(), arrivals.end(),
                       [](const Arrival& a, const Arrival& b) { return a.at < b.at; });
-            double link_free = start[uj];
+            double link_free = model.socket_buffers ? port_free[uj] : start[uj];
             for (const Arrival& incoming : arrivals) {
                 double received = incoming.at;
                 if (model.contention) received = std::max(incoming.at, link_free + incoming.wire);
@@ -596,6 +602,7 @@ TimingResult simulate_timing(const ScheduleSet& set, const TimingModel& model,
                 cpu[uj] = std::max(cpu[uj], received) + model.overhead + incoming.reduce;
                 finish[uj] = std::max(finish[uj], cpu[uj]);
             }
+            port_free[uj] = link_free;
             now[uj] = finish[uj];
         }
     }

@@ -271,6 +271,36 @@ TEST_CASE("contention, overhead and rendezvous", "[simulator][timing]") {
     CHECK(rendezvous.exit[1] == Approx(model.latency + wire));
 }
 
+TEST_CASE("socket buffers: eager sends complete when issued and wait for a late receiver", "[simulator][timing]") {
+    // Rank 0 sends one block to each of ranks 1..3 in step 0 and one more to rank 3 in step 1;
+    // rank 3 arrives 1 ms late.
+    std::vector<Schedule> fan_out{plan(4, 0, {step({{1, {0}}, {2, {0}}, {3, {0}}}, {}), step({{3, {0}}}, {})})};
+    for (int r = 1; r < 3; ++r) fan_out.push_back(plan(4, r, {step({}, {{0, {0}}})}));
+    fan_out.push_back(plan(4, 3, {step({}, {{0, {0}}}), step({}, {{0, {0}}})}));
+    const auto set = ScheduleSet::from(fan_out);
+    const double bytes = 1000;
+    TimingModel model = plain_model();
+    model.contention = true;
+    const double wire = bytes * model.per_byte;
+    auto arrival = same(4, 0.0);
+    arrival[3] = 1e-3;
+
+    const auto on_the_wire = papshim::sim::simulate_timing(set, model, arrival, same(4, bytes));
+    CHECK(on_the_wire.exit[0] == Approx(4 * wire));          // each send done once on the wire
+    CHECK(on_the_wire.exit[3] == Approx(1e-3 + 2 * wire));  // its port takes both after it came
+
+    model.socket_buffers = true;
+    const auto buffered = papshim::sim::simulate_timing(set, model, arrival, same(4, bytes));
+    CHECK(buffered.exit[0] == Approx(0.0));  // every send handed to the kernel at once
+    CHECK(buffered.exit[1] == Approx(model.latency + wire));
+    // The step-1 message leaves after the step-0 ones have drained, and both are in before
+    // rank 3 comes.
+    CHECK(buffered.exit[3] == Approx(1e-3));
+    arrival[3] = 0;
+    const auto in_time = papshim::sim::simulate_timing(set, model, arrival, same(4, bytes));
+    CHECK(in_time.exit[3] == Approx(4 * wire + model.latency));
+}
+
 TEST_CASE("inter-node messages share their node's port", "[simulator][timing][nodes]") {
     // Rank 0 sends one block to each of ranks 1..3; two ranks per node: 1 is local, 2 and 3
     // sit on the other node and share its port.

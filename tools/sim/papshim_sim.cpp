@@ -123,6 +123,16 @@ void define_reduce_options(CLI::App& app, ReduceOptions& options) {
         "alpha + 2*overhead + bytes/N*(beta+gamma))",
         "D");
     add_parsed(
+        app, "--early-sends", options.early_send_bytes,
+        [](const std::string& text) { return papshim::cli::parse_integer<std::uint64_t>(text, 1); },
+        "the largest message the MPI completes before its receiver arrives,\n"
+        "as papshim's link measurement finds it (49152: Open MPI's TCP;\n"
+        "16384: UCX's TCP; 7680, 3584): predicted_scatter pushes its partials\n"
+        "and cuts its chunks by it; larger messages wait for their receiver\n"
+        "unless --rendezvous says otherwise (default: none sent early, the\n"
+        "scatter swaps)",
+        "B");
+    add_parsed(
         app, "--scheduler-bench", options.bench_ranks,
         [](const std::string& text) {
             std::vector<int> ranks;
@@ -283,6 +293,12 @@ std::optional<Options> parse_options(int argc, char** argv, std::string& error,
             return std::nullopt;
         }
         options.ranks = listed;
+    }
+    // Sends above what the MPI buffers early wait for the receiver, as the link measurement found.
+    // and what is sent early waits in socket buffers.
+    if (options.reduce.early_send_bytes > 0) {
+        if (app.count("--rendezvous") == 0) options.model.rendezvous_bytes = double(options.reduce.early_send_bytes) + 1;
+        options.model.socket_buffers = true;
     }
     options.model.inter_latency = inter_alpha.value_or(options.model.latency);
     options.model.inter_per_byte = inter_beta.value_or(options.model.per_byte);

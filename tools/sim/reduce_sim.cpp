@@ -109,9 +109,10 @@ int simulate(const ReduceOptions& options, const Common& common) {
     for (double a : arrival) arrival_ns.push_back(std::llround(a * 1e9));
     const int segments = clv::segments_for(p);
     fmt::print("papshim-sim {}: p={} root={} pattern={} seed={} alpha={} s beta={} s/B gamma={} s/B overhead={} s "
-               "contention={}\n",
+               "contention={} early_sends={} rendezvous={}\n",
                options.allreduce ? "allreduce" : "reduce", p, root, common.pattern_text, common.seed, model.latency, model.per_byte, model.reduce_per_byte,
-               model.overhead, model.contention ? "on" : "off");
+               model.overhead, model.contention ? "on" : "off", options.early_send_bytes,
+               std::isinf(model.rendezvous_bytes) ? std::string("never") : fmt::format("{}", model.rendezvous_bytes));
     std::vector<Row> rows;
     // PAPSHIM_SHM_SLOT unset (auto): the slot for this machine's largest node.
     const int node_ranks = model.ranks_per_node > 0 && model.ranks_per_node < p ? model.ranks_per_node : p;
@@ -164,6 +165,7 @@ int simulate(const ReduceOptions& options, const Common& common) {
                 schedule::BuildInput input;
                 input.root = root;
                 input.arrival_ns = arrival_ns;
+                input.early_send_bytes = options.early_send_bytes;
                 const ReductionAlgorithm* algorithm = find_reduction_algorithm(collective, name);
                 if (algorithm->segments_for_bytes) input.segments = algorithm->segments_for_bytes(std::uint64_t(bytes));
                 input.step_ns = algorithm->round_pieces ? round_ns(algorithm->round_pieces(p, input.segments)) : d;

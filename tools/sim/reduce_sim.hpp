@@ -21,6 +21,9 @@ struct ReduceOptions {
     int root = 0;
     double gamma = 0;            // TimingModel::reduce_per_byte
     std::int64_t round_ns = 0;   // Clairvoyant's d; 0: one segment's round in the model
+    // BuildInput::early_send_bytes for papshim's builders (--early-sends): the largest message
+    // the MPI completes before its receiver arrives; 0: none (the predicted scatter swaps).
+    std::uint64_t early_send_bytes = 0;
     std::vector<int> bench_ranks;  // --scheduler-bench: that benchmark when not empty
     bool bench_papshim_segments = false;
     int runs = 250;
