@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <array>
-#include <iterator>
-#include <numeric>
 #include <chrono>
 #include <fstream>
+#include <iterator>
 #include <limits>
+#include <numeric>
 #include <string>
 #include <thread>
 #include <vector>

@@ -537,9 +537,9 @@ TimingResult simulate_timing(const ScheduleSet& set, const TimingModel& model,
         double reduce;  // CPU time to reduce it in (combining receives)
     };
     std::vector<Arrival> arrivals;  // of one rank's step
-    // When each rank's port finished taking in its last message (socket_buffers).
+    // With socket_buffers, when each rank's port took in its last message, and when its link
+    // put its last one on the wire (buffered sends may still be draining as the next step starts).
     std::vector<double> port_free(now.size(), -std::numeric_limits<double>::infinity());
-    // ... and put its last message on the wire: buffered sends may still drain into the next step.
     std::vector<double> wire_free(now.size(), -std::numeric_limits<double>::infinity());
     const int steps = set.max_step_count();
     NodePorts ports(model, p);
