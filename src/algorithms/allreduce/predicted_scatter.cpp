@@ -23,7 +23,7 @@ namespace {
 
 constexpr std::uint64_t kChunkBytes = kPushedChunkBytes;
 // The largest vector whose partials are pushed to L (pushes_partials), and at up to
-// kPushedLargeMaxRanks ranks (from 3).
+// kPushedLargeMaxRanks ranks.
 constexpr std::uint64_t kPushedMaxBytes = 1 << 20, kPushedLargeMaxBytes = 4 << 20;
 constexpr int kPushedLargeMaxRanks = 4;
 
@@ -55,11 +55,13 @@ int chunks_for(int pieces, int segments, bool push) {
 // than L saved there (p = 8, 2 MiB: 0.50-0.53x against 0.46-0.47x); at p = 3 and 4 the push up
 // to 4 MiB (Open MPI p = 4: 0.44-0.47x against 0.48-0.50x, p = 3 a tie; MPICH p = 4, in thirds:
 // 0.62-0.83x against 0.92-1.23x; docs/benchmarks.md, "The predicted scatter's chunks under the
-// MPI's eager limit"); at p = 2, where every pushed chunk is a step of its own, 1 MiB at most.
+// MPI's eager limit"); at p = 2 up to 4 MiB too, each pushed chunk a step of its own (2-4 MiB:
+// Open MPI 0.55-0.57x, MPICH in thirds 0.56-0.59x, where the swap took 1.01-1.02x;
+// docs/benchmarks.md, "Two ranks pushed up to 4 MiB").
 // Only where the MPI completes those sends before L arrives (BuildInput::early_send_bytes,
 // measured with the link: Open MPI's TCP 48 KiB, MPICH over UCX's TCP 16 KiB).
 bool pushes_partials(const schedule::BuildInput& input) {
-    const bool few_early = input.ranks >= 3 && input.ranks <= kPushedLargeMaxRanks;
+    const bool few_early = input.ranks <= kPushedLargeMaxRanks;
     return input.early_send_bytes > 0 &&
            input.segments <= predicted_scatter_segments(few_early ? kPushedLargeMaxBytes : kPushedMaxBytes);
 }
