@@ -433,8 +433,8 @@ TEST_CASE("every Clairvoyant schedule reduces each contribution once, for many p
                 check_flow(Collective::allreduce, name, a, d, -1);
             // The reduce-scatter form as the runtime runs it: vectors cut by size, S > 1.
             for (int segments : {7, 22, 100}) check_flow(Collective::allreduce, "clairvoyant", a, d, -1, segments);
-            // The predicted scatter pushes the partials to L up to 22 segments (86 at p = 3
-            // and 4) where early sends are buffered, swaps beyond or elsewhere; in 3, 7 or 14
+            // The predicted scatter pushes the partials to L up to 22 segments (86 at p = 2 to
+            // 4) where early sends are buffered, swaps beyond or elsewhere; in 3, 7 or 14
             // messages a chunk where only smaller sends are buffered.
             for (int segments : {7, 22, 50, 100}) {
                 if (segments == 50 && p > 4) continue;  // pushed at 2 to 4 ranks only

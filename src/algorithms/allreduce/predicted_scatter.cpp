@@ -7,7 +7,7 @@
 // other early ranks one step later. After L's arrival its link carries the vector once in
 // each direction, each early rank's about once, in K + 1 steps: the least data any Allreduce
 // can move with L's data still outside, in few steps, where a pipelined chain needs N + p.
-// Up to 1 MiB (4 MiB at 3 and 4 ranks), where the MPI buffers early sends, the early ranks
+// Up to 1 MiB (4 MiB at 2 to 4 ranks), where the MPI buffers early sends, the early ranks
 // push their partials to L before it arrives instead, and L sends the finished chunks back
 // (pushes_partials). Each chunk moves in messages the MPI sends eagerly (messages_per_chunk).
 // Commutative ops.
