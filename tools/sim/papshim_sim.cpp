@@ -294,8 +294,8 @@ std::optional<Options> parse_options(int argc, char** argv, std::string& error,
         }
         options.ranks = listed;
     }
-    // Sends above what the MPI buffers early wait for the receiver, as the link measurement found.
-    // and what is sent early waits in socket buffers.
+    // As the link measurement finds it: sends above what the MPI buffers early wait for the
+    // receiver, and what is sent early waits in socket buffers.
     if (options.reduce.early_send_bytes > 0) {
         if (app.count("--rendezvous") == 0) options.model.rendezvous_bytes = double(options.reduce.early_send_bytes) + 1;
         options.model.socket_buffers = true;
