@@ -433,6 +433,11 @@ TEST_CASE("every Clairvoyant schedule reduces each contribution once, for many p
                 check_flow(Collective::allreduce, name, a, d, -1);
             // The reduce-scatter form as the runtime runs it: vectors cut by size, S > 1.
             for (int segments : {7, 22, 100}) check_flow(Collective::allreduce, "clairvoyant", a, d, -1, segments);
+            // ... each segment in 3 or 14 messages where only 16 or 3.5 KiB sends are buffered
+            // (to 24 ranks: the sanitizer jobs' time).
+            if (p <= 24)
+                for (std::uint64_t early_bytes : {std::uint64_t(16 << 10), std::uint64_t(3584)})
+                    check_flow(Collective::allreduce, "clairvoyant", a, d, -1, 22, early_bytes);
             // The predicted scatter pushes the partials to L up to 22 segments (86 at p = 2 to
             // 4) where early sends are buffered, swaps beyond or elsewhere; in 3, 7 or 14
             // messages a chunk where only smaller sends are buffered.
@@ -517,6 +522,36 @@ TEST_CASE("predicted chain: the predicted-last rank moves one vector each way, a
         in.arrival_ns = {};
         in.rank = 5;
         CHECK(traffic(algorithm(Collective::allreduce, "predicted_chain").build(in)).first_step == early_chain_steps);
+    }
+}
+
+TEST_CASE("Clairvoyant's reduce-scatter form moves each segment in messages the MPI buffers") {
+    const std::vector<std::int64_t> a{0, 50, 10, 50, 5, 20};
+    BuildInput in = input_with(a, 10, -1);
+    in.segments = 22;  // 1 MiB in 48 KiB segments
+    // Whole segments where 48 KiB sends are buffered or none are; else 3, 7 or 14 blocks a
+    // segment, one message each.
+    for (const auto& [early_bytes, split] : {std::pair{std::uint64_t(48 << 10), 1}, std::pair{std::uint64_t(0), 1},
+                                             std::pair{std::uint64_t(16 << 10), 3}, std::pair{std::uint64_t(7680), 7},
+                                             std::pair{std::uint64_t(3584), 14}}) {
+        in.early_send_bytes = early_bytes;
+        in.rank = 0;
+        const int whole_blocks = [&] {
+            BuildInput plain = in;
+            plain.early_send_bytes = 0;
+            return algorithm(Collective::allreduce, "clairvoyant").build(plain).blocks;
+        }();
+        for (int r = 0; r < 6; ++r) {
+            in.rank = r;
+            const Schedule plan = algorithm(Collective::allreduce, "clairvoyant").build(in);
+            INFO("early sends " << early_bytes << ", rank " << r);
+            CHECK(plan.blocks == whole_blocks * split);
+            if (split == 1) continue;
+            for (const auto& step : plan.steps) {
+                for (const auto& x : step.sends) CHECK(x.blocks.size() == 1);
+                for (const auto& x : step.recvs) CHECK(x.blocks.size() == 1);
+            }
+        }
     }
 }
 

@@ -38,16 +38,16 @@ struct Edge {
 };
 
 // Every rank's schedule from `edges`: per step, the edges of one (sender, receiver) pair with
-// consecutive blocks become one message, listed in the same order on both sides (the
-// simulator's pairing rule).
-std::vector<schedule::Schedule> schedules_from(std::vector<Edge>& edges, int ranks, int blocks) {
+// consecutive blocks become one message (`merge`; else one message a block), listed in the
+// same order on both sides (the simulator's pairing rule).
+std::vector<schedule::Schedule> schedules_from(std::vector<Edge>& edges, int ranks, int blocks, bool merge) {
     std::sort(edges.begin(), edges.end(), [](const Edge& x, const Edge& y) { return x.key() < y.key(); });
     std::vector<schedule::Schedule> out;
     for (int r = 0; r < ranks; ++r) out.push_back({.ranks = ranks, .rank = r, .blocks = blocks, .steps = {}});
     for (std::size_t i = 0; i < edges.size();) {
         const Edge& first = edges[i];
         std::size_t end = i + 1;
-        while (end < edges.size() && edges[end].step == first.step && edges[end].from == first.from &&
+        while (merge && end < edges.size() && edges[end].step == first.step && edges[end].from == first.from &&
                edges[end].to == first.to && edges[end].combine == first.combine &&
                edges[end].block == edges[end - 1].block + 1)
             ++end;
@@ -72,6 +72,7 @@ struct Memo {
     int ranks = 0;
     std::int64_t step_ns = 0;
     int segments = 0;
+    std::uint64_t early_send_bytes = 0;
     std::vector<std::int64_t> arrival_ns;
     std::vector<schedule::Schedule> schedules;
 };
@@ -80,7 +81,13 @@ std::vector<schedule::Schedule> build_reduce_scatter_form(const schedule::BuildI
     const int p = input.ranks;
     const int pieces = clairvoyant::reduce_scatter_pieces(p);
     const int segments = clairvoyant::scatter_round_segments(p, input.segments);
-    if (p <= 1) return {schedule::Schedule{.ranks = p, .rank = 0, .blocks = segments, .steps = {}}};
+    // Each segment (within kPushedChunkBytes) in messages the MPI sends eagerly, as the
+    // predicted scatter's chunks: whole, on MPICH over UCX's TCP (16 KiB buffered) every
+    // segment was a rendezvous handshake, and this form took 2.0-7.8x native's excess at p = 4,
+    // 256 KiB-4 MiB, where in thirds 0.16-1.18x (docs/benchmarks.md, "Issue 9's first target at
+    // one build").
+    const int split = messages_per_chunk(input, input.segments > 0);
+    if (p <= 1) return {schedule::Schedule{.ranks = p, .rank = 0, .blocks = segments * split, .steps = {}}};
     // The predicted-last rank L owns no piece: when it arrives well after the others, its link
     // then carries its vector out once and the result in once, each piece's segment meeting
     // the early ranks' partial, which Clairvoyant's plan gathered at the piece's root while L
@@ -121,9 +128,12 @@ std::vector<schedule::Schedule> build_reduce_scatter_form(const schedule::BuildI
         return int(std::lower_bound(rounds.begin(), rounds.end(), round) - rounds.begin());
     };
     std::vector<Edge> edges;
+    const auto add = [&edges, split](int step, int from, int to, int segment, bool combine) {
+        for (int part = 0; part < split; ++part) edges.push_back({step, from, to, segment * split + part, combine});
+    };
     for (int k = 0; k < pieces; ++k) {
         for (const auto& move : plans[std::size_t(k)].moves)
-            edges.push_back({step_of(move.round), move.from, move.to, k * segments + move.segment, move.combine});
+            add(step_of(move.round), move.from, move.to, k * segments + move.segment, move.combine);
         for (int s = 0; s < segments; ++s) {
             const int block = k * segments + s, root = roots[std::size_t(k)];
             // The root first, then the ranks after it, without the one that holds the block.
@@ -133,18 +143,18 @@ std::vector<schedule::Schedule> build_reduce_scatter_form(const schedule::BuildI
             const std::int64_t done = finished[std::size_t(block)];
             if (direct) {
                 for (std::size_t i = 1; i < members.size(); ++i)
-                    edges.push_back({step_of(done), root, members[i], block, false});
+                    add(step_of(done), root, members[i], block, false);
                 continue;
             }
             const int n = int(members.size());
             int level = 0;
             for (int mask = int(std::bit_floor(unsigned(n - 1))); mask >= 1; mask >>= 1, ++level)
                 for (int from = 0; from + mask < n; from += 2 * mask)
-                    edges.push_back({step_of(done + level), members[std::size_t(from)],
-                                     members[std::size_t(from + mask)], block, false});
+                    add(step_of(done + level), members[std::size_t(from)], members[std::size_t(from + mask)], block,
+                        false);
         }
     }
-    auto out = schedules_from(edges, p, pieces * segments);
+    auto out = schedules_from(edges, p, pieces * segments * split, split == 1);
     for (auto& plan : out) plan.steps.resize(rounds.size());
     return out;
 }
@@ -170,12 +180,14 @@ schedule::Schedule build_clairvoyant_bcast(const schedule::BuildInput& input) {
 schedule::Schedule build_clairvoyant_scatter(const schedule::BuildInput& input) {
     thread_local Memo memo;
     const bool same = memo.ranks == input.ranks && memo.step_ns == input.step_ns && memo.segments == input.segments &&
+                      memo.early_send_bytes == input.early_send_bytes &&
                       std::ranges::equal(memo.arrival_ns, input.arrival_ns);
     if (!same) {
         memo.schedules = build_reduce_scatter_form(input);
         memo.ranks = input.ranks;
         memo.step_ns = input.step_ns;
         memo.segments = input.segments;
+        memo.early_send_bytes = input.early_send_bytes;
         memo.arrival_ns.assign(input.arrival_ns.begin(), input.arrival_ns.end());
     }
     return memo.schedules[std::size_t(input.rank)];

@@ -66,22 +66,6 @@ bool pushes_partials(const schedule::BuildInput& input) {
            input.segments <= predicted_scatter_segments(few_early ? kPushedLargeMaxBytes : kPushedMaxBytes);
 }
 
-// The messages each chunk moves in (one block each): one where a whole chunk's send is
-// buffered before its receive (Open MPI's TCP, 64 KiB eager), else as many as keep each
-// within BuildInput::early_send_bytes, under the MPI's eager limit (MPICH over UCX's TCP
-// buffers 16 KiB, not 24: three; under 8 and 4 KiB limits seven and fourteen, sized for
-// InfiniBand-like transports). Over MPICH's UCX each 48 KiB chunk went by rendezvous, a
-// handshake with its receiver at every one of the K + 2 steps: p = 4, 512 KiB-1 MiB, the
-// scatter took 1.5-4.9x native's excess whole and 0.22-0.56x in thirds; at p = 2 1.05x and
-// 0.56-0.62x (docs/benchmarks.md, "The predicted scatter's chunks under the MPI's eager
-// limit"). One where nothing of kEarlySendBytes is buffered (shared memory): unmeasured in
-// smaller messages; and where the chunk is not one of the segments (`sized`: no segments
-// given, or the one swap at p = 2), which rendezvous costs little against.
-int messages_per_chunk(const schedule::BuildInput& input, bool sized) {
-    if (!sized || input.early_send_bytes == 0 || input.early_send_bytes >= kChunkBytes) return 1;
-    return int((kChunkBytes + input.early_send_bytes - 1) / input.early_send_bytes);
-}
-
 // Step 0: the early ranks (`early`, piece i owned by early[i], `blocks` blocks a piece)
 // reduce-scatter their data in one direct exchange, so early[i] holds the early ranks'
 // partial of piece i. Appends the step, empty for the other ranks.
@@ -101,6 +85,22 @@ void add_early_reduce_scatter(schedule::Schedule& plan, std::span<const int> ear
 }
 
 }  // namespace
+
+// The messages each chunk moves in (one block each): one where a whole chunk's send is
+// buffered before its receive (Open MPI's TCP, 64 KiB eager), else as many as keep each
+// within BuildInput::early_send_bytes, under the MPI's eager limit (MPICH over UCX's TCP
+// buffers 16 KiB, not 24: three; under 8 and 4 KiB limits seven and fourteen, sized for
+// InfiniBand-like transports). Over MPICH's UCX each 48 KiB chunk went by rendezvous, a
+// handshake with its receiver at every one of the K + 2 steps: p = 4, 512 KiB-1 MiB, the
+// scatter took 1.5-4.9x native's excess whole and 0.22-0.56x in thirds; at p = 2 1.05x and
+// 0.56-0.62x (docs/benchmarks.md, "The predicted scatter's chunks under the MPI's eager
+// limit"). One where nothing of kEarlySendBytes is buffered (shared memory): unmeasured in
+// smaller messages; and where the chunk is not one of the segments (`sized`: no segments
+// given, or the one swap at p = 2), which rendezvous costs little against.
+int messages_per_chunk(const schedule::BuildInput& input, bool sized) {
+    if (!sized || input.early_send_bytes == 0 || input.early_send_bytes >= kChunkBytes) return 1;
+    return int((kChunkBytes + input.early_send_bytes - 1) / input.early_send_bytes);
+}
 
 // Segments of at most kChunkBytes, below Open MPI TCP's 64 KiB eager limit (docs/benchmarks.md,
 // "The predicted chain Reduce and the predicted scatter in pieces"), up to 192 MiB; larger
