@@ -438,11 +438,11 @@ TEST_CASE("every Clairvoyant schedule reduces each contribution once, for many p
             if (p <= 24)
                 for (std::uint64_t early_bytes : {std::uint64_t(16 << 10), std::uint64_t(3584)})
                     check_flow(Collective::allreduce, "clairvoyant", a, d, -1, 22, early_bytes);
-            // The predicted scatter pushes the partials to L up to 22 segments (86 at p = 2 to
-            // 4) where early sends are buffered, swaps beyond or elsewhere; in 3, 7 or 14
-            // messages a chunk where only smaller sends are buffered.
+            // The predicted scatter pushes the partials to L up to 22 segments (86 at p = 3 and
+            // 4, any at p = 2) where early sends are buffered, swaps beyond or elsewhere; in 3,
+            // 7 or 14 messages a chunk where only smaller sends are buffered.
             for (int segments : {7, 22, 50, 100}) {
-                if (segments == 50 && p > 4) continue;  // pushed at 2 to 4 ranks only
+                if (segments == 50 && p > 4) continue;  // pushed at 2 to 4 ranks only (100 at 2)
                 check_flow(Collective::allreduce, "predicted_scatter", a, d, -1, segments, 0);
                 for (std::uint64_t early_bytes : papshim::kEarlySendBytes)
                     check_flow(Collective::allreduce, "predicted_scatter", a, d, -1, segments, early_bytes);
@@ -644,11 +644,12 @@ TEST_CASE("predicted scatter: as few chunks a piece as keep each within 48 KiB")
     CHECK(chunks_of(4, segments(1 << 20)) == 8);
     CHECK(chunks_of(2, segments(1 << 20)) == 1);     // one piece: one swap
     // Where early sends are buffered the pushed piece keeps its chunks under the eager limit,
-    // at p = 2 too (up to 4 MiB there, as at 3 and 4 ranks); beyond, the swap.
+    // at p = 2 too (at any size there; up to 4 MiB at 3 and 4 ranks); beyond, the swap.
     constexpr std::uint64_t whole = 48 << 10, third = 16 << 10;
     CHECK(blocks_a_piece(2, segments(1 << 20), whole) == 22);
     CHECK(blocks_a_piece(2, segments(4 << 20), whole) == 86);
-    CHECK(blocks_a_piece(2, segments(8 << 20), whole) == 1);
+    CHECK(blocks_a_piece(2, segments(8 << 20), whole) == 171);
+    CHECK(blocks_a_piece(4, segments(8 << 20), whole) == 57);  // swapped: 171 segments in 3 pieces
     CHECK(blocks_a_piece(8, segments(1 << 20), whole) == 4);
     // Where only 16 KiB sends are buffered, three blocks a chunk (each 16 KiB at most).
     CHECK(blocks_a_piece(2, segments(1 << 20), third) == 66);
@@ -659,7 +660,7 @@ TEST_CASE("predicted scatter: as few chunks a piece as keep each within 48 KiB")
     CHECK(blocks_a_piece(4, segments(1 << 20), 3584) == 112);
 }
 
-TEST_CASE("predicted scatter: pushed up to 1 MiB, and up to 4 MiB at 2 to 4 ranks") {
+TEST_CASE("predicted scatter: pushed up to 1 MiB, up to 4 MiB at 3 and 4 ranks, at any size at 2") {
     // Whether L, predicted last, receives every partial in step 1 (pushed) or one chunk a
     // piece (swapped).
     const auto pushed = [](int ranks, std::uint64_t bytes, std::uint64_t early_bytes) {
@@ -675,16 +676,19 @@ TEST_CASE("predicted scatter: pushed up to 1 MiB, and up to 4 MiB at 2 to 4 rank
         return in_step_1 == std::size_t(plan.blocks) && plan.blocks > ranks - 1;
     };
     for (const std::uint64_t early_bytes : papshim::kEarlySendBytes) {
-        for (const int ranks : {2, 3, 4}) {
+        for (const int ranks : {3, 4}) {
             CHECK(pushed(ranks, 4 << 20, early_bytes));
             CHECK_FALSE(pushed(ranks, 8 << 20, early_bytes));
         }
+        CHECK(pushed(2, 8 << 20, early_bytes));
+        CHECK(pushed(2, 64 << 20, early_bytes));
         for (const int ranks : {5, 8}) {
             CHECK(pushed(ranks, 1 << 20, early_bytes));
             CHECK_FALSE(pushed(ranks, 2 << 20, early_bytes));
         }
     }
     CHECK_FALSE(pushed(4, 1 << 20, 0));  // nothing buffered: swapped
+    CHECK_FALSE(pushed(2, 1 << 20, 0));
 }
 
 TEST_CASE("Clairvoyant Allreduce: the predicted-last rank owns no piece and moves one vector each way") {

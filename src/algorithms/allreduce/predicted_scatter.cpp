@@ -7,9 +7,10 @@
 // other early ranks one step later. After L's arrival its link carries the vector once in
 // each direction, each early rank's about once, in K + 1 steps: the least data any Allreduce
 // can move with L's data still outside, in few steps, where a pipelined chain needs N + p.
-// Up to 1 MiB (4 MiB at 2 to 4 ranks), where the MPI buffers early sends, the early ranks
-// push their partials to L before it arrives instead, and L sends the finished chunks back
-// (pushes_partials). Each chunk moves in messages the MPI sends eagerly (messages_per_chunk).
+// Up to 1 MiB (4 MiB at 3 and 4 ranks, any size at 2), where the MPI buffers early sends, the
+// early ranks push their partials to L before it arrives instead, and L sends the finished
+// chunks back (pushes_partials). Each chunk moves in messages the MPI sends eagerly
+// (messages_per_chunk).
 // Commutative ops.
 
 #include <algorithm>
@@ -22,8 +23,8 @@ namespace papshim::allreduce {
 namespace {
 
 constexpr std::uint64_t kChunkBytes = kPushedChunkBytes;
-// The largest vector whose partials are pushed to L (pushes_partials), and at up to
-// kPushedLargeMaxRanks ranks.
+// The largest vector whose partials are pushed to L (pushes_partials), and at 3 to
+// kPushedLargeMaxRanks ranks (at 2, any).
 constexpr std::uint64_t kPushedMaxBytes = 1 << 20, kPushedLargeMaxBytes = 4 << 20;
 constexpr int kPushedLargeMaxRanks = 4;
 
@@ -55,15 +56,18 @@ int chunks_for(int pieces, int segments, bool push) {
 // than L saved there (p = 8, 2 MiB: 0.50-0.53x against 0.46-0.47x); at p = 3 and 4 the push up
 // to 4 MiB (Open MPI p = 4: 0.44-0.47x against 0.48-0.50x, p = 3 a tie; MPICH p = 4, in thirds:
 // 0.62-0.83x against 0.92-1.23x; docs/benchmarks.md, "The predicted scatter's chunks under the
-// MPI's eager limit"); at p = 2 up to 4 MiB too, each pushed chunk a step of its own (2-4 MiB:
+// MPI's eager limit"); at p = 2 at any size, each pushed chunk a step of its own (2-4 MiB:
 // Open MPI 0.55-0.57x, MPICH in thirds 0.56-0.59x, where the swap took 1.01-1.02x;
-// docs/benchmarks.md, "Two ranks pushed up to 4 MiB").
+// docs/benchmarks.md, "Two ranks pushed up to 4 MiB"; 6-7 MiB 0.75-0.84x and 0.73-0.82x
+// against 1.01-1.02x, where more of the vector than L's socket buffers hold waits for it:
+// "Issue 9's first target at one build"). One early rank has nothing to overlap with a swap.
 // Only where the MPI completes those sends before L arrives (BuildInput::early_send_bytes,
 // measured with the link: Open MPI's TCP 48 KiB, MPICH over UCX's TCP 16 KiB).
 bool pushes_partials(const schedule::BuildInput& input) {
+    if (input.early_send_bytes == 0) return false;
+    if (input.ranks <= 2) return true;
     const bool few_early = input.ranks <= kPushedLargeMaxRanks;
-    return input.early_send_bytes > 0 &&
-           input.segments <= predicted_scatter_segments(few_early ? kPushedLargeMaxBytes : kPushedMaxBytes);
+    return input.segments <= predicted_scatter_segments(few_early ? kPushedLargeMaxBytes : kPushedMaxBytes);
 }
 
 // Step 0: the early ranks (`early`, piece i owned by early[i], `blocks` blocks a piece)
