@@ -18,9 +18,9 @@ schedule::Schedule build_predicted_chain(const schedule::BuildInput& input);
 schedule::Schedule build_predicted_scatter(const schedule::BuildInput& input);
 int predicted_scatter_segments(std::uint64_t bytes);
 // The messages a chunk of at most kPushedChunkBytes moves in, each within
-// BuildInput::early_send_bytes (1 where whole chunks are buffered, nothing is, or the chunk is
-// not `sized` to the segments); the predicted scatter's and Clairvoyant's reduce-scatter form's.
-int messages_per_chunk(const schedule::BuildInput& input, bool sized);
+// BuildInput::early_send_bytes (1 where whole chunks are buffered, nothing is, or no segments
+// are given); the predicted scatter's and Clairvoyant's reduce-scatter form's.
+int messages_per_chunk(const schedule::BuildInput& input);
 
 // Node-level state machines (src/algorithms/node_steps.hpp).
 int run_dynamic_leader(node::NodeView& view, const ReductionBuffers& buffers, MPI_Comm comm);

@@ -86,7 +86,7 @@ std::vector<schedule::Schedule> build_reduce_scatter_form(const schedule::BuildI
     // segment was a rendezvous handshake, and this form took 2.0-7.8x native's excess at p = 4,
     // 256 KiB-4 MiB, where in thirds 0.16-1.18x (docs/benchmarks.md, "Issue 9's first target at
     // one build").
-    const int split = messages_per_chunk(input, input.segments > 0);
+    const int split = messages_per_chunk(input);
     if (p <= 1) return {schedule::Schedule{.ranks = p, .rank = 0, .blocks = segments * split, .steps = {}}};
     // The predicted-last rank L owns no piece: when it arrives well after the others, its link
     // then carries its vector out once and the result in once, each piece's segment meeting

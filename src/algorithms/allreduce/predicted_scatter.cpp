@@ -99,10 +99,10 @@ void add_early_reduce_scatter(schedule::Schedule& plan, std::span<const int> ear
 // scatter took 1.5-4.9x native's excess whole and 0.22-0.56x in thirds; at p = 2 1.05x and
 // 0.56-0.62x (docs/benchmarks.md, "The predicted scatter's chunks under the MPI's eager
 // limit"). One where nothing of kEarlySendBytes is buffered (shared memory): unmeasured in
-// smaller messages; and where the chunk is not one of the segments (`sized`: no segments
-// given, or the one swap at p = 2), which rendezvous costs little against.
-int messages_per_chunk(const schedule::BuildInput& input, bool sized) {
-    if (!sized || input.early_send_bytes == 0 || input.early_send_bytes >= kChunkBytes) return 1;
+// smaller messages; and where no segments are given, so the chunks are not cut to kChunkBytes.
+// (The one swap at p = 2, a whole vector, runs only where nothing is buffered.)
+int messages_per_chunk(const schedule::BuildInput& input) {
+    if (input.segments <= 0 || input.early_send_bytes == 0 || input.early_send_bytes >= kChunkBytes) return 1;
     return int((kChunkBytes + input.early_send_bytes - 1) / input.early_send_bytes);
 }
 
@@ -118,8 +118,7 @@ schedule::Schedule build_predicted_scatter(const schedule::BuildInput& input) {
     const int early_count = p - 1;
     const bool push = pushes_partials(input);
     const int chunks = chunks_for(early_count, input.segments, push);
-    const bool sized = input.segments > 0 && (early_count > 1 || push);  // chunks within kChunkBytes
-    const int split = messages_per_chunk(input, sized);                   // blocks a chunk
+    const int split = messages_per_chunk(input);  // blocks a chunk
     schedule::Schedule plan = reduction::empty_schedule(input, p > 1 ? early_count * chunks * split : 1);
     if (p <= 1) return plan;
     std::vector<int> early = predicted_order(input);
