@@ -51,7 +51,8 @@ Json run_allgather_suite(const Options& options, const World& world) {
         timing.delay = [&](int iteration) {
             return arrival_delay(options.pattern, options.seed,
                                  (size_index << 32) | static_cast<std::size_t>(iteration),
-                                 world.rank, world.ranks);
+                                 world.rank, world.ranks) +
+                   hiccup_delay(options.hiccups, options.seed, size_index, iteration, world.rank, world.ranks);
         };
         timing.after_iteration = [&](int iteration) {
             progress.update("{} {} per rank ({}/{}): iteration {}/{}", collective,

@@ -219,7 +219,8 @@ Json cell_json(const std::string& name, const Cell& cell, const Cell& baseline) 
             {"imbalance_s", cell.imbalance},
             {"late_start_s", cell.late_start},
             {"plans", {{"planned", cell.planned}, {"unplanned", cell.unplanned}, {"declined", cell.declined},
-                       {"assessed", cell.assessed}, {"good", cell.good}, {"exchanges", cell.exchanges}}},
+                       {"assessed", cell.assessed}, {"good", cell.good}, {"last_right", cell.last_right},
+                       {"exchanges", cell.exchanges}}},
             {"ran", cell.ran}};
 }
 
@@ -346,6 +347,7 @@ std::vector<Cell> measure(CollectiveCall& call, const AlgorithmSet& algorithms,
             cell.declined = after.declined - before[index].declined;
             cell.assessed = after.assessed - before[index].assessed;
             cell.good = after.good - before[index].good;
+            cell.last_right = after.last_right - before[index].last_right;
             cell.exchanges = after.exchanges - before[index].exchanges;
             cell.ran = std::move(ran[index]);
         }

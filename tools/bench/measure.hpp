@@ -110,9 +110,9 @@ struct Cell {
     // What papshim's arrival prediction did over the measured calls (papshim_get_plan_stats,
     // differences across them): calls that ran a plan made for them, calls without one, calls
     // whose trusted plan `auto` left to MPI (papshim_plan_stats::declined), and of the plans
-    // checked, those within the guard's bound; and the exchanges of predictions completed (each at
-    // the next followed call's entry).
-    long planned = 0, unplanned = 0, declined = 0, assessed = 0, good = 0, exchanges = 0;
+    // checked, those within the guard's bound and those whose predicted last arriver was the
+    // real one; and the exchanges of predictions completed (each at the next followed call's entry).
+    long planned = 0, unplanned = 0, declined = 0, assessed = 0, good = 0, last_right = 0, exchanges = 0;
     // What papshim ran on each measured call, counted by name (papshim_get_last_algorithm on
     // rank 0; every rank runs the same): `auto`'s choices, which its times alone do not show.
     // Empty for native, which papshim never sees.

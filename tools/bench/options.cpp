@@ -269,6 +269,27 @@ double arrival_delay(const ArrivalPattern& pattern, std::uint64_t seed, std::uin
     return 0.0;
 }
 
+Hiccups parse_hiccups(const std::string& text) {
+    if (text == "none") return {};
+    const std::size_t colon = text.find(':');
+    if (colon == std::string::npos)
+        throw std::invalid_argument(fmt::format("'{}': expected EVERY:D, e.g. 10:150ms, or none", text));
+    Hiccups hiccups;
+    hiccups.every = cli::parse_integer<int>(text.substr(0, colon), 1);
+    hiccups.seconds = parse_duration(text.substr(colon + 1));
+    if (hiccups.seconds <= 0)
+        throw std::invalid_argument(fmt::format("'{}': the stall must be longer than 0", text));
+    hiccups.text = text;
+    return hiccups;
+}
+
+double hiccup_delay(const Hiccups& hiccups, std::uint64_t seed, std::uint64_t series, int iteration,
+                    int rank, int ranks) {
+    if (hiccups.every <= 0 || (iteration + 1) % hiccups.every != 0) return 0.0;
+    // The stalled rank: drawn per series and iteration, the same on every rank.
+    const std::uint64_t bits = mix(mix(mix(seed ^ 0x68696363ULL) ^ series) ^ static_cast<std::uint64_t>(iteration));
+    return static_cast<int>(bits % static_cast<std::uint64_t>(ranks)) == rank ? hiccups.seconds : 0.0;
+}
 
 std::string root_text(int root) { return root == kRotatingRoot ? "rotate" : std::to_string(root); }
 
@@ -454,6 +475,12 @@ void define_options(CLI::App& app, Options& options) {
                     "time (100us) (default: 0,1tau,2tau,5tau,10tau,20tau,50tau,\n"
                     "so that w/tau spans 0 to 50 on any network)",
                     "LIST");
+    cli::add_parsed(app, "--hiccups", options.hiccups, parse_hiccups,
+                    "allgather and sweep: on every EVERY-th measured iteration one\n"
+                    "rank, drawn from --seed, waits D more than its pattern says:\n"
+                    "one-off stalls of a busy node, which a predictor of arrivals\n"
+                    "must live with (default: none; e.g. 10:150ms)",
+                    "EVERY:D");
     const auto count = [](int minimum) {
         return [minimum](const std::string& text) { return cli::parse_integer<int>(text, minimum); };
     };
@@ -528,7 +555,7 @@ ParseResult parse_options(int argc, char** argv) {
     const std::vector<const char*> ignored_flags =
         options.suite == Suite::overhead
             ? std::vector<const char*>{"--collective", "--allgatherv", "--blocks", "--root", "--op", "--bytes", "--algorithms",
-                                       "--pattern", "--seed"}
+                                       "--pattern", "--seed", "--hiccups"}
             : std::vector<const char*>{"--rounds", "--keep-trace"};
     std::string ignored;
     for (const char* flag : ignored_flags)

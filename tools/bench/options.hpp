@@ -22,6 +22,15 @@ struct ArrivalPattern {
     std::string text = "none";
 };
 
+// --hiccups EVERY:D: on every EVERY-th measured iteration one rank, drawn from the seed,
+// waits D more than its pattern says: the one-off stalls of a busy node (a daemon, a page
+// flush, a late wake-up) that a predictor of arrivals has to live with. Off by default.
+struct Hiccups {
+    int every = 0;  // 0: none
+    double seconds = 0.0;
+    std::string text = "none";
+};
+
 // The sweep's patterns are kinds without a size: each runs at every maximum delay D.
 struct SweepPattern {
     ArrivalPattern::Kind kind = ArrivalPattern::Kind::one_late;
@@ -56,6 +65,7 @@ struct Options {
     std::vector<std::size_t> bytes;       // allgather and sweep suites
     std::vector<std::string> algorithms;  // allgather and sweep suites
     ArrivalPattern pattern;               // allgather suite
+    Hiccups hiccups;                      // allgather and sweep suites
     std::vector<SweepPattern> sweep_patterns;
     std::vector<SweepDelay> delays;
     std::string plot_dir;  // sweep: draw PNGs there
@@ -95,6 +105,13 @@ ArrivalPattern sweep_point(const SweepPattern& kind, double seconds, int ranks);
 // in (seed, call, rank), so every algorithm of one iteration sees the same arrival pattern.
 double arrival_delay(const ArrivalPattern& pattern, std::uint64_t seed, std::uint64_t call,
                      int rank, int ranks);
+
+// "10:150ms": every 10th iteration, 150 ms. Throws std::invalid_argument.
+Hiccups parse_hiccups(const std::string& text);
+// The extra seconds rank `rank` of `ranks` waits in measured iteration `iteration` of the
+// series `series` (a size and point: distinct draws of the stalled rank per series).
+double hiccup_delay(const Hiccups& hiccups, std::uint64_t seed, std::uint64_t series, int iteration,
+                    int rank, int ranks);
 
 const char* suite_name(Suite suite);
 const char* collective_name(Collective collective);

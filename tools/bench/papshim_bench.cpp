@@ -135,6 +135,7 @@ Json metadata(const Options& options, const World& world, int argc, char** argv,
         chosen["delays"] = std::move(delays);
         chosen["plot_dir"] = options.plot_dir;
     }
+    if (options.suite != Suite::overhead) chosen["hiccups"] = options.hiccups.text;
     chosen["iterations"] = options.iterations;
     chosen["warmup"] = options.warmup;
     chosen["rounds"] = options.rounds;

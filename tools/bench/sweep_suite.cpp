@@ -268,7 +268,12 @@ Json run_sweep_suite(const Options& options, const World& world) {
                     return arrival_delay(point.pattern, options.seed, call_id, world.rank,
                                          world.ranks);
                 };
-                timing.delay = [&](int iteration) { return draw(false, iteration); };
+                // --hiccups on the measured calls only: the warm-up shows the predictor the pattern.
+                timing.delay = [&](int iteration) {
+                    return draw(false, iteration) +
+                           hiccup_delay(options.hiccups, options.seed, (std::uint64_t{size_index} << 24) | point_index,
+                                        iteration, world.rank, world.ranks);
+                };
                 timing.warmup_delay = [&](int iteration) { return draw(true, iteration); };
                 timing.after_iteration = [&](int iteration) {
                     progress.update("sweep {} {} ({}/{}): {} at D = {} ({}/{}), {:.0f}% done",
