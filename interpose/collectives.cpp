@@ -28,6 +28,7 @@ using runtime::CommContext;
 struct Outcome {
     int result = MPI_SUCCESS;
     std::string_view algorithm = "native";
+    bool by_last_arriver = false;  // it ran a plan trusted for its last arriver only (Planning::last_plan)
 };
 
 // What MPI requires to match on every rank: it identifies the call for plans and records.
@@ -142,6 +143,9 @@ struct Planning {
     // The planner that follows the call, set with guard (guard == &planner->guard()) where
     // a call is dispatched; run_reduction tells it whether auto ran a plan.
     plan::Planner* planner = nullptr;
+    // A plan the guard trusts for its last arriver only (Guard::last_established), for an
+    // algorithm that needs no more of it (ReductionAlgorithm::plans_by_last); else null.
+    const plan::Plan* last_plan = nullptr;
 };
 
 void prepare_background(CommContext& ctx, plan::Planner& planner, const plan::Plan& plan, const plan::Guard& guard);
@@ -440,7 +444,10 @@ int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, 
                 // Its state comes from exchanged data, so every rank decides alike.
                 plan_use = trace::PlanUse::miss;
                 if (p->signature == signature.hash() && planner->same_layout(signature.blocks, shape->blocks)) {
-                    if (planner->guard().trusted()) planning.plan = p;
+                    if (planner->guard().trusted())
+                        planning.plan = p;
+                    else if (planner->guard().last_established(p->last, ctx.size))
+                        planning.last_plan = p;
                     if (planning.plan) planning.blocks = shape->blocks;
                     plan_use = planning.plan ? trace::PlanUse::hit : trace::PlanUse::guarded;
                 } else {
@@ -456,6 +463,7 @@ int handle(Collective kind, MPI_Comm comm, const void* caller, Native&& native, 
     if (mode == Mode::dispatch) ran = own(ctx, planning);
     if (ran) {
         outcome = *ran;
+        if (outcome.by_last_arriver) plan_use = trace::PlanUse::hit;
         // Names come from the static algorithm tables, so they stay valid.
         ctx.last_algorithm[std::size_t(kind)].store(outcome.algorithm.data(), std::memory_order_relaxed);
         if (outcome.result != MPI_SUCCESS) PMPI_Comm_call_errhandler(comm, outcome.result);
@@ -975,7 +983,7 @@ const ReductionAlgorithm* auto_window_algorithm(CommContext& ctx, Collective kin
 // message, from arguments MPI requires to match; MPI accepted them, reduction_arguments_valid):
 // inter-communicators, one rank, no data, builtin ops on derived types, and ops the chosen
 // algorithm cannot apply in its order.
-std::optional<Outcome> run_reduction(CommContext& ctx, Collective kind, ReductionBuffers b, const Planning& planning) {
+std::optional<Outcome> run_reduction(CommContext& ctx, Collective kind, ReductionBuffers b, Planning planning) {
     const std::string_view choice = runtime::algorithm_for(ctx, kind);
     if (choice == "native" || ctx.inter || ctx.size == 1) return std::nullopt;
     // The vector's bytes (0: no data, which goes native below). auto's small calls on a
@@ -1020,6 +1028,8 @@ std::optional<Outcome> run_reduction(CommContext& ctx, Collective kind, Reductio
     if (choice == "auto" && !algorithm) algorithm = auto_classic_reduction(ctx, kind, b);
     if (!algorithm || ctx.native_only()) return std::nullopt;  // native_only: its node view could not be made
     const bool planned = uses_plans(kind, algorithm->name);
+    const bool by_last_arriver = !planning.plan && algorithm->plans_by_last && planning.last_plan;
+    if (by_last_arriver) planning.plan = planning.last_plan;
     // auto takes a planned algorithm for what its plan is worth: only with a plan for this call
     // that the guard trusts and, for a planner in rounds, that the round rule accepts; else
     // what it runs without a plan (run_auto_classic). Whether it ran tells the planner whether
@@ -1056,8 +1066,8 @@ std::optional<Outcome> run_reduction(CommContext& ctx, Collective kind, Reductio
     if (algorithm->build && !planned) return run_unplanned(ctx, *algorithm, b);
     if (algorithm->build) {
         const auto& schedule = planned_schedule(ctx, algorithm->build, rounds, b.root, segments, b.commutative);
-        return Outcome{execute_reduction(schedule, b, runtime::private_comm(ctx)),
-                       algorithm->name};
+        return Outcome{execute_reduction(schedule, b, runtime::private_comm(ctx)), algorithm->name,
+                       by_last_arriver};
     }
     node::NodeView* view = runtime::node_view(ctx);
     if (!view) return std::nullopt;  // MPI could not make it: native from now on

@@ -53,6 +53,12 @@ void Guard::observe(std::span<const Contribution> vector, std::int64_t tau_ns) {
     });
     imbalanced_.push_back(high->arrival_ns - low->arrival_ns >= kImbalanceFactor * std::max<std::int64_t>(tau_ns, 1));
     if (imbalanced_.size() > kWindow) imbalanced_.pop_front();
+    // The lowest rank among equals, as Plan::last (minmax_element's max is the last of them).
+    const auto first_latest = std::find_if(vector.begin(), vector.end(), [&](const Contribution& c) {
+        return c.arrival_ns == high->arrival_ns;
+    });
+    last_arrivers_.push_back(int(first_latest - vector.begin()));
+    if (last_arrivers_.size() > kLastWindow) last_arrivers_.pop_front();
 }
 
 void Guard::record(const Quality& q) {
@@ -66,6 +72,12 @@ void Guard::record(const Quality& q) {
 bool Guard::trusted() const {
     if (recent_.size() < kWindow) return false;
     return std::all_of(recent_.begin(), recent_.end(), [](const Quality& q) { return q.relative_error <= kMaxError; });
+}
+
+bool Guard::last_established(int rank, int ranks) const {
+    if (last_arrivers_.size() < kLastWindow) return false;
+    const auto hits = std::count(last_arrivers_.begin(), last_arrivers_.end(), rank);
+    return hits >= (ranks > 2 ? kLastWindow - 2 : kLastWindow);
 }
 
 bool Guard::imbalanced() const {

@@ -316,6 +316,9 @@ struct ReductionAlgorithm {
     // Slot-sized ones: the largest vector it takes where that is less than a slot (the
     // symmetric Allreduce's cell); 0: PAPSHIM_SHM_SLOT.
     std::uint64_t largest_bytes = 0;
+    // Its plan depends on nothing but the predicted last arriver, so the guard's trust in who
+    // arrives last is enough (plan::Guard::last_established; the predicted scatter).
+    bool plans_by_last = false;
 };
 
 // Every Reduce (collective reduce) or Allreduce algorithm of papshim's own.

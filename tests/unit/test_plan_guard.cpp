@@ -378,6 +378,47 @@ TEST_CASE("guard: trust follows the error, not whether the last arriver was righ
     CHECK(right_but_wrong.last_right() == Guard::kWindow);
 }
 
+TEST_CASE("guard: a last arriver is established by kLastWindow - 2 of the last kLastWindow calls, all at p = 2") {
+    Guard guard;
+    const auto call = [&](int late) {
+        std::vector<std::int64_t> offsets(4, 0);
+        offsets[std::size_t(late)] = 9000;
+        guard.observe(arriving(offsets), tau_ns);
+    };
+    for (int i = 1; i < Guard::kLastWindow; ++i) call(3);
+    CHECK_FALSE(guard.last_established(3, 4));  // too few to decide
+    call(3);
+    CHECK(guard.last_established(3, 4));
+    CHECK(guard.last_established(3, 2));
+    CHECK_FALSE(guard.last_established(1, 4));
+    CHECK(guard.assessed() == 0);  // it needs no assessed plan, only the exchanged arrivals
+    // A one-off stall of rank 1: 3 stays established; the echo (a plan with 1 last) is not.
+    call(1);
+    CHECK(guard.last_established(3, 4));
+    CHECK_FALSE(guard.last_established(1, 4));
+    CHECK_FALSE(guard.last_established(3, 2));  // at two ranks every miss counts
+    call(3);
+    call(2);
+    CHECK(guard.last_established(3, 8));  // two misses in the window
+    call(0);
+    CHECK_FALSE(guard.last_established(3, 8));  // three
+    // A lasting change to rank 0: established once it holds kLastWindow - 2 of the window.
+    for (int i = 0; i < Guard::kLastWindow - 3; ++i) {
+        CHECK_FALSE(guard.last_established(0, 4));
+        call(0);
+    }
+    CHECK(guard.last_established(0, 4));
+    CHECK_FALSE(guard.last_established(3, 4));
+}
+
+TEST_CASE("guard: the last arriver among equal arrivals is the lowest rank, as the plan's") {
+    Guard guard;
+    for (int i = 0; i < Guard::kLastWindow; ++i) guard.observe(arriving({0, 7000, 0, 7000}), tau_ns);
+    CHECK(guard.last_established(1, 4));
+    CHECK_FALSE(guard.last_established(3, 4));
+    CHECK(plan_from(predicting({0, 7000, 0, 7000}), kSeq).last == 1);
+}
+
 TEST_CASE("guard: counters count every assessed plan, beyond the window") {
     Guard guard;
     const Quality sequence[] = {with_error(0.1, true), with_error(4, true),  with_error(0.5, false),

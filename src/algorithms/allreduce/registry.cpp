@@ -12,7 +12,7 @@ namespace papshim::allreduce {
 
 // name, schedule builder or node state machine, keeps rank order, arrival-ordered, beyond the
 // slot (slot-sized ones), pieces per round (planners in rounds), plans from predicted arrivals, pieces by size,
-// the largest vector of a slot-sized one (0: the slot)
+// the largest vector of a slot-sized one (0: the slot), plans by its last arriver alone
 namespace {
 
 constexpr std::array<ReductionAlgorithm, 11> kAlgorithms{{
@@ -26,7 +26,7 @@ constexpr std::array<ReductionAlgorithm, 11> kAlgorithms{{
     {"clairvoyant", build_clairvoyant_scatter, nullptr, false, true, {}, clairvoyant::scatter_round_segments, true, predicted_scatter_segments},
     {"clairvoyant_bcast", build_clairvoyant_bcast, nullptr, false, true, {}, clairvoyant::round_segments, true},
     {"predicted_chain", build_predicted_chain, nullptr, false, true, {}, nullptr, true},
-    {"predicted_scatter", build_predicted_scatter, nullptr, false, true, {}, nullptr, true, predicted_scatter_segments},
+    {"predicted_scatter", build_predicted_scatter, nullptr, false, true, {}, nullptr, true, predicted_scatter_segments, 0, true},
 }};
 
 }  // namespace
