@@ -76,11 +76,11 @@ public:
     // `rank`, the plan's last arriver, was the real last arriver of at least kLastWindow - 2
     // of the last kLastWindow exchanged calls (all of them at p = 2, where chance makes it one
     // in two). After a one-off stall of another rank X the predictions echo it: the plan for
-    // the next call has X last (its stalled entry carried into its predicted next one), the
-    // errors put trusted() off for 4-6 calls, and so would any rule over the plans' own
-    // last arrivers; the echo alone is refused here, and the call after it is planned again
-    // (docs/benchmarks.md, "One-off stalls and the last arriver"). Under fresh random delays
-    // chance passes it on under 2% of calls at p = 4.
+    // the next call has X last (its stalled entry carried into its predicted next one); the
+    // two calls' errors put trusted() off for 4-6 calls, and trusting the plans' own last
+    // arriver where right on 3 of the last 4 (tried) lost 4. Here the echo alone is refused
+    // and the call after it is planned again (docs/benchmarks.md, "One-off stalls and the
+    // last arriver"). Under fresh random delays chance passes it on under 2% of calls at p = 4.
     bool last_established(int rank, int ranks) const;
     static constexpr int kLastWindow = 8;
     // Most recent calls showed omega >= kImbalanceFactor·tau (imbalance a PAP-aware
