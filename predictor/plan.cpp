@@ -48,16 +48,13 @@ Quality assess(const Plan& plan, std::span<const Contribution> vector, std::int6
 
 void Guard::observe(std::span<const Contribution> vector, std::int64_t tau_ns) {
     if (vector.empty()) return;
-    const auto [low, high] = std::minmax_element(vector.begin(), vector.end(), [](const auto& a, const auto& b) {
-        return a.arrival_ns < b.arrival_ns;
-    });
+    const auto earlier = [](const Contribution& a, const Contribution& b) { return a.arrival_ns < b.arrival_ns; };
+    const auto low = std::min_element(vector.begin(), vector.end(), earlier);
+    // max_element gives the first of equals: the lowest rank, as Plan::last.
+    const auto high = std::max_element(vector.begin(), vector.end(), earlier);
     imbalanced_.push_back(high->arrival_ns - low->arrival_ns >= kImbalanceFactor * std::max<std::int64_t>(tau_ns, 1));
     if (imbalanced_.size() > kWindow) imbalanced_.pop_front();
-    // The lowest rank among equals, as Plan::last (minmax_element's max is the last of them).
-    const auto first_latest = std::find_if(vector.begin(), vector.end(), [&](const Contribution& c) {
-        return c.arrival_ns == high->arrival_ns;
-    });
-    last_arrivers_.push_back(int(first_latest - vector.begin()));
+    last_arrivers_.push_back(int(high - vector.begin()));
     if (last_arrivers_.size() > kLastWindow) last_arrivers_.pop_front();
 }
 
