@@ -949,10 +949,10 @@ std::optional<Outcome> run_auto_classic(CommContext& ctx, Collective kind, const
 // (auto_reduction_candidate): on one node, one that follows the real
 // arrivals through shared memory and needs no prediction (the dynamic leader, spec §5, or the
 // arrival-ordered chain, §6.5); with one rank per node, a planned algorithm: for an Allreduce
-// Clairvoyant's from 128 KiB (since 2026-12-05), the predicted scatter from 384 KiB and the
-// predicted chain from 8 MiB, for a Reduce the predicted chain (Clairvoyant's plan, pipelined;
-// Clairvoyant's own until 2026-12-03), each only with a trusted plan for this call (else the
-// classic or native); across nodes of several ranks each, the classic or native.
+// the predicted scatter (Clairvoyant's reduce-scatter form reshaped) from 128 KiB and 4 ranks
+// or 384 KiB, the predicted chain from 8 MiB, for a Reduce the predicted chain (Clairvoyant's
+// plan, pipelined; Clairvoyant's own until 2026-12-03), each only with a trusted plan for this
+// call (else the classic or native); across nodes of several ranks each, the classic or native.
 // Null: native. The caller checks that it applies to the call's op and type (applicable).
 const ReductionAlgorithm* auto_reduction(CommContext& ctx, Collective kind, const ReductionBuffers& b) {
     const std::uint64_t bytes = std::uint64_t(b.count) * type_size(b.type);

@@ -969,6 +969,24 @@ void large_auto_parts() {
     });
 }
 
+// The planned Reduce/Allreduce algorithms under persistent, flipping and moving late ranks
+// (a plan made for the old late rank runs after each move), and typed; `auto`'s under the
+// first three. With `auto_only`, `auto`'s only.
+void planned_reductions(bool auto_only) {
+    for (const char* algorithm : {"clairvoyant", "clairvoyant_bcast", "predicted_chain", "predicted_scatter", "auto"})
+        if (!auto_only || std::string(algorithm) == "auto")
+            timed(fmt::format("{} reductions", algorithm), [&] {
+                for (char pattern : {'l', 's', 'x'}) reductions(algorithm, pattern);
+            });
+    if (auto_only) return;
+    timed("reductions h", [] {
+        for (const char* algorithm : {"clairvoyant", "clairvoyant_bcast", "predicted_chain", "predicted_scatter"})
+            reductions(algorithm, 'h');
+    });
+    for (const char* algorithm : {"clairvoyant", "clairvoyant_bcast", "predicted_chain", "predicted_scatter"})
+        timed(fmt::format("{} typed reductions", algorithm), [&] { typed_reductions(algorithm); });
+}
+
 // With `auto_only`, only what `auto` decides (the named algorithms' cases do not depend on a
 // node layout: MPICH, slow with more ranks than cores, runs them in its main runs, the
 // sanitizer builds in their thread-single run). With `named_only`, `auto` at small sizes
@@ -997,19 +1015,7 @@ void run_matrix(bool auto_only, bool named_only) {
         mixed_sites("auto");
     });
     if (!named_only) large_auto_parts();
-    for (const char* algorithm : {"clairvoyant", "clairvoyant_bcast", "predicted_chain", "predicted_scatter", "auto"})
-        if (!auto_only || std::string(algorithm) == "auto")
-            timed(fmt::format("{} reductions", algorithm), [&] {
-                for (char pattern : {'l', 's', 'x'}) reductions(algorithm, pattern);
-            });
-    if (!auto_only) {
-        timed("reductions h", [] {
-            for (const char* algorithm : {"clairvoyant", "clairvoyant_bcast", "predicted_scatter"})
-                reductions(algorithm, 'h');
-        });
-        for (const char* algorithm : {"clairvoyant", "clairvoyant_bcast", "predicted_chain", "predicted_scatter"})
-            timed(fmt::format("{} typed reductions", algorithm), [&] { typed_reductions(algorithm); });
-    }
+    planned_reductions(auto_only);
     timed("free while armed", [] { free_while_armed(); });
 }
 
@@ -1072,12 +1078,15 @@ void soak(double seconds) {
 // test_plan [--init-thread-single|--init-thread-multiple] [--auto-only|--named-only]   the plan matrix
 // test_plan --soak SECONDS                                  random phases of Allgather(v) for SECONDS
 // test_plan --auto-gathers                                 auto's Allgather and Allgatherv choices only
+// test_plan --reductions                                   the planned Reduce/Allreduce part only
 int main(int argc, char** argv) {
     const bool single = argc > 1 && std::string(argv[1]) == "--init-thread-single";
     const bool multiple = argc > 1 && std::string(argv[1]) == "--init-thread-multiple";
     const bool soaking = argc > 1 && std::string(argv[1]) == "--soak";
     // Only auto's Allgather at each block size of its rules (a cheap run at 8 ranks and more).
     const bool auto_gathers_only = argc > 1 && std::string(argv[1]) == "--auto-gathers";
+    // Only the planned reductions (MPICH across the emulated network, where the whole matrix is slow).
+    const bool reductions_only = argc > 1 && std::string(argv[1]) == "--reductions";
     const bool auto_only = std::string(argv[argc - 1]) == "--auto-only";
     const bool named_only = std::string(argv[argc - 1]) == "--named-only";
     if (soaking && (argc < 3 || std::atof(argv[2]) <= 0)) {
@@ -1113,8 +1122,10 @@ int main(int argc, char** argv) {
     else if (auto_gathers_only) {
         for (int block_bytes : {64 << 10, 128 << 10, 256 << 10, 1 << 20}) auto_gather_bdr(block_bytes);
         auto_gatherv_classic();
-    }
-    else
+    } else if (reductions_only) {
+        timed("auto reduce planned", [] { auto_reduce_planned(Roots::fixed); });
+        planned_reductions(false);
+    } else
         run_matrix(auto_only, named_only);
 
     long all = 0;
