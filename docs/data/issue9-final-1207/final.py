@@ -95,30 +95,32 @@ for key in sorted(ela, key=lambda k: (k[0] != '1 Gbit/s', k[1] != 'Open MPI', -k
     cells += [ratio(key, 'auto', ref) for ref in ('native', 'arrival_chain')]
     print(f"| {transport}, {mpi} | {p} | {coll} | {size_name(n)} | {pattern} | " + ' | '.join(cells) + ' |')
 
+
+def network_cells(coll):
+    """The network's one-late and staircase cells of a collective, Open MPI first."""
+    keys = sorted(ela, key=lambda k: (k[1] != 'Open MPI', -k[2], k[4], ORDER.get(k[5], 9)))
+    return [k for k in keys if k[0] == '1 Gbit/s' and k[3] == coll and k[5] != 'uniform']
+
+
 print('\n**Issue 9\'s first target**: the Allreduce under one late rank or a staircase at 1 Gbit/s, the '
       'median call\'s excess over native\'s (rounds pooled; `auto` also a round at a time)\n')
 print('| MPI | p | size | pattern | predicted scatter | Clairvoyant | Clairvoyant, broadcast form | `auto` | `auto` by round | `auto` planned |')
 print('|---' * 10 + '|')
-for key in sorted(ela, key=lambda k: (k[1] != 'Open MPI', -k[2], k[4], ORDER.get(k[5], 9))):
-    transport, mpi, p, coll, n, pattern = key
-    if transport != '1 Gbit/s' or coll != 'allreduce' or pattern == 'uniform':
-        continue
+for key in network_cells('allreduce'):
     nx = med(exc[key]['native'])
     cells = [f"{med(exc[key][a]) / nx:.2f}" for a in ('predicted_scatter', 'clairvoyant', 'clairvoyant_bcast', 'auto')]
-    print(f"| {mpi} | {p} | {size_name(n)} | {pattern} | " + ' | '.join(cells) + ' | '
+    print(f"| {key[1]} | {key[2]} | {size_name(key[4])} | {key[5]} | " + ' | '.join(cells) + ' | '
           + ', '.join(f'{r:.2f}' for r in per_round[key]) + f' | {planned[key]} of {20 * rounds[key]} |')
 
 print('\n**The Reduce under one late rank or a staircase at 1 Gbit/s** (its non-roots leave before the last '
       'arrival, so native\'s excess is about 0 or negative: ē over native\'s, the median call, rounds pooled)\n')
 print('| MPI | p | size | pattern | Clairvoyant | predicted chain | `auto` | `auto` planned |')
 print('|---' * 8 + '|')
-for key in sorted(ela, key=lambda k: (k[1] != 'Open MPI', -k[2], k[4], ORDER.get(k[5], 9))):
-    transport, mpi, p, coll, n, pattern = key
-    if transport != '1 Gbit/s' or coll != 'reduce' or pattern == 'uniform':
-        continue
+for key in network_cells('reduce'):
     ne = med(ela[key]['native'])
     cells = [f"{med(ela[key][a]) / ne:.2f}" for a in ('clairvoyant', 'predicted_chain', 'auto')]
-    print(f"| {mpi} | {p} | {size_name(n)} | {pattern} | " + ' | '.join(cells) + f' | {planned[key]} of {20 * rounds[key]} |')
+    print(f"| {key[1]} | {key[2]} | {size_name(key[4])} | {key[5]} | " + ' | '.join(cells)
+          + f' | {planned[key]} of {20 * rounds[key]} |')
 
 print('\n**Fresh random delays at 1 Gbit/s**: `auto`\'s median call over the arrival chain\'s, ē (the '
       'Allreduce\'s excess in brackets), and what `auto` planned\n')
