@@ -970,8 +970,8 @@ void large_auto_parts() {
 }
 
 // The planned Reduce/Allreduce algorithms under persistent, flipping and moving late ranks
-// (a plan made for the old late rank runs after each move), and typed; `auto`'s under the
-// first three. With `auto_only`, `auto`'s only.
+// (after each move a plan made for the old late rank runs where the guard still trusts the
+// predictions), and typed; `auto`'s under the first three. With `auto_only`, `auto`'s only.
 void planned_reductions(bool auto_only) {
     for (const char* algorithm : {"clairvoyant", "clairvoyant_bcast", "predicted_chain", "predicted_scatter", "auto"})
         if (!auto_only || std::string(algorithm) == "auto")
