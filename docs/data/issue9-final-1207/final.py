@@ -14,7 +14,7 @@ import statistics as st
 import sys
 from collections import defaultdict
 
-ORDER = {'one-late': 0, 'staircase': 1, 'uniform': 2}
+ORDER = {'balanced': -1, 'one-late': 0, 'staircase': 1, 'uniform': 2}
 
 
 def load(f):
@@ -45,7 +45,10 @@ for f in sys.argv[1:] or sorted(glob.glob('*.json.gz')):
     coll = d['options']['collective']
     for size in d['results']['sizes']:
         for point in size['points']:
-            key = (transport, mpi, d['ranks'], coll, size['bytes'], point['pattern'])
+            # The matrix's delay (10tau) goes unnamed; a balanced point (D = 0) is 'balanced'.
+            pattern = point['pattern'] if point['max_delay'] == '10tau' else \
+                'balanced' if point['max_delay'] == '0' else f"{point['pattern']} {point['max_delay']}"
+            key = (transport, mpi, d['ranks'], coll, size['bytes'], pattern)
             rounds[key] += 1
             round_excess = {}
             for a in point['algorithms']:
@@ -90,6 +93,8 @@ def ratio(key, alg, ref):
 
 for key in sorted(ela, key=lambda k: (k[0] != '1 Gbit/s', k[1] != 'Open MPI', -k[2], k[3], k[4], ORDER.get(k[5], 9))):
     transport, mpi, p, coll, n, pattern = key
+    if 'clairvoyant' not in ela[key]:  # runs of the classic algorithms only (mpich-p2.sh)
+        continue
     tree = 'binomial' if coll == 'reduce' else 'recursive_doubling'
     cells = [ratio(key, 'clairvoyant', ref) for ref in ('native', tree, 'arrival_chain', 'auto')]
     cells += [ratio(key, 'auto', ref) for ref in ('native', 'arrival_chain')]
@@ -99,7 +104,7 @@ for key in sorted(ela, key=lambda k: (k[0] != '1 Gbit/s', k[1] != 'Open MPI', -k
 def network_cells(coll):
     """The network's one-late and staircase cells of a collective, Open MPI first."""
     keys = sorted(ela, key=lambda k: (k[1] != 'Open MPI', -k[2], k[4], ORDER.get(k[5], 9)))
-    return [k for k in keys if k[0] == '1 Gbit/s' and k[3] == coll and k[5] != 'uniform']
+    return [k for k in keys if k[0] == '1 Gbit/s' and k[3] == coll and k[5] in ('one-late', 'staircase')]
 
 
 print('\n**Issue 9\'s first target**: the Allreduce under one late rank or a staircase at 1 Gbit/s, the '
@@ -127,9 +132,12 @@ print('\n**Fresh random delays at 1 Gbit/s**: `auto`\'s median call over the arr
 print('| MPI | p | collective | 64 KiB | 128 KiB | 256 KiB | 512 KiB | 1 MiB | 4 MiB |')
 print('|---' * 9 + '|')
 for group in sorted({k[:4] for k in ela if k[0] == '1 Gbit/s'}, key=lambda g: (g[1] != 'Open MPI', -g[2], g[3])):
-    keys = sorted((k for k in ela if k[:4] == group and k[5] == 'uniform'), key=lambda k: k[4])
     cells = []
-    for k in keys:
+    for n in (64 << 10, 128 << 10, 256 << 10, 512 << 10, 1 << 20, 4 << 20):
+        k = group + (n, 'uniform')
+        if k not in ela:
+            cells.append('—')
+            continue
         r = f"{med(ela[k]['auto']) / med(ela[k]['arrival_chain']):.2f}"
         if group[3] == 'allreduce':
             r += f" ({med(exc[k]['auto']) / med(exc[k]['arrival_chain']):.2f})"
