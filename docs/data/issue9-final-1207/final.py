@@ -107,25 +107,29 @@ def network_cells(coll):
     return [k for k in keys if k[0] == '1 Gbit/s' and k[3] == coll and k[5] in ('one-late', 'staircase')]
 
 
+def predictable_table(coll, metric, algorithms, by_round=False):
+    """A row per network cell of `coll`: each algorithm's median call in `metric` (excess or ē)
+    over native's; `auto` a round at a time where asked; its planned calls."""
+    for key in network_cells(coll):
+        base = med(metric[key]['native'])
+        cells = [f"{med(metric[key][a]) / base:.2f}" for a in algorithms]
+        if by_round:
+            cells.append(', '.join(f'{r:.2f}' for r in per_round[key]))
+        print(f"| {key[1]} | {key[2]} | {size_name(key[4])} | {key[5]} | " + ' | '.join(cells)
+              + f' | {planned[key]} of {20 * rounds[key]} |')
+
+
 print('\n**Issue 9\'s first target**: the Allreduce under one late rank or a staircase at 1 Gbit/s, the '
       'median call\'s excess over native\'s (rounds pooled; `auto` also a round at a time)\n')
 print('| MPI | p | size | pattern | predicted scatter | Clairvoyant | Clairvoyant, broadcast form | `auto` | `auto` by round | `auto` planned |')
 print('|---' * 10 + '|')
-for key in network_cells('allreduce'):
-    nx = med(exc[key]['native'])
-    cells = [f"{med(exc[key][a]) / nx:.2f}" for a in ('predicted_scatter', 'clairvoyant', 'clairvoyant_bcast', 'auto')]
-    print(f"| {key[1]} | {key[2]} | {size_name(key[4])} | {key[5]} | " + ' | '.join(cells) + ' | '
-          + ', '.join(f'{r:.2f}' for r in per_round[key]) + f' | {planned[key]} of {20 * rounds[key]} |')
+predictable_table('allreduce', exc, ('predicted_scatter', 'clairvoyant', 'clairvoyant_bcast', 'auto'), by_round=True)
 
 print('\n**The Reduce under one late rank or a staircase at 1 Gbit/s** (its non-roots leave before the last '
       'arrival, so native\'s excess is about 0 or negative: ē over native\'s, the median call, rounds pooled)\n')
 print('| MPI | p | size | pattern | Clairvoyant | predicted chain | `auto` | `auto` planned |')
 print('|---' * 8 + '|')
-for key in network_cells('reduce'):
-    ne = med(ela[key]['native'])
-    cells = [f"{med(ela[key][a]) / ne:.2f}" for a in ('clairvoyant', 'predicted_chain', 'auto')]
-    print(f"| {key[1]} | {key[2]} | {size_name(key[4])} | {key[5]} | " + ' | '.join(cells)
-          + f' | {planned[key]} of {20 * rounds[key]} |')
+predictable_table('reduce', ela, ('clairvoyant', 'predicted_chain', 'auto'))
 
 print('\n**Fresh random delays at 1 Gbit/s**: `auto`\'s median call over the arrival chain\'s, ē (the '
       'Allreduce\'s excess in brackets), and what `auto` planned\n')

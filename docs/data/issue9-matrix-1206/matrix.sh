@@ -3,7 +3,8 @@
 # Reduce and Allreduce, 64 KiB-4 MiB, p = 4 and 8, one late rank, staircase and fresh random
 # delays of 10tau; emulated 1 Gbit/s with one rank per node (papshim's defaults, as a user
 # runs it), shared memory with Open MPI (p = 4, 8) and MPICH (p = 4).
-# B, BM: installs of the build for Open MPI and MPICH. Usage: matrix.sh ROUND [net|shm]
+# B, BM: installs of the build for Open MPI and MPICH. Usage: matrix.sh ROUND [net|shm|mpich-net]
+# (mpich-net, added 2026-12-07 for ../issue9-final-1207: the network on MPICH at p = 4.)
 B=${B:-/tmp/build-023d93a}
 BM=${BM:-/tmp/build-023d93a-mpich}
 round=${1:-1}
@@ -19,7 +20,11 @@ run() {  # run OUT COLLECTIVE LAUNCH...
   "$@" $common --collective "$c" $extra --algorithms "$algs" --json "$out.json" > "$out.log" 2>&1 \
     || echo "   FAILED rc=$?"
 }
-if [ "${2:-net}" = net ]; then
+if [ "${2:-net}" = mpich-net ]; then
+  for c in allreduce reduce; do
+    run mpich-net-np4-$c-r$round $c $BM/bin/papshim-run --emulate-network 1gbit -- mpiexec.mpich -n 4 $BM/bin/papshim-bench
+  done
+elif [ "${2:-net}" = net ]; then
   for np in 8 4; do
     for c in allreduce reduce; do
       run net-np$np-$c-r$round $c $B/bin/papshim-run --emulate-network 1gbit -- $ompi -n $np $B/bin/papshim-bench

@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstddef>
@@ -973,17 +974,21 @@ void large_auto_parts() {
 // (after each move a plan made for the old late rank runs where the guard still trusts the
 // predictions), and typed; `auto`'s under the first three. With `auto_only`, `auto`'s only.
 void planned_reductions(bool auto_only) {
-    for (const char* algorithm : {"clairvoyant", "clairvoyant_bcast", "predicted_chain", "predicted_scatter", "auto"})
-        if (!auto_only || std::string(algorithm) == "auto")
-            timed(fmt::format("{} reductions", algorithm), [&] {
-                for (char pattern : {'l', 's', 'x'}) reductions(algorithm, pattern);
-            });
+    constexpr std::array<const char*, 4> planned = {"clairvoyant", "clairvoyant_bcast", "predicted_chain",
+                                                    "predicted_scatter"};
+    const auto patterns = [](const char* algorithm) {
+        timed(fmt::format("{} reductions", algorithm), [&] {
+            for (char pattern : {'l', 's', 'x'}) reductions(algorithm, pattern);
+        });
+    };
+    if (!auto_only)
+        for (const char* algorithm : planned) patterns(algorithm);
+    patterns("auto");
     if (auto_only) return;
-    timed("reductions h", [] {
-        for (const char* algorithm : {"clairvoyant", "clairvoyant_bcast", "predicted_chain", "predicted_scatter"})
-            reductions(algorithm, 'h');
+    timed("reductions h", [&] {
+        for (const char* algorithm : planned) reductions(algorithm, 'h');
     });
-    for (const char* algorithm : {"clairvoyant", "clairvoyant_bcast", "predicted_chain", "predicted_scatter"})
+    for (const char* algorithm : planned)
         timed(fmt::format("{} typed reductions", algorithm), [&] { typed_reductions(algorithm); });
 }
 
