@@ -895,18 +895,13 @@ bool fits_slot(const ReductionBuffers& b, std::uint64_t largest = 0) {
 // Whether `auto` may run auto_reduction_classic's algorithm for this Reduce/Allreduce on some
 // layout: a pure function of arguments MPI requires to match (the type is valid: handle()
 // checked it), asked before the other checks and without the node layout, whose first ask
-// splits the communicator. Open MPI 4 only: the rule was measured against its native
-// collectives (algorithms.hpp).
-bool auto_may_run_classic([[maybe_unused]] const CommContext& ctx, [[maybe_unused]] Collective kind,
-                          [[maybe_unused]] const ReductionBuffers& b) {
-#if defined(OPEN_MPI) && OMPI_MAJOR_VERSION == 4
+// splits the communicator. The rules are this build's MPI's (kBuiltNativeMpi: they were
+// measured against its native collectives).
+bool auto_may_run_classic(const CommContext& ctx, Collective kind, const ReductionBuffers& b) {
     if (b.count <= 0 || b.type == MPI_DATATYPE_NULL) return false;
     const std::uint64_t bytes = std::uint64_t(b.count) * type_size(b.type);
-    return !auto_reduction_classic(kind, ctx.size, bytes, NodeLayout::one_rank_per_node).empty() ||
-           !auto_reduction_classic(kind, ctx.size, bytes, NodeLayout::mixed).empty();
-#else
-    return false;
-#endif
+    return !auto_reduction_classic(kind, ctx.size, bytes, NodeLayout::one_rank_per_node, kBuiltNativeMpi).empty() ||
+           !auto_reduction_classic(kind, ctx.size, bytes, NodeLayout::mixed, kBuiltNativeMpi).empty();
 }
 
 // auto_reduction_classic's algorithm for this call on the communicator's layout, where it
@@ -914,7 +909,7 @@ bool auto_may_run_classic([[maybe_unused]] const CommContext& ctx, [[maybe_unuse
 const ReductionAlgorithm* auto_classic_reduction(CommContext& ctx, Collective kind, const ReductionBuffers& b) {
     if (!auto_may_run_classic(ctx, kind, b)) return nullptr;
     const std::string_view name = auto_reduction_classic(kind, ctx.size, std::uint64_t(b.count) * type_size(b.type),
-                                                         runtime::layout_of(ctx));
+                                                         runtime::layout_of(ctx), kBuiltNativeMpi);
     const ReductionAlgorithm* algorithm = name.empty() ? nullptr : find_reduction_algorithm(kind, name);
     return algorithm && algorithm->build && applicable(*algorithm, b) ? algorithm : nullptr;
 }

@@ -348,6 +348,19 @@ inline constexpr std::uint64_t kAutoSmallCallsBeforeView = 64;
 // The largest vector auto gives the dynamic leader on a node whose ranks each have a CPU
 // (docs/benchmarks.md, "Issue 8 at one build", its part "A core per rank").
 inline constexpr std::uint64_t kAutoLeaderOwnCoresMaxBytes = 512 << 10;
+// Whose native collectives `auto`'s classic rules across nodes were measured against
+// (auto_reduction_classic): Open MPI 4 (4.1.4 here) or MPICH (4.0.2 here, and what reports
+// itself as MPICH). Under another MPI `auto` runs none of them there: native.
+enum class NativeMpi : std::uint8_t { open_mpi_4, mpich, unmeasured };
+// This build's MPI.
+inline constexpr NativeMpi kBuiltNativeMpi =
+#if defined(OPEN_MPI) && OMPI_MAJOR_VERSION == 4
+    NativeMpi::open_mpi_4;
+#elif defined(MPICH_VERSION) && !defined(OPEN_MPI)
+    NativeMpi::mpich;
+#else
+    NativeMpi::unmeasured;
+#endif
 // The algorithm of papshim's own `auto` runs for a Reduce/Allreduce of `bytes` over `ranks`
 // laid out as `layout` wherever it runs no plan (balanced arrivals, a call it does not
 // follow, no trusted plan): across nodes, from kAutoReductionClassicMinRanks ranks the
@@ -371,15 +384,25 @@ inline constexpr std::uint64_t kAutoLeaderOwnCoresMaxBytes = 512 << 10;
 // from 1 MiB (0.44-0.52 at p = 6), 0.84-0.94 at 2τ, 0.92-0.97 at 10τ (at 512 KiB, p = 8,
 // 1.08-1.10). With two ranks per node (p = 4 and 8) the tree took 0.23-0.39 of native's time
 // balanced and 0.72-0.89 at 10τ; the ring lost there below 4 MiB (1.01-1.35 at p = 4,
-// 0.97-1.19 at p = 8). Empty: native. Callers on another MPI than Open MPI 4 do not ask: other
-// versions' and MPICH's native collectives across nodes are not measured
-// (docs/emulated-network.md). The tree from 64 KiB since 2026-12-05 (256 KiB before, from
-// the whole-vector tree's 0.98-1.28 at 64 KiB; docs/benchmarks.md, "The pipelined Reduce tree
-// from 64 KiB"): pipelined, it took 0.35-0.83 of native's time at 64 and 128 KiB, p = 4..8,
-// one or two ranks per node, balanced or under 10τ of fresh random delays (0.96-0.97 at
-// p = 4, two per node, 128 KiB balanced), but lost up to 2.2x at 16-32 KiB.
-std::string_view auto_reduction_classic(Collective collective, int ranks, std::uint64_t bytes, NodeLayout layout);
+// 0.97-1.19 at p = 8). Empty: native. The tree from 64 KiB since 2026-12-05 (256 KiB before,
+// from the whole-vector tree's 0.98-1.28 at 64 KiB; docs/benchmarks.md, "The pipelined Reduce
+// tree from 64 KiB"): pipelined, it took 0.35-0.83 of native's time at 64 and 128 KiB,
+// p = 4..8, one or two ranks per node, balanced or under 10τ of fresh random delays (0.96-0.97
+// at p = 4, two per node, 128 KiB balanced), but lost up to 2.2x at 16-32 KiB.
+// All that against Open MPI 4's native collectives (`native`). Against MPICH's (since
+// 2026-12-07) only the pipelined tree for a Reduce from kAutoReduceTreeMinBytes with one rank
+// per node from kAutoMpichReduceTreeMinRanks ranks: MPICH 4.0.2's own Reduce lost to it there
+// at every size measured, 64 KiB-4 MiB, the tree taking 0.38-0.50x native's ē (the ranks'
+// mean time in the call, median calls) balanced and 0.05-0.28x under fresh random delays of
+// 10τ at p = 2 (a core per rank), 0.00-0.35x at p = 3 and 4 (ranks sharing the 2 cores), where
+// papshim's whole-vector binomial tree and chain took 0.40-1.45x (docs/benchmarks.md, "`auto`'s
+// Reduce on MPICH across nodes"). MPICH's Allreduce tied papshim's with a core per rank
+// (0.92-1.02x), and several ranks a node are not measured on MPICH: native there. Against
+// another MPI's nothing (not measured: docs/emulated-network.md).
+std::string_view auto_reduction_classic(Collective collective, int ranks, std::uint64_t bytes, NodeLayout layout,
+                                        NativeMpi native);
 inline constexpr int kAutoReductionClassicMinRanks = 4;
+inline constexpr int kAutoMpichReduceTreeMinRanks = 2;
 inline constexpr int kAutoAllreduceRingMinRanks = 3;
 inline constexpr std::uint64_t kAutoReduceTreeMinBytes = 64 << 10;
 inline constexpr std::uint64_t kAutoAllreduceRingMinBytes = 1 << 20;
@@ -410,9 +433,17 @@ constexpr std::uint64_t auto_allreduce_ring_min_bytes(int ranks) {
     return std::min(kAutoAllreduceRingMinBytes,
                     std::max(kAutoAllreduceRingUnevenMinBytes, kAutoAllreduceRingPieceMinBytes * std::uint64_t(ranks)));
 }
-// auto_reduction_classic's Allreduce: whether it is the ring (else native). With several ranks
-// on some node, where p is a power of two, the ring lost below 4 MiB.
-constexpr bool auto_allreduce_runs_ring(int ranks, std::uint64_t bytes, NodeLayout layout) {
+// auto_reduction_classic's Reduce: whether it is the pipelined binomial tree (else native).
+constexpr bool auto_reduce_runs_tree(int ranks, std::uint64_t bytes, NodeLayout layout, NativeMpi native) {
+    if (bytes < kAutoReduceTreeMinBytes || layout == NodeLayout::one_node) return false;
+    if (native == NativeMpi::open_mpi_4) return ranks >= kAutoReductionClassicMinRanks;
+    return native == NativeMpi::mpich && layout == NodeLayout::one_rank_per_node &&
+           ranks >= kAutoMpichReduceTreeMinRanks;
+}
+// auto_reduction_classic's Allreduce: whether it is the ring (else native); against Open MPI 4
+// only. With several ranks on some node, where p is a power of two, the ring lost below 4 MiB.
+constexpr bool auto_allreduce_runs_ring(int ranks, std::uint64_t bytes, NodeLayout layout, NativeMpi native) {
+    if (native != NativeMpi::open_mpi_4) return false;
     if (ranks < kAutoAllreduceRingMinRanks || ranks > kAutoAllreduceRingMaxRanks) return false;
     if (layout == NodeLayout::one_rank_per_node) return bytes >= auto_allreduce_ring_min_bytes(ranks);
     return layout == NodeLayout::mixed && !std::has_single_bit(unsigned(ranks)) &&

@@ -143,11 +143,11 @@ std::string_view auto_reduction_small(Collective collective, std::uint64_t bytes
     return bytes <= kAutoSmallMaxBytes ? "symmetric_shm" : "";
 }
 
-std::string_view auto_reduction_classic(Collective collective, int ranks, std::uint64_t bytes, NodeLayout layout) {
-    if (layout == NodeLayout::one_node) return {};
-    if (collective == Collective::reduce && ranks >= kAutoReductionClassicMinRanks && bytes >= kAutoReduceTreeMinBytes)
+std::string_view auto_reduction_classic(Collective collective, int ranks, std::uint64_t bytes, NodeLayout layout,
+                                        NativeMpi native) {
+    if (collective == Collective::reduce && auto_reduce_runs_tree(ranks, bytes, layout, native))
         return "pipelined_binomial";
-    if (collective == Collective::allreduce && auto_allreduce_runs_ring(ranks, bytes, layout)) return "ring";
+    if (collective == Collective::allreduce && auto_allreduce_runs_ring(ranks, bytes, layout, native)) return "ring";
     return {};
 }
 

@@ -150,63 +150,80 @@ TEST_CASE("one rank per node: the predicted chain for a Reduce from 64 KiB (4 ra
     CHECK(auto_reduction_candidate(Collective::reduce, 16 << 20, slot, spread, own_cores, 8) == "predicted_chain");
 }
 
-TEST_CASE("where auto runs no plan across nodes: from 4 ranks the pipelined binomial Reduce from 64 KiB (in rank order for a non-commutative op), from 3 ranks the ring Allreduce (1 MiB, less where p is not a power of two)") {
+TEST_CASE("where auto runs no plan across nodes against Open MPI 4: from 4 ranks the pipelined binomial Reduce from 64 KiB (in rank order for a non-commutative op), from 3 ranks the ring Allreduce (1 MiB, less where p is not a power of two)") {
     using papshim::auto_reduction_classic;
-    CHECK(auto_reduction_classic(Collective::reduce, 4, 64 * 1024, spread) == "pipelined_binomial");
-    CHECK(auto_reduction_classic(Collective::reduce, 4, 256 * 1024, spread) == "pipelined_binomial");
-    CHECK(auto_reduction_classic(Collective::reduce, 64, 16 << 20, spread) == "pipelined_binomial");
-    CHECK(auto_reduction_classic(Collective::reduce, 4, 64 * 1024 - 1, spread).empty());  // lost up to 2.2x at 16-32 KiB
+    constexpr auto ompi = papshim::NativeMpi::open_mpi_4;
+    CHECK(auto_reduction_classic(Collective::reduce, 4, 64 * 1024, spread, ompi) == "pipelined_binomial");
+    CHECK(auto_reduction_classic(Collective::reduce, 4, 256 * 1024, spread, ompi) == "pipelined_binomial");
+    CHECK(auto_reduction_classic(Collective::reduce, 64, 16 << 20, spread, ompi) == "pipelined_binomial");
+    CHECK(auto_reduction_classic(Collective::reduce, 4, 64 * 1024 - 1, spread, ompi).empty());  // lost up to 2.2x at 16-32 KiB
     // The pipelined tree keeps rank order for a non-commutative op, so it needs no other tree.
     CHECK(papshim::find_reduction_algorithm(Collective::reduce, "pipelined_binomial")->keeps_rank_order);
-    CHECK(auto_reduction_classic(Collective::allreduce, 4, 1 << 20, spread) == "ring");
+    CHECK(auto_reduction_classic(Collective::allreduce, 4, 1 << 20, spread, ompi) == "ring");
     // Not beyond 20 ranks (p = 24 lost at 1 MiB, tied at 2 MiB); at 16 from 2 MiB.
-    CHECK(auto_reduction_classic(Collective::allreduce, 64, 16 << 20, spread).empty());
-    CHECK(auto_reduction_classic(Collective::allreduce, 24, 16 << 20, spread).empty());
-    CHECK(auto_reduction_classic(Collective::allreduce, 16, 2 << 20, spread) == "ring");
-    CHECK(auto_reduction_classic(Collective::allreduce, 16, (2 << 20) - 1, spread).empty());
-    CHECK(auto_reduction_classic(Collective::allreduce, 20, 1 << 20, spread) == "ring");
-    CHECK(auto_reduction_classic(Collective::allreduce, 8, (1 << 20) - 1, spread).empty());  // 1.08-1.10x at 512 KiB
+    CHECK(auto_reduction_classic(Collective::allreduce, 64, 16 << 20, spread, ompi).empty());
+    CHECK(auto_reduction_classic(Collective::allreduce, 24, 16 << 20, spread, ompi).empty());
+    CHECK(auto_reduction_classic(Collective::allreduce, 16, 2 << 20, spread, ompi) == "ring");
+    CHECK(auto_reduction_classic(Collective::allreduce, 16, (2 << 20) - 1, spread, ompi).empty());
+    CHECK(auto_reduction_classic(Collective::allreduce, 20, 1 << 20, spread, ompi) == "ring");
+    CHECK(auto_reduction_classic(Collective::allreduce, 8, (1 << 20) - 1, spread, ompi).empty());  // 1.08-1.10x at 512 KiB
     // Over a count of ranks that is not a power of two, the ring from 256 KiB and 40 KiB a
     // rank, at most 1 MiB: Open MPI 4.1's own Allreduce is the slow one there.
-    CHECK(auto_reduction_classic(Collective::allreduce, 3, 256 * 1024, spread) == "ring");
-    CHECK(auto_reduction_classic(Collective::allreduce, 3, 256 * 1024 - 1, spread).empty());  // level at 128 KiB
-    CHECK(auto_reduction_classic(Collective::allreduce, 3, 4 << 20, spread) == "ring");
-    CHECK(auto_reduction_classic(Collective::allreduce, 6, 256 * 1024, spread) == "ring");
-    CHECK(auto_reduction_classic(Collective::allreduce, 7, 280 * 1024, spread) == "ring");
-    CHECK(auto_reduction_classic(Collective::allreduce, 7, 280 * 1024 - 1, spread).empty());
-    CHECK(auto_reduction_classic(Collective::allreduce, 12, 480 * 1024, spread) == "ring");
-    CHECK(auto_reduction_classic(Collective::allreduce, 14, 512 * 1024, spread).empty());  // 0.97-1.13x at 10 tau
-    CHECK(auto_reduction_classic(Collective::allreduce, 20, 800 * 1024, spread) == "ring");  // 40 KiB a rank
-    CHECK(auto_reduction_classic(Collective::allreduce, 20, 800 * 1024 - 1, spread).empty());
-    CHECK(auto_reduction_classic(Collective::allreduce, 4, 512 * 1024, spread).empty());
+    CHECK(auto_reduction_classic(Collective::allreduce, 3, 256 * 1024, spread, ompi) == "ring");
+    CHECK(auto_reduction_classic(Collective::allreduce, 3, 256 * 1024 - 1, spread, ompi).empty());  // level at 128 KiB
+    CHECK(auto_reduction_classic(Collective::allreduce, 3, 4 << 20, spread, ompi) == "ring");
+    CHECK(auto_reduction_classic(Collective::allreduce, 6, 256 * 1024, spread, ompi) == "ring");
+    CHECK(auto_reduction_classic(Collective::allreduce, 7, 280 * 1024, spread, ompi) == "ring");
+    CHECK(auto_reduction_classic(Collective::allreduce, 7, 280 * 1024 - 1, spread, ompi).empty());
+    CHECK(auto_reduction_classic(Collective::allreduce, 12, 480 * 1024, spread, ompi) == "ring");
+    CHECK(auto_reduction_classic(Collective::allreduce, 14, 512 * 1024, spread, ompi).empty());  // 0.97-1.13x at 10 tau
+    CHECK(auto_reduction_classic(Collective::allreduce, 20, 800 * 1024, spread, ompi) == "ring");  // 40 KiB a rank
+    CHECK(auto_reduction_classic(Collective::allreduce, 20, 800 * 1024 - 1, spread, ompi).empty());
+    CHECK(auto_reduction_classic(Collective::allreduce, 4, 512 * 1024, spread, ompi).empty());
     // Several ranks on some node: the ring from 1 MiB where p is not a power of two (at p = 6,
     // 9, 10, 12, 2 or 3 ranks a node), never where it is (it lost below 4 MiB at p = 4 and 8).
-    CHECK(auto_reduction_classic(Collective::allreduce, 6, 1 << 20, mixed) == "ring");
-    CHECK(auto_reduction_classic(Collective::allreduce, 12, 4 << 20, mixed) == "ring");
-    CHECK(auto_reduction_classic(Collective::allreduce, 6, (1 << 20) - 1, mixed).empty());
-    CHECK(auto_reduction_classic(Collective::allreduce, 3, 4 << 20, mixed).empty());
-    CHECK(auto_reduction_classic(Collective::allreduce, 16, 4 << 20, mixed).empty());
+    CHECK(auto_reduction_classic(Collective::allreduce, 6, 1 << 20, mixed, ompi) == "ring");
+    CHECK(auto_reduction_classic(Collective::allreduce, 12, 4 << 20, mixed, ompi) == "ring");
+    CHECK(auto_reduction_classic(Collective::allreduce, 6, (1 << 20) - 1, mixed, ompi).empty());
+    CHECK(auto_reduction_classic(Collective::allreduce, 3, 4 << 20, mixed, ompi).empty());
+    CHECK(auto_reduction_classic(Collective::allreduce, 16, 4 << 20, mixed, ompi).empty());
     STATIC_REQUIRE(papshim::auto_allreduce_ring_min_bytes(5) == 256 * 1024);
     STATIC_REQUIRE(papshim::auto_allreduce_ring_min_bytes(8) == 1 << 20);
     STATIC_REQUIRE(papshim::auto_allreduce_ring_min_bytes(16) == 2 << 20);
-    CHECK(auto_reduction_classic(Collective::reduce, 3, 4 << 20, spread).empty());  // the tree 0.90-1.08x native's time at p = 3
+    CHECK(auto_reduction_classic(Collective::reduce, 3, 4 << 20, spread, ompi).empty());  // the tree 0.90-1.08x native's time at p = 3
     for (const Collective c : {Collective::reduce, Collective::allreduce}) {
-        CHECK(auto_reduction_classic(c, 2, 4 << 20, spread).empty());
-        CHECK(auto_reduction_classic(c, 8, 4 << 20, one_node).empty());
-        CHECK(papshim::find_reduction_algorithm(c, auto_reduction_classic(c, 4, 4 << 20, spread)));
+        CHECK(auto_reduction_classic(c, 2, 4 << 20, spread, ompi).empty());
+        CHECK(auto_reduction_classic(c, 8, 4 << 20, one_node, ompi).empty());
+        CHECK(papshim::find_reduction_algorithm(c, auto_reduction_classic(c, 4, 4 << 20, spread, ompi)));
     }
     // Several ranks per node: the tree (two per node: 0.23-0.39x native's time balanced), not
     // the ring (it lost below 4 MiB).
-    CHECK(auto_reduction_classic(Collective::reduce, 4, 64 * 1024, mixed) == "pipelined_binomial");
-    CHECK(auto_reduction_classic(Collective::reduce, 4, 64 * 1024 - 1, mixed).empty());
-    CHECK(auto_reduction_classic(Collective::reduce, 3, 4 << 20, mixed).empty());
-    CHECK(auto_reduction_classic(Collective::allreduce, 8, 4 << 20, mixed).empty());
+    CHECK(auto_reduction_classic(Collective::reduce, 4, 64 * 1024, mixed, ompi) == "pipelined_binomial");
+    CHECK(auto_reduction_classic(Collective::reduce, 4, 64 * 1024 - 1, mixed, ompi).empty());
+    CHECK(auto_reduction_classic(Collective::reduce, 3, 4 << 20, mixed, ompi).empty());
+    CHECK(auto_reduction_classic(Collective::allreduce, 8, 4 << 20, mixed, ompi).empty());
     for (const Collective c : {Collective::allgather, Collective::allgatherv})
-        CHECK(auto_reduction_classic(c, 8, 4 << 20, spread).empty());
+        CHECK(auto_reduction_classic(c, 8, 4 << 20, spread, ompi).empty());
     // Where the rule names an algorithm (a Reduce from 256 KiB), the sampled exchanges follow
     // the call too, so a plan can still run there.
     CHECK(auto_reduction_candidate(Collective::reduce, 256 * 1024, slot, spread, own_cores, 8) == "predicted_chain");
     CHECK(auto_reduction_candidate(Collective::allreduce, 1 << 20, slot, spread, own_cores, 8) == "predicted_scatter");
+}
+
+TEST_CASE("where auto runs no plan across nodes against MPICH: the pipelined binomial Reduce from 64 KiB with one rank per node; against an unmeasured MPI nothing") {
+    using papshim::auto_reduction_classic;
+    constexpr auto mpich = papshim::NativeMpi::mpich;
+    // MPICH's own Reduce lost to the pipelined tree there at p = 2 (a core per rank) and p = 4.
+    CHECK(auto_reduction_classic(Collective::reduce, 2, 64 * 1024, spread, mpich) == "pipelined_binomial");
+    CHECK(auto_reduction_classic(Collective::reduce, 4, 4 << 20, spread, mpich) == "pipelined_binomial");
+    CHECK(auto_reduction_classic(Collective::reduce, 2, 64 * 1024 - 1, spread, mpich).empty());
+    // Its Allreduce tied papshim's with a core per rank; several ranks a node: not measured.
+    for (const int ranks : {2, 3, 4, 8}) CHECK(auto_reduction_classic(Collective::allreduce, ranks, 1 << 20, spread, mpich).empty());
+    CHECK(auto_reduction_classic(Collective::reduce, 4, 4 << 20, mixed, mpich).empty());
+    CHECK(auto_reduction_classic(Collective::reduce, 4, 4 << 20, one_node, mpich).empty());
+    for (const Collective c : {Collective::reduce, Collective::allreduce})
+        for (const NodeLayout layout : {spread, mixed, one_node})
+            CHECK(auto_reduction_classic(c, 8, 4 << 20, layout, papshim::NativeMpi::unmeasured).empty());
 }
 
 TEST_CASE("auto takes the small chain Reduce's plan only over a predicted spread of 6 vector times") {

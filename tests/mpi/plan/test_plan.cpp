@@ -636,10 +636,19 @@ void auto_gatherv_classic() {
     MPI_Comm_free(&c.comm);
 }
 
+// The node layout of `c` as every rank sees it (collective).
+papshim::NodeLayout layout_of(const Comm& c) {
+    const int widest = widest_node(c.comm);
+    return widest == c.size ? papshim::NodeLayout::one_node
+           : widest == 1    ? papshim::NodeLayout::one_rank_per_node
+                            : papshim::NodeLayout::mixed;
+}
+
 // `auto` on Reduces of 256 KiB under a persistently late rank: with one rank per node, once
 // the guard trusts the predictions and sees the imbalance, it runs the predicted chain's plan
-// (Clairvoyant's before 2026-12-03; before a plan, what it runs unplanned: native, or from 4 ranks on Open MPI 4 the
-// binomial tree; on one node the arrival chain instead; across nodes of several
+// (Clairvoyant's before 2026-12-03; before a plan, what it runs unplanned: native, or the
+// pipelined binomial tree from 4 ranks on Open MPI 4 and with one rank per node on MPICH,
+// auto_reduce_runs_tree; on one node the arrival chain instead; across nodes of several
 // ranks native, without exchanging). The root is fixed, or rotating (root = call mod p, a loop
 // that reduces to each rank in turn), from one call site or with the root reducing in place
 // from a site of its own: the predicted signature includes the root, and the predictor
@@ -712,14 +721,11 @@ void auto_reduce_planned(Roots roots, int bytes = (256 << 10) + int(sizeof(int))
     if (rank_per_node && c.size > 1 && s.armed && s.assessed >= 8 && s.good == s.assessed && planned_calls == 0)
         fail(fmt::format("{}: never ran predicted_chain with one rank per node ({} exchanges, "
                          "all {} predictions good)", label, s.exchanges, s.assessed));
-    // Where it runs no plan, auto's Reduce across nodes from 4 ranks is the pipelined binomial
-    // tree on Open MPI 4 (auto_reduction_classic), elsewhere native.
+    // Where it runs no plan, auto's Reduce across nodes is the pipelined binomial tree where
+    // this build's MPI has the rule (auto_reduction_classic), elsewhere native.
     const bool mixed = node_size && std::atoi(node_size) > 1 && std::atoi(node_size) < c.size;
-#if defined(OPEN_MPI) && OMPI_MAJOR_VERSION == 4
-    const bool tree_where_unplanned = (rank_per_node || mixed) && c.size >= 4;
-#else
-    const bool tree_where_unplanned = false;
-#endif
+    const bool tree_where_unplanned =
+        papshim::auto_reduce_runs_tree(c.size, std::uint64_t(bytes), layout_of(c), papshim::kBuiltNativeMpi);
     if (tree_where_unplanned && planned_calls + tree_calls != 24)
         fail(fmt::format("{}: of 24 calls {} ran predicted_chain and {} pipelined_binomial (one of the two expected on "
                          "every call)", label, planned_calls, tree_calls));
@@ -796,19 +802,6 @@ std::map<std::string, int> auto_allreduce_calls(const Comm& c, int ints, int cal
     return ran;
 }
 
-// Whether `auto` runs the ring for an Allreduce of `bytes` on `c` wherever it runs no plan
-// (auto_reduction_classic, Open MPI 4 only), on the layout every rank sees alike.
-bool ring_where_unplanned([[maybe_unused]] const Comm& c, [[maybe_unused]] std::uint64_t bytes) {
-#if defined(OPEN_MPI) && OMPI_MAJOR_VERSION == 4
-    const int widest = widest_node(c.comm);
-    const papshim::NodeLayout layout = widest == c.size ? papshim::NodeLayout::one_node
-                                       : widest == 1    ? papshim::NodeLayout::one_rank_per_node
-                                                        : papshim::NodeLayout::mixed;
-    return papshim::auto_allreduce_runs_ring(c.size, bytes, layout);
-#else
-    return false;
-#endif
-}
 
 // `auto`'s Allreduce of 1 MiB, balanced then with one rank persistently late, in place on
 // odd calls: with one rank per node from 3 ranks on Open MPI 4 the ring wherever no plan runs,
@@ -822,7 +815,8 @@ void auto_allreduce_ring() {
     if (!duplicate_world_choosing(c, {{"allreduce", "auto"}})) return;
     constexpr int kInts = (1 << 20) / int(sizeof(int)) + 3;
     const std::string label = "auto allreduce 1 MiB, balanced then one late rank";
-    const bool ring = ring_where_unplanned(c, kInts * sizeof(int));
+    // Wherever it runs no plan (auto_reduction_classic for this build's MPI).
+    const bool ring = papshim::auto_allreduce_runs_ring(c.size, kInts * sizeof(int), layout_of(c), papshim::kBuiltNativeMpi);
     std::map<std::string, int> ran = auto_allreduce_calls(c, kInts, ring ? 24 : 4, 12, label);
     const int ring_calls = ran["ring"], scatter_calls = ran["predicted_scatter"];
     if (ring && ring_calls + scatter_calls != 24)
@@ -846,8 +840,9 @@ void auto_allreduce_scatter_256k() {
     const std::string label = "auto allreduce 256 KiB, balanced then one late rank";
     const bool rank_per_node = ranks_per_node(c.comm) == 1 && c.size > 1;
     std::map<std::string, int> ran = auto_allreduce_calls(c, kInts, 24, 8, label);
-    // Where no plan runs: the ring or native, never both.
-    const bool ring = ring_where_unplanned(c, kInts * sizeof(int));
+    // Where no plan runs: the ring or native, never both (auto_reduction_classic for this
+    // build's MPI).
+    const bool ring = papshim::auto_allreduce_runs_ring(c.size, kInts * sizeof(int), layout_of(c), papshim::kBuiltNativeMpi);
     const int unplanned_calls = ring ? ran["ring"] : ran["native"];
     const int scatter_calls = ran["predicted_scatter"], other_calls = 24 - unplanned_calls - scatter_calls;
     const papshim_plan_stats s = stats_of(c.comm);
