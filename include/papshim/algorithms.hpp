@@ -396,7 +396,7 @@ inline constexpr NativeMpi kBuiltNativeMpi =
 // mean time in the call, median calls) balanced and 0.05-0.28x under fresh random delays of
 // 10τ at p = 2 (a core per rank), 0.00-0.35x at p = 3 and 4 (ranks sharing the 2 cores), where
 // papshim's whole-vector binomial tree and chain took 0.40-1.45x (docs/benchmarks.md, "`auto`'s
-// Reduce on MPICH across nodes"). MPICH's Allreduce tied papshim's with a core per rank
+// Reduce on MPICH across nodes"); at 16-32 KiB, p = 2, it tied MPICH's balanced (0.94-0.98x). MPICH's Allreduce tied papshim's with a core per rank
 // (0.92-1.02x), and several ranks a node are not measured on MPICH: native there. Against
 // another MPI's nothing (not measured: docs/emulated-network.md).
 std::string_view auto_reduction_classic(Collective collective, int ranks, std::uint64_t bytes, NodeLayout layout,
