@@ -390,15 +390,16 @@ inline constexpr NativeMpi kBuiltNativeMpi =
 // p = 4..8, one or two ranks per node, balanced or under 10τ of fresh random delays (0.96-0.97
 // at p = 4, two per node, 128 KiB balanced), but lost up to 2.2x at 16-32 KiB.
 // All that against Open MPI 4's native collectives (`native`). Against MPICH's (since
-// 2026-12-07) only the pipelined tree for a Reduce from kAutoReduceTreeMinBytes with one rank
-// per node from kAutoMpichReduceTreeMinRanks ranks: MPICH 4.0.2's own Reduce lost to it there
-// at every size measured, 64 KiB-4 MiB, the tree taking 0.38-0.50x native's ē (the ranks'
-// mean time in the call, median calls) balanced and 0.05-0.28x under fresh random delays of
-// 10τ at p = 2 (a core per rank), 0.00-0.35x at p = 3 and 4 (ranks sharing the 2 cores), where
-// papshim's whole-vector binomial tree and chain took 0.40-1.45x (docs/benchmarks.md, "`auto`'s
-// Reduce on MPICH across nodes"); at 16-32 KiB, p = 2, it tied MPICH's balanced (0.94-0.98x). MPICH's Allreduce tied papshim's with a core per rank
-// (0.92-1.02x), and several ranks a node are not measured on MPICH: native there. Against
-// another MPI's nothing (not measured: docs/emulated-network.md).
+// 2026-12-07) only the pipelined tree for a Reduce from kAutoReduceTreeMinBytes across nodes
+// from kAutoMpichReduceTreeMinRanks ranks: MPICH 4.0.2's own Reduce lost to it there at every
+// size measured, 64 KiB-4 MiB, the tree taking 0.38-0.50x native's ē (the ranks' mean time in
+// the call, median calls) balanced and 0.05-0.28x under fresh random delays of 10τ at p = 2
+// with one rank per node (a core per rank), 0.00-0.35x at p = 3 and 4 (ranks sharing the 2
+// cores), 0.00-0.37x with two ranks a node at p = 4 and 6, where papshim's whole-vector
+// binomial tree and chain took 0.24-1.45x (docs/benchmarks.md, "`auto`'s Reduce on MPICH
+// across nodes"); at 16-32 KiB, p = 2, it tied MPICH's balanced (0.94-0.98x). MPICH's
+// Allreduce tied papshim's with a core per rank (0.92-1.02x): native. Against another MPI's
+// nothing (not measured: docs/emulated-network.md).
 std::string_view auto_reduction_classic(Collective collective, int ranks, std::uint64_t bytes, NodeLayout layout,
                                         NativeMpi native);
 inline constexpr int kAutoReductionClassicMinRanks = 4;
@@ -437,8 +438,7 @@ constexpr std::uint64_t auto_allreduce_ring_min_bytes(int ranks) {
 constexpr bool auto_reduce_runs_tree(int ranks, std::uint64_t bytes, NodeLayout layout, NativeMpi native) {
     if (bytes < kAutoReduceTreeMinBytes || layout == NodeLayout::one_node) return false;
     if (native == NativeMpi::open_mpi_4) return ranks >= kAutoReductionClassicMinRanks;
-    return native == NativeMpi::mpich && layout == NodeLayout::one_rank_per_node &&
-           ranks >= kAutoMpichReduceTreeMinRanks;
+    return native == NativeMpi::mpich && ranks >= kAutoMpichReduceTreeMinRanks;
 }
 // auto_reduction_classic's Allreduce: whether it is the ring (else native); against Open MPI 4
 // only. With several ranks on some node, where p is a power of two, the ring lost below 4 MiB.

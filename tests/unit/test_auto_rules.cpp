@@ -210,16 +210,19 @@ TEST_CASE("where auto runs no plan across nodes against Open MPI 4: from 4 ranks
     CHECK(auto_reduction_candidate(Collective::allreduce, 1 << 20, slot, spread, own_cores, 8) == "predicted_scatter");
 }
 
-TEST_CASE("where auto runs no plan across nodes against MPICH: the pipelined binomial Reduce from 64 KiB with one rank per node; against an unmeasured MPI nothing") {
+TEST_CASE("where auto runs no plan across nodes against MPICH: the pipelined binomial Reduce from 64 KiB from 2 ranks; against an unmeasured MPI nothing") {
     using papshim::auto_reduction_classic;
     constexpr auto mpich = papshim::NativeMpi::mpich;
-    // MPICH's own Reduce lost to the pipelined tree there at p = 2 (a core per rank) and p = 4.
+    // MPICH's own Reduce lost to the pipelined tree there at p = 2 (a core per rank), 3 and 4
+    // with one rank per node, and at p = 4 and 6 with two ranks a node.
     CHECK(auto_reduction_classic(Collective::reduce, 2, 64 * 1024, spread, mpich) == "pipelined_binomial");
     CHECK(auto_reduction_classic(Collective::reduce, 4, 4 << 20, spread, mpich) == "pipelined_binomial");
-    CHECK(auto_reduction_classic(Collective::reduce, 2, 64 * 1024 - 1, spread, mpich).empty());
-    // Its Allreduce tied papshim's with a core per rank; several ranks a node: not measured.
+    CHECK(auto_reduction_classic(Collective::reduce, 6, 64 * 1024, mixed, mpich) == "pipelined_binomial");
+    CHECK(auto_reduction_classic(Collective::reduce, 2, 64 * 1024 - 1, spread, mpich).empty());  // tied at 16-32 KiB
+    CHECK(auto_reduction_classic(Collective::reduce, 6, 64 * 1024 - 1, mixed, mpich).empty());
+    // Its Allreduce tied papshim's with a core per rank.
     for (const int ranks : {2, 3, 4, 8}) CHECK(auto_reduction_classic(Collective::allreduce, ranks, 1 << 20, spread, mpich).empty());
-    CHECK(auto_reduction_classic(Collective::reduce, 4, 4 << 20, mixed, mpich).empty());
+    CHECK(auto_reduction_classic(Collective::allreduce, 6, 4 << 20, mixed, mpich).empty());
     CHECK(auto_reduction_classic(Collective::reduce, 4, 4 << 20, one_node, mpich).empty());
     for (const Collective c : {Collective::reduce, Collective::allreduce})
         for (const NodeLayout layout : {spread, mixed, one_node})

@@ -647,9 +647,9 @@ papshim::NodeLayout layout_of(const Comm& c) {
 // `auto` on Reduces of 256 KiB under a persistently late rank: with one rank per node, once
 // the guard trusts the predictions and sees the imbalance, it runs the predicted chain's plan
 // (Clairvoyant's before 2026-12-03; before a plan, what it runs unplanned: native, or the
-// pipelined binomial tree from 4 ranks on Open MPI 4 and with one rank per node on MPICH,
+// pipelined binomial tree from 4 ranks on Open MPI 4 and from 2 on MPICH,
 // auto_reduce_runs_tree; on one node the arrival chain instead; across nodes of several
-// ranks native, without exchanging). The root is fixed, or rotating (root = call mod p, a loop
+// ranks native or that tree, without exchanging). The root is fixed, or rotating (root = call mod p, a loop
 // that reduces to each rank in turn), from one call site or with the root reducing in place
 // from a site of its own: the predicted signature includes the root, and the predictor
 // follows a constant step across the sites and learns the root's calls as the loop's, so all
