@@ -649,9 +649,9 @@ papshim::NodeLayout layout_of(const Comm& c) {
 // (Clairvoyant's before 2026-12-03; before a plan, what it runs unplanned: native, or the
 // pipelined binomial tree from 4 ranks on Open MPI 4 and from 2 on MPICH,
 // auto_reduce_runs_tree; on one node the arrival chain instead; across nodes of several
-// ranks native or that tree, without exchanging). The root is fixed, or rotating (root = call mod p, a loop
-// that reduces to each rank in turn), from one call site or with the root reducing in place
-// from a site of its own: the predicted signature includes the root, and the predictor
+// ranks native or that tree, without exchanging). The root is fixed, or rotating
+// (root = call mod p, a loop that reduces to each rank in turn), from one call site or with
+// the root reducing in place from a site of its own: the predicted signature includes the root, and the predictor
 // follows a constant step across the sites and learns the root's calls as the loop's, so all
 // get plans (the in-place run about 14 of 24 with one rank per node and four ranks, where the
 // root's site of its own, learnt apart, warmed up too late for any: its exchange rested
@@ -802,6 +802,11 @@ std::map<std::string, int> auto_allreduce_calls(const Comm& c, int ints, int cal
     return ran;
 }
 
+// Whether `auto` runs the ring for an Allreduce of `bytes` on `c` wherever it runs no plan
+// (auto_reduction_classic for this build's MPI), on the layout every rank sees alike.
+bool ring_where_unplanned(const Comm& c, std::uint64_t bytes) {
+    return papshim::auto_allreduce_runs_ring(c.size, bytes, layout_of(c), papshim::kBuiltNativeMpi);
+}
 
 // `auto`'s Allreduce of 1 MiB, balanced then with one rank persistently late, in place on
 // odd calls: with one rank per node from 3 ranks on Open MPI 4 the ring wherever no plan runs,
@@ -815,8 +820,7 @@ void auto_allreduce_ring() {
     if (!duplicate_world_choosing(c, {{"allreduce", "auto"}})) return;
     constexpr int kInts = (1 << 20) / int(sizeof(int)) + 3;
     const std::string label = "auto allreduce 1 MiB, balanced then one late rank";
-    // Wherever it runs no plan (auto_reduction_classic for this build's MPI).
-    const bool ring = papshim::auto_allreduce_runs_ring(c.size, kInts * sizeof(int), layout_of(c), papshim::kBuiltNativeMpi);
+    const bool ring = ring_where_unplanned(c, kInts * sizeof(int));
     std::map<std::string, int> ran = auto_allreduce_calls(c, kInts, ring ? 24 : 4, 12, label);
     const int ring_calls = ran["ring"], scatter_calls = ran["predicted_scatter"];
     if (ring && ring_calls + scatter_calls != 24)
@@ -840,9 +844,8 @@ void auto_allreduce_scatter_256k() {
     const std::string label = "auto allreduce 256 KiB, balanced then one late rank";
     const bool rank_per_node = ranks_per_node(c.comm) == 1 && c.size > 1;
     std::map<std::string, int> ran = auto_allreduce_calls(c, kInts, 24, 8, label);
-    // Where no plan runs: the ring or native, never both (auto_reduction_classic for this
-    // build's MPI).
-    const bool ring = papshim::auto_allreduce_runs_ring(c.size, kInts * sizeof(int), layout_of(c), papshim::kBuiltNativeMpi);
+    // Where no plan runs: the ring or native, never both.
+    const bool ring = ring_where_unplanned(c, kInts * sizeof(int));
     const int unplanned_calls = ring ? ran["ring"] : ran["native"];
     const int scatter_calls = ran["predicted_scatter"], other_calls = 24 - unplanned_calls - scatter_calls;
     const papshim_plan_stats s = stats_of(c.comm);
