@@ -349,14 +349,16 @@ inline constexpr std::uint64_t kAutoSmallCallsBeforeView = 64;
 // (docs/benchmarks.md, "Issue 8 at one build", its part "A core per rank").
 inline constexpr std::uint64_t kAutoLeaderOwnCoresMaxBytes = 512 << 10;
 // Whose native collectives `auto`'s classic rules across nodes were measured against
-// (auto_reduction_classic): Open MPI 4 (4.1.4 here) or MPICH (4.0.2 here, and what reports
-// itself as MPICH). Under another MPI `auto` runs none of them there: native.
+// (auto_reduction_classic): Open MPI 4 (4.1.4 here) or MPICH 4 (4.0.2 here). Under another
+// MPI, Open MPI 5, MPICH 3 or a derivative of MPICH with collectives of its own (MVAPICH2,
+// Intel MPI, Cray MPICH), `auto` runs none of them there: native.
 enum class NativeMpi : std::uint8_t { open_mpi_4, mpich, unmeasured };
 // This build's MPI.
 inline constexpr NativeMpi kBuiltNativeMpi =
 #if defined(OPEN_MPI) && OMPI_MAJOR_VERSION == 4
     NativeMpi::open_mpi_4;
-#elif defined(MPICH_VERSION) && !defined(OPEN_MPI)
+#elif defined(MPICH_NUMVERSION) && MPICH_NUMVERSION >= 40000000 && MPICH_NUMVERSION < 50000000 && \
+    !defined(MVAPICH2_VERSION) && !defined(I_MPI_VERSION) && !defined(CRAY_MPICH_VERSION)
     NativeMpi::mpich;
 #else
     NativeMpi::unmeasured;
@@ -391,15 +393,16 @@ inline constexpr NativeMpi kBuiltNativeMpi =
 // at p = 4, two per node, 128 KiB balanced), but lost up to 2.2x at 16-32 KiB.
 // All that against Open MPI 4's native collectives (`native`). Against MPICH's (since
 // 2026-12-07) only the pipelined tree for a Reduce from kAutoReduceTreeMinBytes across nodes
-// from kAutoMpichReduceTreeMinRanks ranks: MPICH 4.0.2's own Reduce lost to it there at every
-// size measured, 64 KiB-4 MiB, the tree taking 0.38-0.50x native's ē (the ranks' mean time in
-// the call, median calls) balanced and 0.05-0.28x under fresh random delays of 10τ at p = 2
-// with one rank per node (a core per rank), 0.00-0.35x at p = 3 and 4 (ranks sharing the 2
-// cores), 0.00-0.37x with two ranks a node at p = 4 and 6, where papshim's whole-vector
-// binomial tree and chain took 0.24-1.45x (docs/benchmarks.md, "`auto`'s Reduce on MPICH
-// across nodes"); at 16-32 KiB, p = 2, it tied MPICH's balanced (0.94-0.98x). MPICH's
-// Allreduce tied papshim's with a core per rank (0.92-1.02x): native. Against another MPI's
-// nothing (not measured: docs/emulated-network.md).
+// from kAutoMpichReduceTreeMinRanks ranks, any layout: MPICH 4.0.2's own Reduce lost to it
+// there at every size measured, 64 KiB-4 MiB (docs/benchmarks.md, "`auto`'s Reduce on MPICH
+// across nodes"; median calls, ē the ranks' mean time in the call): at p = 2 with one rank per
+// node (a core per rank) the tree took 0.39-0.49x native's ē balanced and 0.05-0.25x under
+// fresh random delays of 10τ, at p = 3 and 4 0.00-0.35x (ranks sharing the 2 cores), with two
+// ranks a node at p = 4 and 6 0.00-0.37x, where papshim's whole-vector binomial tree and chain
+// took 0.40-1.45x with one rank per node and 0.22-0.97x with two. Other layouts (uneven, many
+// ranks a node) follow from those, not timed. At 16-32 KiB, p = 2, the tree tied MPICH's
+// balanced (0.94-0.98x). MPICH's Allreduce tied papshim's with a core per rank (0.92-1.02x):
+// native. Against another MPI's nothing (not measured: README.md, `auto`'s Reduce/Allreduce rules).
 std::string_view auto_reduction_classic(Collective collective, int ranks, std::uint64_t bytes, NodeLayout layout,
                                         NativeMpi native);
 inline constexpr int kAutoReductionClassicMinRanks = 4;

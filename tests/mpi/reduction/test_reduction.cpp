@@ -314,8 +314,9 @@ void arrive(char pattern, const Comm& c, unsigned seed) {
 }
 
 // Debian's MPICH 4.0.2 crashes natively in MPI_Reduce with MPI_IN_PLACE at the root unless
-// MPIR_CVAR_DEVICE_COLLECTIVES=none; `auto` forwards balanced calls to native, so it gets
-// no in-place Reduce there.
+// MPIR_CVAR_DEVICE_COLLECTIVES=none; `auto` forwards balanced calls to native on one node and
+// below 64 KiB (across nodes from 64 KiB it runs papshim's tree), so it gets no in-place Reduce
+// there.
 bool native_in_place_crashes(const std::string& collective, const std::string& algorithm) {
 #ifdef MPICH_VERSION
     return collective == "reduce" && algorithm == "auto";
