@@ -659,12 +659,12 @@ papshim::NodeLayout layout_of(const Comm& c) {
 // auto_reduce_runs_tree; on one node the arrival chain instead; across nodes of several
 // ranks native or that tree, without exchanging). The root is fixed, or rotating
 // (root = call mod p, a loop that reduces to each rank in turn), from one call site or with
-// the root reducing in place from a site of its own: the predicted signature includes the root, and the predictor
-// follows a constant step across the sites and learns the root's calls as the loop's, so all
-// get plans (the in-place run about 14 of 24 with one rank per node and four ranks, where the
-// root's site of its own, learnt apart, warmed up too late for any: its exchange rested
-// first). `fixed_interleaved`: a fixed
-// root with a 64 KiB Allreduce after each Reduce, a call papshim handles under `auto` but, with
+// the root reducing in place from a site of its own: the predicted signature includes the
+// root, and the predictor follows a constant step across the sites and learns the root's calls
+// as the loop's, so all get plans (the in-place run about 14 of 24 with one rank per node and
+// four ranks, where the root's site of its own, learnt apart, warmed up too late for any: its
+// exchange rested first). `fixed_interleaved`: a fixed root with a 64 KiB Allreduce after each
+// Reduce, a call papshim handles under `auto` but, with
 // one rank per node, does not follow (too small to plan): plans are numbered by the calls
 // followed, so the Reduces still get them (numbered by every call, none did). Results against
 // native on the root.
